@@ -3,9 +3,26 @@
 The estimators follow the scikit-learn API. Feature selection happens inside ``fit``
 so that cross-validation stays honest and the models know how many features were
 discarded, which is what the correction for selection bias needs.
+
+Estimators are imported lazily, so ``import hdbayes`` stays cheap.
 """
 
-from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes
+from importlib import import_module
 
-__all__ = ["BiasCorrectedNaiveBayes", "__version__"]
 __version__ = "0.1.0"
+
+_ESTIMATORS = {
+    "BiasCorrectedNaiveBayes": "hdbayes.selection_bias.naive_bayes",
+}
+
+__all__ = [*_ESTIMATORS, "__version__"]
+
+
+def __getattr__(name):
+    if name in _ESTIMATORS:
+        return getattr(import_module(_ESTIMATORS[name]), name)
+    raise AttributeError(f"module 'hdbayes' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)
