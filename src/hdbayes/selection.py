@@ -1,0 +1,330 @@
+"""Relevance statistics and top-k feature selection.
+
+Selection happens on the training data inside an estimator's ``fit``; the
+:class:`Selection` it returns records what the correction for selection bias
+needs to know about the *discarded* features: the threshold γ, the total number of
+candidate features p, and whether the discarded features are known to lie strictly
+below γ or only at or below it.
+
+Statistics (spec ``selection-bias.md`` §2):
+
+* :func:`abs_correlation` — the absolute sample correlation of each feature with a
+  binary response (thesis eq. 2.1), defined as 0 when a denominator is 0;
+* :func:`f_statistic` — the one-way ANOVA F-statistic for G classes (Li 2009, eq. 25).
+
+Both accept dense arrays, pandas DataFrames and scipy sparse matrices; with sparse
+input nothing of size n × p is ever densified, so p can be 10^6 or more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array, check_random_state
+
+__all__ = [
+    "Selection",
+    "abs_correlation",
+    "correlation_from_sums",
+    "f_statistic",
+    "select_features",
+]
+
+#: Relative tolerance used when comparing a statistic with the threshold γ.
+THRESHOLD_RTOL = 1e-9
+
+
+def _check_features(X):
+    """Validate a feature matrix: 2-D, numeric, finite; sparse stays sparse (CSC)."""
+    X = check_array(
+        X,
+        accept_sparse=("csc", "csr"),
+        dtype=(np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint8),
+        ensure_all_finite=True,
+        ensure_min_samples=2,
+        input_name="X",
+    )
+    if sp.issparse(X):
+        X = X.tocsc()
+    return X
+
+
+def _column_sums(X):
+    """Column sums and column sums of squares as float64 (exact for integer data)."""
+    if sp.issparse(X):
+        s = np.asarray(X.sum(axis=0, dtype=np.float64)).ravel()
+        data = X.data.astype(np.float64)
+        ss = np.asarray(
+            sp.csc_matrix((data * data, X.indices, X.indptr), shape=X.shape).sum(axis=0)
+        ).ravel()
+        return s, ss
+    Xf = np.asarray(X, dtype=np.float64)
+    return Xf.sum(axis=0), np.einsum("ij,ij->j", Xf, Xf)
+
+
+def correlation_from_sums(sum_xy, sum_x, sum_xx, n, n1):
+    """Sample correlation of a feature with a binary response, from sufficient sums.
+
+    With ``ȳ = n1 / n``, thesis eq. 2.1 becomes
+
+        COR = (Σ x y − ȳ Σ x) / ( sqrt(n ȳ (1 − ȳ)) · sqrt(Σ x² − (Σ x)² / n) ),
+
+    defined as 0 where a denominator is 0 (a constant feature, or a constant
+    response). For a binary feature Σ x y = I1 and Σ x = Σ x² = m, which is the
+    lattice form Cor(I0, I1, ȳ) of eq. 2.45–2.46; the selection and the adjustment
+    factor both call this one function, so a lattice point and a real feature with
+    the same counts get bit-identical values.
+
+    Parameters
+    ----------
+    sum_xy, sum_x, sum_xx : array_like
+        Σ x_i y_i, Σ x_i and Σ x_i² per feature (broadcastable).
+    n : int
+        Number of cases.
+    n1 : int
+        Number of cases with y = 1.
+
+    Returns
+    -------
+    ndarray
+        The signed correlations.
+    """
+    sum_xy = np.asarray(sum_xy, dtype=np.float64)
+    sum_x = np.asarray(sum_x, dtype=np.float64)
+    sum_xx = np.asarray(sum_xx, dtype=np.float64)
+    ybar = n1 / n
+    numerator = sum_xy - ybar * sum_x
+    ss_x = sum_xx - sum_x * sum_x / n
+    # cancellation can leave tiny negative or positive noise for constant columns
+    scale = np.maximum(sum_xx, 1.0)
+    ss_x = np.where(ss_x > 1e-12 * scale, ss_x, 0.0)
+    denominator = np.sqrt(n * ybar * (1.0 - ybar)) * np.sqrt(ss_x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cor = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
+    return np.clip(cor, -1.0, 1.0)
+
+
+def _binary_response(y, n):
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"y must be 1-D with {n} entries (one per row of X), got shape {y.shape}")
+    if not np.all(np.isin(y, (0, 1))):
+        raise ValueError("abs_correlation needs a binary response coded 0/1")
+    return y.astype(np.float64)
+
+
+def abs_correlation(X, y):
+    """Absolute sample correlation of every feature with a binary response.
+
+    Thesis eq. 2.1; 0 when a feature (or the response) is constant.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Binary response coded 0/1.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0], [1, 1], [0, 0], [0, 1]])
+    >>> abs_correlation(X, [1, 1, 0, 0])
+    array([1., 0.])
+    """
+    X = _check_features(X)
+    n = X.shape[0]
+    yf = _binary_response(y, n)
+    if not sp.issparse(X):
+        X = np.asarray(X, dtype=np.float64)
+        if not np.array_equal(X, np.round(X)):
+            # centring leaves the correlation unchanged and avoids cancellation for
+            # continuous data; integer data keep exact sums (ties stay exact ties)
+            X = X - X.mean(axis=0)
+    sum_xy = np.asarray(X.T @ yf).ravel()
+    sum_x, sum_xx = _column_sums(X)
+    return np.abs(correlation_from_sums(sum_xy, sum_x, sum_xx, n, yf.sum()))
+
+
+def f_statistic(X, y):
+    """One-way ANOVA F-statistic of every feature for G classes (Li 2009, eq. 25).
+
+        F = [Σ_g n_g (x̄^(g) − x̄)² / (G − 1)] / [Σ_g Σ_{i∈g} (x_i − x̄^(g))² / (n − G)].
+
+    A feature with zero within-class variation gets ``inf`` if its class means differ
+    and 0 if it is constant.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Class labels (any hashable values); at least two classes and n > G.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
+    X = _check_features(X)
+    n = X.shape[0]
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"y must be 1-D with {n} entries (one per row of X), got shape {y.shape}")
+    classes, codes = np.unique(y, return_inverse=True)
+    n_classes = classes.shape[0]
+    if n_classes < 2:
+        raise ValueError("f_statistic needs at least two classes in y")
+    if n <= n_classes:
+        raise ValueError(f"f_statistic needs more cases ({n}) than classes ({n_classes})")
+    if not sp.issparse(X):
+        X = np.asarray(X, dtype=np.float64)
+        X = X - X.mean(axis=0)
+    indicator = sp.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(n_classes, n))
+    class_sums = np.asarray(indicator @ X)
+    counts = np.bincount(codes).astype(np.float64)
+    sum_x, sum_xx = _column_sums(X)
+    between = (class_sums**2 / counts[:, None]).sum(axis=0) - sum_x**2 / n
+    within = sum_xx - (class_sums**2 / counts[:, None]).sum(axis=0)
+    scale = np.maximum(sum_xx, 1e-300)
+    within = np.where(within > 1e-12 * scale, within, 0.0)
+    between = np.maximum(between, 0.0)
+    mean_between = between / (n_classes - 1)
+    mean_within = within / (n - n_classes)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(
+            mean_within > 0,
+            mean_between / np.where(mean_within > 0, mean_within, 1.0),
+            np.where(mean_between > 1e-12 * scale, np.inf, 0.0),
+        )
+    return f
+
+
+_STATISTICS = {"correlation": abs_correlation, "f": f_statistic}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The outcome of selecting features by a relevance statistic.
+
+    Attributes
+    ----------
+    indices : ndarray of int
+        Column indices of the retained features, strongest first.
+    threshold : float
+        γ: with ``n_features=k`` the statistic of the k-th strongest feature; with a
+        fixed threshold, that threshold.
+    n_total : int
+        p, the number of candidate features the selection looked at.
+    strict : bool
+        True when every discarded feature is known to have a statistic strictly
+        below γ (the event used by the correction is then ``R < γ``); False when the
+        discarded features satisfy only ``R ≤ γ`` (a fixed threshold, or ties at the
+        boundary of a top-k selection).
+    statistic : str
+        Name of the statistic ("correlation" or "f").
+    scores : ndarray or None
+        The statistic of all p candidates (kept for inspection and plots).
+    """
+
+    indices: np.ndarray
+    threshold: float
+    n_total: int
+    strict: bool
+    statistic: str
+    scores: np.ndarray | None = None
+
+    @property
+    def n_selected(self) -> int:
+        """k, the number of retained features."""
+        return int(self.indices.shape[0])
+
+    @property
+    def n_discarded(self) -> int:
+        """p − k, the number of discarded features."""
+        return self.n_total - self.n_selected
+
+    def discarded(self, values):
+        """Boolean mask of statistic values that fall in the discarded region.
+
+        ``values < γ`` (strict) or ``values ≤ γ``, with a relative tolerance of
+        :data:`THRESHOLD_RTOL` so that a value computed to equal γ lands on the
+        right side of the boundary.
+        """
+        values = np.asarray(values)
+        tol = THRESHOLD_RTOL * abs(self.threshold)
+        if self.strict:
+            return values < self.threshold - tol
+        return values <= self.threshold + tol
+
+
+def select_features(X, y, *, n_features=None, threshold=None, statistic="correlation", random_state=None):
+    """Select features by a relevance statistic computed on (X, y).
+
+    Exactly one of ``n_features`` and ``threshold`` is given.
+
+    * ``n_features=k``: keep the k largest statistics, breaking ties at the boundary
+      at random; γ is the statistic of the k-th kept feature. The discarded features
+      are known to lie strictly below γ unless a discarded feature ties with it
+      (``Selection.strict``).
+    * ``threshold=t``: keep the features whose statistic exceeds t; the discarded
+      ones satisfy ``R ≤ t``.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    n_features : int, optional
+        k, 1 ≤ k ≤ p.
+    threshold : float, optional
+        t ≥ 0.
+    statistic : {"correlation", "f"}
+        Absolute correlation with a 0/1 response, or the F-statistic.
+    random_state : int, numpy.random.Generator, RandomState or None
+        Tie-breaking at the boundary.
+
+    Returns
+    -------
+    Selection
+    """
+    if statistic not in _STATISTICS:
+        raise ValueError(f"statistic must be one of {sorted(_STATISTICS)}, got {statistic!r}")
+    scores = _STATISTICS[statistic](X, y)
+    return select_from_scores(scores, n_features=n_features, threshold=threshold, statistic=statistic, random_state=random_state)
+
+
+def select_from_scores(scores, *, n_features=None, threshold=None, statistic="correlation", random_state=None):
+    """Top-k or threshold selection on precomputed statistics (see :func:`select_features`)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    p = scores.shape[0]
+    if (n_features is None) == (threshold is None):
+        raise ValueError("give exactly one of n_features and threshold")
+    if threshold is not None:
+        threshold = float(threshold)
+        if not np.isfinite(threshold) or threshold < 0:
+            raise ValueError(f"threshold must be a finite number >= 0, got {threshold}")
+        keep = np.flatnonzero(scores > threshold)
+        order = keep[np.argsort(-scores[keep], kind="stable")]
+        return Selection(order, threshold, p, strict=False, statistic=statistic, scores=scores)
+    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
+        raise TypeError(f"n_features must be an integer, got {type(n_features).__name__}")
+    k = int(n_features)
+    if k < 1:
+        raise ValueError(f"n_features must be at least 1, got {k}")
+    if k > p:
+        raise ValueError(f"n_features={k} is larger than the number of features p={p}")
+    if k == p:
+        order = np.argsort(-scores, kind="stable")
+        return Selection(order, float(scores[order[-1]]), p, strict=True, statistic=statistic, scores=scores)
+    gamma = float(np.partition(scores, p - k)[p - k])  # the k-th largest
+    above = np.flatnonzero(scores > gamma)
+    tied = np.flatnonzero(scores == gamma)
+    rng = check_random_state(random_state) if not isinstance(random_state, np.random.Generator) else random_state
+    n_from_ties = k - above.shape[0]
+    chosen_ties = tied if n_from_ties == tied.shape[0] else rng.permutation(tied)[:n_from_ties]
+    kept = np.concatenate([above[np.argsort(-scores[above], kind="stable")], np.sort(chosen_ties)])
+    strict = tied.shape[0] == n_from_ties  # no discarded feature ties with γ
+    return Selection(kept, gamma, p, strict=strict, statistic=statistic, scores=scores)
