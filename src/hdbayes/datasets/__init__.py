@@ -1,0 +1,21 @@
+"""Data for hdbayes: simulators from the papers and loaders for the real data.
+
+Real data files are never shipped with the package; they are found in a data
+directory (``HDBAYES_DATA`` or the per-user cache ``~/.cache/hdbayes``), checked
+against their sha256 and downloaded from their public source when missing.
+See :func:`data_path`.
+"""
+
+from ._fetch import DataDownloadError, data_path, get_data_home
+from .real import load_colon, load_lymphoma, load_srbct
+from .simulate import simulate_naive_bayes
+
+__all__ = [
+    "DataDownloadError",
+    "data_path",
+    "get_data_home",
+    "load_colon",
+    "load_lymphoma",
+    "load_srbct",
+    "simulate_naive_bayes",
+]

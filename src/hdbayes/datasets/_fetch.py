@@ -1,0 +1,348 @@
+"""Locate, verify and (if needed) download the real data files.
+
+The real data sets used by the papers are public files (mostly R serialisations
+shipped by CRAN packages).  They are never part of the repository; instead the
+loaders in :mod:`hdbayes.datasets.real` find them through a *data directory*,
+the way scikit-learn's ``fetch_*`` functions do:
+
+1. an explicit ``data_home`` argument, if given (then only that folder is used,
+   and downloads go there);
+2. otherwise the folder named by the environment variable ``HDBAYES_DATA``, if
+   it is set and non-empty (it may be read-only: it is never written to);
+3. otherwise (and also when the file is not found under ``HDBAYES_DATA``) the
+   per-user cache ``$XDG_CACHE_HOME/hdbayes``, by default ``~/.cache/hdbayes``;
+   this is where missing files are downloaded to.
+
+Every file is checked against the sha256 digest recorded in :data:`REGISTRY`
+(taken from the project's data manifest).  A file whose digest differs is never
+used silently: :func:`data_path` raises :class:`ValueError` naming the file and
+both digests.  Digests are cached per ``(path, mtime, size)`` within a process,
+so repeated loads do not re-hash the file.
+
+Downloads are atomic: the payload is streamed to a temporary file in the
+destination folder, its digest is checked, and only then is it moved into place
+with :func:`os.replace`.  A failed or corrupted download leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "REGISTRY",
+    "DataDownloadError",
+    "RemoteFile",
+    "data_path",
+    "get_data_home",
+]
+
+#: Name of the environment variable naming a folder that holds the data files.
+ENV_VAR = "HDBAYES_DATA"
+
+_CHUNK = 1 << 20  # bytes read at a time when hashing or downloading
+_DOWNLOAD_TIMEOUT = 60.0  # seconds, per blocking socket operation
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """A data file known to hdbayes.
+
+    Parameters
+    ----------
+    sha256 : str
+        Hexadecimal sha256 digest of the exact bytes expected.
+    url : str
+        Public URL the file is downloaded from when it is not found locally.
+    description : str, default=""
+        One-line description (content, origin, licence of the container).
+    """
+
+    sha256: str
+    url: str
+    description: str = ""
+
+
+#: The data files, their sha256 digests and public URLs (from the data manifest).
+#: URLs pin a commit of the (read-only) CRAN mirror on GitHub, so the bytes do
+#: not change; the Gutenberg text is the exception (see its description).
+REGISTRY: dict[str, RemoteFile] = {
+    "colon.rda": RemoteFile(
+        sha256="e8eaae5150bcb3c86b6a6ce96f5aa221d48bef2b875cfe724dba95aa4296bb4d",
+        url="https://raw.githubusercontent.com/cran/HTLR/"
+        "4aef542fd6c2f02639aa0d0f46854b83b776638e/data/colon.rda",
+        description="Alon et al. (1999) colon tissue, 62 x 2000, preprocessed "
+        "(R package HTLR, GPL-3)",
+    ),
+    "alon.RData": RemoteFile(
+        sha256="76ea2ffa6226e29237bbe3f41a68ec42ca9ec3bbdbf3f19613cd254fd5fcc1c7",
+        url="https://raw.githubusercontent.com/ramhiser/datamicroarray/"
+        "a95f6f68ed3debf48ee54f198435fa12aa655b16/data/alon.RData",
+        description="Alon et al. (1999) colon tissue, 62 x 2000 raw intensities "
+        "(datamicroarray, MIT)",
+    ),
+    "SRBCT.rda": RemoteFile(
+        sha256="6d67227b09da8bf0654078fd5b14c4add06e7006c15f5d82932eb256d85fbd44",
+        url="https://raw.githubusercontent.com/cran/plsgenomics/"
+        "8c770daf139b94f6dd073529a53863d6db902a98/data/SRBCT.rda",
+        description="Khan et al. (2001) small round blue cell tumours, 83 x 2308 "
+        "(R package plsgenomics, GPL >= 2)",
+    ),
+    "lymphoma.RData": RemoteFile(
+        sha256="b3d1b4182864683adc9b88898bb6e101f681d3d991d061f3ac7710691618d868",
+        url="https://raw.githubusercontent.com/cran/BCBCSF/"
+        "050f57d809e36b679df4ab422280bb6b0973b083/data/lymphoma.RData",
+        description="Alizadeh et al. (2000) lymphoma, 62 x 4026, preprocessed as in "
+        "Dettling (2004) (R package BCBCSF, GPL >= 2)",
+    ),
+    "prostate.RData": RemoteFile(
+        sha256="834b9a449dd122adce672e95185510bd2810b3d878b82dcf2a2b3a5d8cd38a2d",
+        url="https://raw.githubusercontent.com/cran/spls/"
+        "e3a2ab62ead4c84f78baf81bd3ecda4e70316961/data/prostate.RData",
+        description="Singh et al. (2002) prostate, 102 x 6033, preprocessed as in "
+        "Dettling (2004) (R package spls, GPL >= 2)",
+    ),
+    "golub.RData": RemoteFile(
+        sha256="594f5507597fb2352d210c803a88a218fbf6d1f2705372029e5738815216747b",
+        url="https://raw.githubusercontent.com/ramhiser/datamicroarray/"
+        "a95f6f68ed3debf48ee54f198435fa12aa655b16/data/golub.RData",
+        description="Golub et al. (1999) leukaemia, 72 x 7129 raw Affymetrix values "
+        "(datamicroarray, MIT)",
+    ),
+    "alice-gutenberg-11.txt": RemoteFile(
+        sha256="d4bd6f030cd990785f6427ff7b6a6e4bdef2594fe19ee09dc78266ac6bf0e2df",
+        url="https://www.gutenberg.org/cache/epub/11/pg11.txt",
+        description="Lewis Carroll, Alice's Adventures in Wonderland, Project "
+        "Gutenberg eBook #11 (public domain). The live Gutenberg file may have a "
+        "different header, hence a different sha256: if the download fails its "
+        "checksum, place the original copy in a folder named by HDBAYES_DATA",
+    ),
+}
+
+
+class DataDownloadError(OSError, RuntimeError):
+    """A data file could not be downloaded, or the download was corrupt.
+
+    Subclasses both :class:`OSError` (network and file-system failures) and
+    :class:`RuntimeError`, so either can be caught.
+    """
+
+
+# ---------------------------------------------------------------------------
+# data directories
+
+
+def _user_cache_dir() -> Path:
+    """Per-user cache folder, ``$XDG_CACHE_HOME/hdbayes`` or ``~/.cache/hdbayes``."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    # The XDG spec says relative paths are invalid and must be ignored.
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "hdbayes"
+
+
+def _env_data_dir() -> Path | None:
+    value = os.environ.get(ENV_VAR, "")
+    return Path(value).expanduser() if value else None
+
+
+def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
+    """Return the folder data files are read from first.
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+        Explicit folder.  Returned as is (with ``~`` expanded) when given.
+
+    Returns
+    -------
+    pathlib.Path
+        ``data_home`` if given; else the folder named by the environment
+        variable ``HDBAYES_DATA`` if it is set and non-empty; else the per-user
+        cache ``$XDG_CACHE_HOME/hdbayes`` (``~/.cache/hdbayes`` by default).
+        The folder is not created.
+
+    See Also
+    --------
+    data_path : locate (and download) one file.
+    """
+    if data_home is not None:
+        return Path(data_home).expanduser()
+    env = _env_data_dir()
+    return env if env is not None else _user_cache_dir()
+
+
+def _search_dirs(data_home) -> list[Path]:
+    if data_home is not None:
+        return [Path(data_home).expanduser()]
+    dirs = []
+    env = _env_data_dir()
+    if env is not None:
+        dirs.append(env)
+    cache = _user_cache_dir()
+    if cache not in dirs:
+        dirs.append(cache)
+    return dirs
+
+
+# ---------------------------------------------------------------------------
+# checksums
+
+_digest_cache: dict[tuple[str, int, int, int], str] = {}
+_digest_lock = threading.Lock()
+
+
+def _sha256_of(path: Path) -> str:
+    """sha256 of a file, cached per (path, inode, mtime, size) within the process."""
+    st = path.stat()
+    key = (os.fspath(path.resolve()), st.st_ino, st.st_mtime_ns, st.st_size)
+    with _digest_lock:
+        cached = _digest_cache.get(key)
+    if cached is not None:
+        return cached
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            h.update(chunk)
+    digest = h.hexdigest()
+    with _digest_lock:
+        _digest_cache[key] = digest
+    return digest
+
+
+def _check_digest(path: Path, name: str, expected: str) -> None:
+    actual = _sha256_of(path)
+    if actual != expected.lower():
+        raise ValueError(
+            f"checksum mismatch for data file {name!r} at {path}: "
+            f"expected sha256 {expected}, got {actual}. The file is corrupt or a "
+            f"different version; delete or replace it (a fresh copy can be downloaded "
+            f"from {REGISTRY[name].url if name in REGISTRY else 'its source'})."
+        )
+
+
+# ---------------------------------------------------------------------------
+# download
+
+
+def _download(name: str, entry: RemoteFile, dest_dir: Path) -> Path:
+    """Download ``entry.url`` to ``dest_dir / name`` atomically and verify it."""
+    hint = f"; set {ENV_VAR} to a folder holding it"
+    target = dest_dir / name
+    try:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=dest_dir)
+    except OSError as exc:
+        raise DataDownloadError(
+            f"could not download {name} from {entry.url}: cannot write to {dest_dir} "
+            f"({exc}){hint}"
+        ) from exc
+    tmp = Path(tmp_name)
+    try:
+        h = hashlib.sha256()
+        try:
+            with os.fdopen(fd, "wb") as out:
+                with urllib.request.urlopen(entry.url, timeout=_DOWNLOAD_TIMEOUT) as resp:
+                    while chunk := resp.read(_CHUNK):
+                        h.update(chunk)
+                        out.write(chunk)
+                out.flush()
+                os.fsync(out.fileno())
+        except Exception as exc:  # network, HTTP, disk: all reported the same way
+            raise DataDownloadError(
+                f"could not download {name} from {entry.url} ({type(exc).__name__}: "
+                f"{exc}){hint}"
+            ) from exc
+        actual = h.hexdigest()
+        if actual != entry.sha256.lower():
+            raise DataDownloadError(
+                f"could not download {name} from {entry.url}: the downloaded file has "
+                f"sha256 {actual}, expected {entry.sha256}{hint}"
+            )
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+# ---------------------------------------------------------------------------
+# public entry point
+
+
+def data_path(
+    name: str,
+    *,
+    data_home: str | os.PathLike | None = None,
+    download: bool = True,
+) -> Path:
+    """Return the path of a verified local copy of a data file.
+
+    Parameters
+    ----------
+    name : str
+        File name, a key of :data:`REGISTRY` (for example ``"colon.rda"``).
+    data_home : str or path-like, optional
+        Folder to use instead of the default search path.  When given, only
+        this folder is searched, and a missing file is downloaded into it.
+        When omitted, the folder named by ``HDBAYES_DATA`` (if set) is searched
+        first, then the per-user cache ``$XDG_CACHE_HOME/hdbayes``
+        (``~/.cache/hdbayes``), into which missing files are downloaded.
+    download : bool, default=True
+        Whether to download the file from its public URL when it is not found.
+
+    Returns
+    -------
+    pathlib.Path
+        Path of the file; its sha256 matches the registry.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown, or a local copy exists whose sha256 differs
+        from the registry (the message names the file and both digests).
+    FileNotFoundError
+        If the file is not found and ``download`` is False.
+    DataDownloadError
+        If the download fails or the downloaded bytes have the wrong sha256
+        (subclass of both :class:`OSError` and :class:`RuntimeError`).  No
+        partial file is left behind.
+
+    Examples
+    --------
+    >>> from hdbayes.datasets import data_path
+    >>> data_path("colon.rda", download=False)  # doctest: +SKIP
+    PosixPath('/home/me/.cache/hdbayes/colon.rda')
+    """
+    try:
+        entry = REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(REGISTRY))
+        raise ValueError(f"unknown data file {name!r}; known files: {known}") from None
+
+    dirs = _search_dirs(data_home)
+    for folder in dirs:
+        candidate = folder / name
+        if candidate.is_file():
+            _check_digest(candidate, name, entry.sha256)
+            return candidate
+
+    searched = ", ".join(str(d) for d in dirs)
+    if not download:
+        raise FileNotFoundError(
+            f"data file {name!r} not found (searched: {searched}) and download=False. "
+            f"Set {ENV_VAR} to a folder holding it, or download it from {entry.url}"
+        )
+    dest = dirs[0] if data_home is not None else _user_cache_dir()
+    return _download(name, entry, dest)
+
+
+def _clear_digest_cache() -> None:
+    """Forget cached digests (for tests)."""
+    with _digest_lock:
+        _digest_cache.clear()
