@@ -48,6 +48,8 @@ class SelectionBiasClassifier(ClassifierMixin, BaseEstimator):
             the thesis's error rate).
         """
         proba = self.predict_proba(X)
-        if loss is None:
-            loss = 1.0 - np.eye(proba.shape[1])
-        return self.classes_[bayes_decision(proba, loss)]
+        if loss is not None:
+            return self.classes_[bayes_decision(proba, loss)]
+        if proba.shape[1] == 2:  # thresholding at 1/2, ties to the second class (thesis §2.3.5)
+            return self.classes_[(proba[:, 1] >= 0.5).astype(int)]
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,239 @@
+"""Experiment: the naive Bayes simulation of thesis §2.3.5 (spec §8.1, E1).
+
+Binary data from the Bayesian naive Bayes model with α = 300 (true log α = 5.7),
+p = 10000 features, 200 training and 2000 test cases, both balanced. The top k
+features by |COR| on the training set are kept, k = 1, 10, 100, 1000, and the model
+is fitted with and without correction for selection bias; all p features are used
+as well. Reported: calibration tables (Table 2.1), actual and expected error rates
+(Fig. 2.5), average minus log probability and average squared error (Fig. 2.6), the
+posterior of log α (Fig. 2.7), training and test |COR| (Fig. 2.4), and fit times.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from hdbayes.datasets import simulate_naive_bayes
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.metrics import (
+    average_minus_log_probability,
+    brier_score,
+    calibration_markdown,
+    calibration_table,
+    error_rate,
+    expected_error_rate,
+)
+from hdbayes.plotting import new_axes, plot_log_alpha_density
+from hdbayes.selection import abs_correlation
+from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes
+
+__all__ = ["SIZES", "run"]
+
+
+@dataclass(frozen=True)
+class Size:
+    n_features: int
+    n_train: int
+    n_test: int
+    ks: tuple
+
+
+#: "full" is the thesis's size; "small" keeps the design at a fifth of the features.
+SIZES = {
+    "full": Size(n_features=10000, n_train=200, n_test=2000, ks=(1, 10, 100, 1000)),
+    "small": Size(n_features=2000, n_train=200, n_test=1000, ks=(1, 10, 100, 500)),
+}
+
+TRUE_ALPHA = 300.0
+
+
+def _fit_and_score(X_train, y_train, X_test, y_test, k, correct):
+    start = time.perf_counter()
+    model = BiasCorrectedNaiveBayes(n_features=k, correct=correct, random_state=0).fit(X_train, y_train)
+    proba = model.predict_proba(X_test)[:, 1]
+    seconds = time.perf_counter() - start
+    row = {
+        "k": k,
+        "method": "corrected" if correct else "uncorrected",
+        "gamma": model.threshold_,
+        "actual_error": error_rate(y_test, proba),
+        "expected_error": expected_error_rate(proba),
+        "amlp": average_minus_log_probability(y_test, proba),
+        "brier": brier_score(y_test, proba),
+        "seconds": seconds,
+    }
+    return model, proba, row
+
+
+def run(full=False, random_state=0, progress=None):
+    """Run the experiment.
+
+    Parameters
+    ----------
+    full : bool, default=False
+        The thesis's size (p = 10000, 2000 test cases, k up to 1000); otherwise
+        p = 2000, 1000 test cases, k up to 500.
+    random_state : int
+        Seed of the simulated data set.
+    progress : bool or None
+        Show a progress bar (None: only on a terminal).
+
+    Returns
+    -------
+    Report
+        With tables ``results`` (one row per k and method) and ``alpha_posterior``,
+        figures ``fig2_4_correlations``, ``fig2_5_error_rates``, ``fig2_6_amlp_brier``,
+        ``fig2_7_alpha_posterior``, ``calibration``, and the acceptance checks.
+    """
+    size = SIZES["full" if full else "small"]
+    data = simulate_naive_bayes(
+        alpha=TRUE_ALPHA, n_features=size.n_features, n_train=size.n_train, n_test=size.n_test,
+        random_state=random_state,
+    )
+    p = size.n_features
+    ks = [*size.ks, p]
+    runs = [(k, correct) for k in ks for correct in (True, False)]
+    rows, probas, models = [], {}, {}
+    for k, correct in tqdm(runs, desc="naive Bayes fits", disable=None if progress is None else not progress):
+        model, proba, row = _fit_and_score(data.X_train, data.y_train, data.X_test, data.y_test, k, correct)
+        rows.append(row)
+        probas[k, correct] = proba
+        models[k, correct] = model
+
+    report = Report(name="naive-bayes-simulation")
+    report.tables["results"] = rows
+    report.tables["alpha_posterior"] = [
+        {"k": k, "method": "corrected" if correct else "uncorrected", "log_alpha": float(np.log(a)), "density": float(d)}
+        for (k, correct), model in models.items()
+        for a, d in zip(model.alpha_grid_, model.log_alpha_density_)
+    ]
+    by = {(r["k"], r["method"]): r for r in rows}
+    report.checks = _acceptance(by, size.ks, p)
+    report.figures = {
+        "fig2_4_correlations": _figure_correlations(data, size.ks),
+        "fig2_5_error_rates": _figure_error_rates(by, ks),
+        "fig2_6_amlp_brier": _figure_amlp_brier(by, ks),
+        "fig2_7_alpha_posterior": _figure_alpha_posterior(models, size.ks, p),
+    }
+    calibration = {
+        k: {
+            "Corr": calibration_table(data.y_test, probas[k, True]),
+            "Unc": calibration_table(data.y_test, probas[k, False]),
+        }
+        for k in size.ks
+    }
+    complete = calibration_table(data.y_test, probas[p, True])
+    report.summary = _summary(size, rows, calibration, complete, report.checks, random_state)
+    return report
+
+
+def _acceptance(by, ks, p):
+    checks = {}
+    for k in ks:
+        corrected, uncorrected = by[k, "corrected"], by[k, "uncorrected"]
+        checks[f"k={k}: corrected |expected - actual error| <= 0.03"] = (
+            abs(corrected["expected_error"] - corrected["actual_error"]) <= 0.03
+        )
+        if k in (10, 100):
+            checks[f"k={k}: uncorrected expected error >= 0.1 below actual"] = (
+                uncorrected["actual_error"] - uncorrected["expected_error"] >= 0.1
+            )
+        if k >= 10:
+            checks[f"k={k}: corrected AMLP < uncorrected AMLP"] = corrected["amlp"] < uncorrected["amlp"]
+    checks[f"k={p} (all): corrected and uncorrected identical"] = np.isclose(
+        by[p, "corrected"]["amlp"], by[p, "uncorrected"]["amlp"], rtol=0, atol=1e-12
+    )
+    return checks
+
+
+def _summary(size, rows, calibration, complete, checks, random_state):
+    lines = [
+        "# Naive Bayes simulation (thesis §2.3.5)",
+        "",
+        f"α = {TRUE_ALPHA:g}, p = {size.n_features}, {size.n_train} training and {size.n_test} test cases "
+        f"(balanced), seed {random_state}. Prior f0 = f1 = 1, α ~ IG(0.5, 5), K = 30 α points, "
+        "21 Simpson points.",
+        "",
+        "## Error rates, average minus log probability (AMLP), average squared error (Brier), fit+predict time",
+        "",
+        markdown_table(rows),
+        "## Acceptance checks",
+        "",
+        *[f"- [{'x' if ok else ' '}] {name}" for name, ok in checks.items()],
+        "",
+        "## Calibration of P(y = 1) (Table 2.1 layout)",
+        "",
+    ]
+    for k, tables in calibration.items():
+        lines += [calibration_markdown(tables, title=f"k = {k} (of {size.n_features})"), ""]
+    lines += [complete.to_markdown(title=f"All {size.n_features} features (no correction needed)"), ""]
+    return "\n".join(lines)
+
+
+def _figure_correlations(data, ks):
+    ax = new_axes(figsize=(5.5, 5))
+    train = abs_correlation(data.X_train, data.y_train)
+    test = abs_correlation(data.X_test, data.y_test)
+    ax.scatter(train, test, s=2, alpha=0.4, color="black", linewidths=0)
+    ranked = np.sort(train)[::-1]
+    for k in ks:
+        ax.axvline(ranked[k - 1], color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("|correlation| in the training set")
+    ax.set_ylabel("|correlation| in the test set")
+    ax.set_title("Fig. 2.4: training vs test correlations")
+    return ax.figure
+
+
+def _figure_error_rates(by, ks):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4), layout="constrained")
+    for ax, method in zip(fig.subplots(1, 2, sharey=True), ("corrected", "uncorrected")):
+        ax.plot(ks, [by[k, method]["actual_error"] for k in ks], "o-", color="black", label="actual")
+        ax.plot(ks, [by[k, method]["expected_error"] for k in ks], "o:", color="black", label="expected")
+        ax.set_xscale("log")
+        ax.set_xlabel("number of features selected")
+        ax.set_title(f"{method}")
+        ax.legend(frameon=False)
+    fig.axes[0].set_ylabel("error rate")
+    fig.suptitle("Fig. 2.5: actual and expected error rates")
+    return fig
+
+
+def _figure_amlp_brier(by, ks):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4), layout="constrained")
+    for ax, (measure, label) in zip(
+        fig.subplots(1, 2), (("amlp", "average minus log probability"), ("brier", "average squared error"))
+    ):
+        ax.plot(ks, [by[k, "corrected"][measure] for k in ks], "o--", color="black", label="corrected")
+        ax.plot(ks, [by[k, "uncorrected"][measure] for k in ks], "o:", color="grey", label="uncorrected")
+        ax.set_xscale("log")
+        ax.set_xlabel("number of features selected")
+        ax.set_ylabel(label)
+        ax.legend(frameon=False)
+    fig.suptitle("Fig. 2.6: performance with and without correction")
+    return fig
+
+
+def _figure_alpha_posterior(models, ks, p):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 2.6 * ((len(ks) + 1) // 2)), layout="constrained")
+    axes = fig.subplots((len(ks) + 1) // 2, 2, squeeze=False).ravel()
+    for ax, k in zip(axes, ks):
+        plot_log_alpha_density(models[p, True], ax=ax, linestyle="-", color="black", label=f"all {p}")
+        plot_log_alpha_density(models[k, True], ax=ax, linestyle="--", color="tab:blue", label="corrected")
+        plot_log_alpha_density(models[k, False], ax=ax, linestyle=":", color="tab:red", label="uncorrected",
+                               true_alpha=TRUE_ALPHA)
+        ax.set_title(f"{k} features selected")
+        ax.legend(frameon=False, fontsize=8)
+    for ax in axes[len(ks):]:
+        ax.set_visible(False)
+    fig.suptitle("Fig. 2.7: posterior of log α (vertical line: true log 300)")
+    return fig
