@@ -25,6 +25,8 @@ the lattice point that equals γ is classified as the selection classified it.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy.special import logsumexp
 
@@ -74,6 +76,17 @@ def discarded_lattice(n0, n1, threshold, strict):
     return cor <= threshold + tol
 
 
+@lru_cache(maxsize=32)
+def _beta_binomial_pmfs(n, alpha, theta):
+    """P(I | α, θ) for I = 0..n on the (α, θ) grid, cached: cross-validation folds
+    share class sizes and grids, so the tables are computed once per study."""
+    alpha = np.asarray(alpha)[:, None]
+    theta = np.asarray(theta)[None, :]
+    pmf = np.exp(beta_binomial_log_pmf_table(alpha * theta, alpha * (1.0 - theta), n))
+    pmf.setflags(write=False)
+    return pmf
+
+
 def naive_bayes_log_discard_probability(alpha, n0, n1, threshold, *, strict=False, theta_rule=None):
     """log q(α) for the Bayesian naive Bayes model (thesis eq. 2.54–2.63).
 
@@ -109,11 +122,9 @@ def naive_bayes_log_discard_probability(alpha, n0, n1, threshold, *, strict=Fals
     mask = discarded_lattice(n0, n1, float(threshold), strict)
     if not mask.any():
         return np.full(alpha.shape, -np.inf)
-    theta = rule.nodes
-    a = alpha[:, None] * theta[None, :]  # (K, T)
-    b = alpha[:, None] * (1.0 - theta[None, :])
-    pmf0 = np.exp(beta_binomial_log_pmf_table(a, b, n0))  # (K, T, n0 + 1)
-    pmf1 = np.exp(beta_binomial_log_pmf_table(a, b, n1))  # (K, T, n1 + 1)
-    inner = np.einsum("kti,ij,ktj->kt", pmf0, mask.astype(np.float64), pmf1)
+    alpha_key, theta_key = tuple(alpha.tolist()), tuple(rule.nodes.tolist())
+    pmf0 = _beta_binomial_pmfs(n0, alpha_key, theta_key)  # (K, T, n0 + 1)
+    pmf1 = _beta_binomial_pmfs(n1, alpha_key, theta_key)  # (K, T, n1 + 1)
+    inner = ((pmf0 @ mask.astype(np.float64)) * pmf1).sum(axis=-1)  # (K, T)
     with np.errstate(divide="ignore"):
         return logsumexp(np.log(inner) + rule.log_weights[None, :], axis=1)

@@ -1,0 +1,4 @@
+from hdbayes.cli import main
+import sys
+
+sys.exit(main())

@@ -1,0 +1,231 @@
+"""The ``hdbayes`` command.
+
+Subcommands:
+
+* ``hdbayes demo`` — the naive Bayes simulation at a small size: calibration table,
+  expected vs actual error with and without correction, figures;
+* ``hdbayes reproduce NAME`` — an experiment of the papers (``--full`` for the
+  paper's size), results and figures written to a folder;
+* ``hdbayes classify`` — fit on a training CSV, predict a test CSV.
+
+Errors in the input (missing or empty files, malformed CSV, bad values) end the
+command with exit status 2 and a one-line message on standard error; output files
+are written atomically, so a failed run leaves none behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import hdbayes
+
+__all__ = ["main"]
+
+EXPERIMENTS = {
+    "naive-bayes-simulation": "hdbayes.experiments.naive_bayes_simulation",
+    "colon": "hdbayes.experiments.colon",
+}
+
+MODELS = ("naive-bayes",)
+
+
+class InputError(Exception):
+    """A problem with the user's input, reported as one line."""
+
+
+def _build_parser():
+    parser = argparse.ArgumentParser(
+        prog="hdbayes",
+        description="Bayesian classification with very many features and calibrated predictions "
+        "after feature selection.",
+    )
+    parser.add_argument("--version", action="version", version=f"hdbayes {hdbayes.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser(
+        "demo",
+        help="run the naive Bayes simulation at a small size and print the calibration",
+        description="Simulate binary data from the naive Bayes model (thesis §2.3.5, p = 2000 features), "
+        "select the top k by |correlation|, fit with and without correction for selection bias, print "
+        "calibration tables and expected vs actual error rates, and save the figures.",
+    )
+    demo.add_argument("--out", default="hdbayes-demo", help="output folder (default: %(default)s)")
+    demo.add_argument("--seed", type=int, default=0, help="seed of the simulated data (default: %(default)s)")
+
+    reproduce = sub.add_parser(
+        "reproduce",
+        help="reproduce an experiment of the papers",
+        description="Run an experiment of the papers and write summary.md, CSV tables and PNG figures.",
+    )
+    reproduce.add_argument("name", choices=sorted(EXPERIMENTS), help="experiment")
+    reproduce.add_argument("--full", action="store_true", help="the paper's size (default: a small fast size)")
+    reproduce.add_argument("--out", help="output folder (default: hdbayes-output/NAME)")
+    reproduce.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+
+    classify = sub.add_parser(
+        "classify",
+        help="fit on a training CSV and predict a test CSV",
+        description="Fit a model on the training CSV (all columns but the target are candidate features; "
+        "feature selection happens inside the fit) and write predicted classes and class probabilities "
+        "for the rows of the test CSV.",
+    )
+    classify.add_argument("--train", required=True, help="training CSV with a header row")
+    classify.add_argument("--test", required=True, help="test CSV with the same feature columns")
+    classify.add_argument("--target", required=True, help="name of the class column in the training CSV")
+    classify.add_argument("--model", choices=MODELS, default="naive-bayes", help="model (default: %(default)s)")
+    group = classify.add_mutually_exclusive_group()
+    group.add_argument("--n-features", type=int, help="number of features to keep (k)")
+    group.add_argument("--threshold", type=float, help="keep features with |correlation| above this")
+    classify.add_argument("--no-correct", action="store_true", help="do not correct for selection bias")
+    classify.add_argument("--binarize", type=float, help="map feature values > this to 1, others to 0")
+    classify.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default: %(default)s)")
+    classify.add_argument("--out", required=True, help="output CSV of predictions")
+    return parser
+
+
+def _read_csv(path, what):
+    import pandas as pd
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{what} file not found: {path}")
+    if path.stat().st_size == 0:
+        raise InputError(f"{what} file is empty: {path}")
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise InputError(f"{what} file {path} is not a valid CSV: {first_line}") from None
+    if frame.shape[0] == 0:
+        raise InputError(f"{what} file {path} has a header but no rows")
+    return frame
+
+
+def _features(frame, columns, path):
+    import numpy as np
+    import pandas as pd
+
+    non_numeric = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    if non_numeric:
+        raise InputError(f"{path}: feature column {non_numeric[0]!r} is not numeric")
+    values = frame[columns].to_numpy(dtype=np.float64)
+    if not np.isfinite(values).all():
+        row, col = np.argwhere(~np.isfinite(values))[0]
+        raise InputError(f"{path}: missing or non-finite value in column {columns[col]!r}, row {row + 1}")
+    return values
+
+
+def _write_atomically(path, write):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    os.close(handle)
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _classify(args):
+    import numpy as np
+    import pandas as pd
+
+    from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
+
+    train = _read_csv(args.train, "training")
+    test = _read_csv(args.test, "test")
+    if args.target not in train.columns:
+        raise InputError(f"target column {args.target!r} is not in {args.train}")
+    columns = [c for c in train.columns if c != args.target]
+    if not columns:
+        raise InputError(f"{args.train} has no feature columns besides {args.target!r}")
+    missing = [c for c in columns if c not in test.columns]
+    if missing:
+        raise InputError(f"test file {args.test} lacks the feature column {missing[0]!r}")
+    if train[args.target].isna().any():
+        raise InputError(f"target column {args.target!r} has missing values")
+    X_train = _features(train, columns, args.train)
+    X_test = _features(test, columns, args.test)
+    y_train = train[args.target].to_numpy()
+
+    model = hdbayes.BiasCorrectedNaiveBayes(
+        n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct,
+        binarize=args.binarize, random_state=args.seed,
+    )
+    model.fit(X_train, y_train)
+    proba = model.predict_proba(X_test)
+    output = pd.DataFrame({"prediction": model.classes_[(proba[:, 1] >= 0.5).astype(int)]}, index=test.index)
+    for j, label in enumerate(model.classes_):
+        output[f"P({args.target}={label})"] = proba[:, j]
+    _write_atomically(args.out, lambda tmp: output.to_csv(tmp, index=False))
+
+    selected = ", ".join(str(columns[j]) for j in model.selected_features_[:10])
+    more = "" if model.selected_features_.shape[0] <= 10 else ", ..."
+    print(
+        f"kept {model.selected_features_.shape[0]} of {len(columns)} features (threshold {model.threshold_:.4g}): "
+        f"{selected}{more}"
+    )
+    print(f"expected error rate on the test rows: {expected_error_rate(proba):.4f}")
+    if args.target in test.columns and not test[args.target].isna().any():
+        labels = test[args.target].to_numpy()
+        known = np.isin(labels, model.classes_)
+        if known.all():
+            codes = np.searchsorted(model.classes_, labels)
+            print(f"actual error rate: {error_rate(codes, proba):.4f}; average minus log probability: "
+                  f"{average_minus_log_probability(codes, proba):.4f}")
+    print(f"wrote {len(output)} predictions to {args.out}")
+
+
+def _run_experiment(name, out, full, seed):
+    from importlib import import_module
+
+    module = import_module(EXPERIMENTS[name])
+    start = time.perf_counter()
+    report = module.run(full=full, random_state=seed)
+    folder = report.write(out)
+    return report, folder, time.perf_counter() - start
+
+
+def _print_checks(report):
+    for name, ok in report.checks.items():
+        print(f"  [{'pass' if ok else 'FAIL'}] {name}")
+
+
+def _demo(args):
+    report, folder, seconds = _run_experiment("naive-bayes-simulation", args.out, False, args.seed)
+    print(report.summary)
+    print(f"Figures and tables written to {folder}/ in {seconds:.1f} s.")
+
+
+def _reproduce(args):
+    out = args.out or os.path.join("hdbayes-output", args.name)
+    report, folder, seconds = _run_experiment(args.name, out, args.full, args.seed)
+    print(f"{args.name}: finished in {seconds:.1f} s; results in {folder}/")
+    _print_checks(report)
+
+
+def main(argv=None):
+    """Entry point of the ``hdbayes`` command; returns the exit status."""
+    args = _build_parser().parse_args(argv)
+    handlers = {"demo": _demo, "reproduce": _reproduce, "classify": _classify}
+    try:
+        handlers[args.command](args)
+    except (InputError, ValueError, TypeError, OSError) as error:
+        message = " ".join(str(error).split()) or type(error).__name__
+        print(f"hdbayes {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hdbayes: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
