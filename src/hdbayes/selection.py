@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
@@ -51,17 +52,35 @@ def _check_features(X):
     return X
 
 
-def _column_sums(X):
-    """Column sums and column sums of squares as float64 (exact for integer data)."""
+@numba.njit(cache=True, nogil=True)
+def _sparse_column_sums(indptr, indices, data, weights):
+    """Per column of a CSC matrix: Σ x, Σ x² and Σ x·w, in one pass, without copies."""
+    p = indptr.shape[0] - 1
+    sums = np.zeros(p)
+    squares = np.zeros(p)
+    weighted = np.zeros(p)
+    for j in range(p):
+        for position in range(indptr[j], indptr[j + 1]):
+            value = np.float64(data[position])
+            sums[j] += value
+            squares[j] += value * value
+            weighted[j] += value * weights[indices[position]]
+    return sums, squares, weighted
+
+
+def _column_sums(X, weights=None):
+    """Column sums Σ x, Σ x² and (with weights w) Σ x·w, as float64.
+
+    Exact for integer data. Sparse (CSC) input is never converted or copied, so the
+    cost for p = 10^6 columns is one pass over the stored values.
+    """
+    n = X.shape[0]
+    w = np.zeros(n) if weights is None else np.asarray(weights, dtype=np.float64)
     if sp.issparse(X):
-        s = np.asarray(X.sum(axis=0, dtype=np.float64)).ravel()
-        data = X.data.astype(np.float64)
-        ss = np.asarray(
-            sp.csc_matrix((data * data, X.indices, X.indptr), shape=X.shape).sum(axis=0)
-        ).ravel()
-        return s, ss
+        X = X.tocsc()
+        return _sparse_column_sums(X.indptr, X.indices, X.data, w)
     Xf = np.asarray(X, dtype=np.float64)
-    return Xf.sum(axis=0), np.einsum("ij,ij->j", Xf, Xf)
+    return Xf.sum(axis=0), np.einsum("ij,ij->j", Xf, Xf), w @ Xf
 
 
 def correlation_from_sums(sum_xy, sum_x, sum_xx, n, n1):
@@ -97,9 +116,9 @@ def correlation_from_sums(sum_xy, sum_x, sum_xx, n, n1):
     ybar = n1 / n
     numerator = sum_xy - ybar * sum_x
     ss_x = sum_xx - sum_x * sum_x / n
-    # cancellation can leave tiny negative or positive noise for constant columns
-    scale = np.maximum(sum_xx, 1.0)
-    ss_x = np.where(ss_x > 1e-12 * scale, ss_x, 0.0)
+    # cancellation can leave tiny negative or positive noise for constant columns;
+    # the cut-off is relative to Σ x² so the correlation stays scale invariant
+    ss_x = np.where(ss_x > 1e-12 * sum_xx, ss_x, 0.0)
     denominator = np.sqrt(n * ybar * (1.0 - ybar)) * np.sqrt(ss_x)
     with np.errstate(divide="ignore", invalid="ignore"):
         cor = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
@@ -146,8 +165,7 @@ def abs_correlation(X, y):
             # centring leaves the correlation unchanged and avoids cancellation for
             # continuous data; integer data keep exact sums (ties stay exact ties)
             X = X - X.mean(axis=0)
-    sum_xy = np.asarray(X.T @ yf).ravel()
-    sum_x, sum_xx = _column_sums(X)
+    sum_x, sum_xx, sum_xy = _column_sums(X, yf)
     return np.abs(correlation_from_sums(sum_xy, sum_x, sum_xx, n, yf.sum()))
 
 
@@ -184,9 +202,10 @@ def f_statistic(X, y):
         X = np.asarray(X, dtype=np.float64)
         X = X - X.mean(axis=0)
     indicator = sp.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(n_classes, n))
-    class_sums = np.asarray(indicator @ X)
+    class_sums = indicator @ X
+    class_sums = class_sums.toarray() if sp.issparse(class_sums) else np.asarray(class_sums)
     counts = np.bincount(codes).astype(np.float64)
-    sum_x, sum_xx = _column_sums(X)
+    sum_x, sum_xx, _ = _column_sums(X)
     between = (class_sums**2 / counts[:, None]).sum(axis=0) - sum_x**2 / n
     within = sum_xx - (class_sums**2 / counts[:, None]).sum(axis=0)
     scale = np.maximum(sum_xx, 1e-300)
@@ -306,7 +325,9 @@ def select_from_scores(scores, *, n_features=None, threshold=None, statistic="co
         threshold = float(threshold)
         if not np.isfinite(threshold) or threshold < 0:
             raise ValueError(f"threshold must be a finite number >= 0, got {threshold}")
-        keep = np.flatnonzero(scores > threshold)
+        # a value within the tolerance of t counts as equal to t (discarded), as in
+        # Selection.discarded and the adjustment lattice
+        keep = np.flatnonzero(scores > threshold + THRESHOLD_RTOL * threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]
         return Selection(order, threshold, p, strict=False, statistic=statistic, scores=scores)
     if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
@@ -320,8 +341,11 @@ def select_from_scores(scores, *, n_features=None, threshold=None, statistic="co
         order = np.argsort(-scores, kind="stable")
         return Selection(order, float(scores[order[-1]]), p, strict=True, statistic=statistic, scores=scores)
     gamma = float(np.partition(scores, p - k)[p - k])  # the k-th largest
-    above = np.flatnonzero(scores > gamma)
-    tied = np.flatnonzero(scores == gamma)
+    # ties are judged with the tolerance of Selection.discarded: mathematically equal
+    # statistics (e.g. |COR| of a binary feature and of its 0/1 flip) can differ by an ulp
+    tol = THRESHOLD_RTOL * abs(gamma)
+    above = np.flatnonzero(scores > gamma + tol)
+    tied = np.flatnonzero(np.abs(scores - gamma) <= tol)
     rng = check_random_state(random_state) if not isinstance(random_state, np.random.Generator) else random_state
     n_from_ties = k - above.shape[0]
     chosen_ties = tied if n_from_ties == tied.shape[0] else rng.permutation(tied)[:n_from_ties]
