@@ -1,0 +1,125 @@
+"""The ``hdbayes`` command: happy paths and one-line errors with no partial output."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hdbayes.cli import main
+from hdbayes.datasets import simulate_naive_bayes
+
+
+@pytest.fixture()
+def csv_files(tmp_path):
+    data = simulate_naive_bayes(n_features=120, n_train=80, n_test=30, random_state=3)
+    columns = [f"gene{j}" for j in range(120)]
+    train = pd.DataFrame(data.X_train, columns=columns)
+    train["status"] = np.where(data.y_train == 1, "tumour", "normal")
+    test = pd.DataFrame(data.X_test, columns=columns)
+    test["status"] = np.where(data.y_test == 1, "tumour", "normal")
+    train_path, test_path = tmp_path / "train.csv", tmp_path / "test.csv"
+    train.to_csv(train_path, index=False)
+    test.to_csv(test_path, index=False)
+    return train_path, test_path, train, test
+
+
+def classify(train, test, out, *extra, target="status"):
+    return main(["classify", "--train", str(train), "--test", str(test), "--target", target,
+                 "--model", "naive-bayes", "--out", str(out), *extra])
+
+
+def test_help_exits_cleanly(capsys):
+    for argv in (["--help"], ["classify", "--help"], ["reproduce", "--help"], ["demo", "--help"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 0
+    assert "--n-features" in capsys.readouterr().out
+
+
+def test_classify_writes_probabilities(csv_files, tmp_path, capsys):
+    train, test, _, test_frame = csv_files
+    out = tmp_path / "predictions.csv"
+    assert classify(train, test, out, "--n-features", "10") == 0
+    predictions = pd.read_csv(out)
+    assert list(predictions.columns) == ["prediction", "P(status=normal)", "P(status=tumour)"]
+    assert len(predictions) == len(test_frame)
+    np.testing.assert_allclose(predictions.iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
+    expected = np.where(predictions["P(status=tumour)"] >= 0.5, "tumour", "normal")
+    assert (predictions["prediction"] == expected).all()
+    assert "kept 10 of 120 features" in capsys.readouterr().out
+
+
+def test_classify_matches_the_estimator(csv_files, tmp_path):
+    from hdbayes import BiasCorrectedNaiveBayes
+
+    train, test, train_frame, test_frame = csv_files
+    out = tmp_path / "p.csv"
+    assert classify(train, test, out, "--n-features", "7", "--no-correct") == 0
+    features = [c for c in train_frame.columns if c != "status"]
+    model = BiasCorrectedNaiveBayes(n_features=7, correct=False, random_state=0)
+    model.fit(train_frame[features].to_numpy(float), train_frame["status"].to_numpy())
+    proba = model.predict_proba(test_frame[features].to_numpy(float))
+    np.testing.assert_allclose(pd.read_csv(out)["P(status=tumour)"], proba[:, 1], rtol=1e-12)
+
+
+def _bad_csv(tmp_path, text, name="bad.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    "make_train, extra, message",
+    [
+        (lambda p, t: _bad_csv(p, ""), ["--n-features", "2"], "empty"),
+        (lambda p, t: _bad_csv(p, 'a,b,status\n1,0,x\n"1,0\n'), ["--n-features", "1"], "not a valid CSV"),
+        (lambda p, t: _bad_csv(p, "a,b,status\n"), ["--n-features", "1"], "no rows"),
+        (lambda p, t: p / "missing.csv", ["--n-features", "1"], "not found"),
+        (lambda p, t: t, ["--n-features", "500"], "larger than the number of features"),
+        (lambda p, t: t, ["--n-features", "0"], "at least 1"),
+        (lambda p, t: _bad_csv(p, "a,b,status\n1,0,x\n0,1,x\n"), ["--n-features", "1"], "single class"),
+        (lambda p, t: _bad_csv(p, "a,b,status\n1,,x\n0,1,y\n"), ["--n-features", "1"], "missing or non-finite"),
+        (lambda p, t: _bad_csv(p, "a,b,status\n1,q,x\n0,1,y\n"), ["--n-features", "1"], "not numeric"),
+        (lambda p, t: _bad_csv(p, "a,b,status\n1,0.5,x\n0,1,y\n"), ["--n-features", "1"], "binary"),
+    ],
+)
+def test_classify_errors_are_one_line_and_leave_no_output(csv_files, tmp_path, capsys, make_train, extra, message):
+    train, test, _, _ = csv_files
+    out = tmp_path / "out" / "predictions.csv"
+    bad_train = make_train(tmp_path, train)
+    # the small hand-written files (columns a, b) are their own test file
+    status = classify(bad_train, test if bad_train in (train, tmp_path / "missing.csv") else bad_train, out, *extra)
+    err = capsys.readouterr().err
+    assert status == 2
+    assert message in err
+    assert err.count("\n") == 1 and err.startswith("hdbayes classify: error:")
+    assert not out.exists()
+    assert not list(tmp_path.glob("out/.predictions*"))
+
+
+def test_classify_missing_target_and_feature_columns(csv_files, tmp_path, capsys):
+    train, test, _, test_frame = csv_files
+    assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", target="nope") == 2
+    assert "target column 'nope'" in capsys.readouterr().err
+    short = tmp_path / "short.csv"
+    test_frame.drop(columns=["gene5"]).to_csv(short, index=False)
+    assert classify(train, short, tmp_path / "o.csv", "--n-features", "2") == 2
+    assert "gene5" in capsys.readouterr().err
+
+
+def test_n_features_and_threshold_are_exclusive(csv_files, tmp_path):
+    train, test, _, _ = csv_files
+    with pytest.raises(SystemExit) as exit_info:
+        classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--threshold", "0.2")
+    assert exit_info.value.code == 2
+
+
+def test_demo_prints_calibration_and_writes_figures(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| C | Corr # | Pred | Actual | Unc # | Pred | Actual |" in text
+    assert "expected_error" in text and "[x] k=10: corrected |expected - actual error| <= 0.03" in text
+    for name in ("summary.md", "results.csv", "fig2_5_error_rates.png", "fig2_7_alpha_posterior.png"):
+        assert (out / name).stat().st_size > 0

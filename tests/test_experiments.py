@@ -1,0 +1,74 @@
+"""Experiments: small versions in the default run, the papers' sizes marked slow."""
+
+from __future__ import annotations
+
+import csv
+
+import matplotlib.figure
+import pytest
+
+from hdbayes.cli import main
+from hdbayes.experiments import colon, naive_bayes_simulation
+from hdbayes.experiments._report import Report
+
+
+@pytest.fixture(scope="module")
+def colon_file():
+    """colon.rda from HDBAYES_DATA or the user cache, downloaded if absent (skip when offline)."""
+    from hdbayes.datasets import data_path
+
+    try:
+        return data_path("colon.rda")
+    except OSError as error:
+        pytest.skip(f"colon data unavailable: {error}")
+
+
+def test_report_write_is_atomic(tmp_path):
+    class Broken(matplotlib.figure.Figure):
+        def savefig(self, *args, **kwargs):
+            raise RuntimeError("disk full")
+
+    report = Report(name="x", summary="# x\n", tables={"t": [{"a": 1}]}, figures={"f": Broken()})
+    with pytest.raises(RuntimeError, match="disk full"):
+        report.write(tmp_path / "out")
+    assert list(tmp_path.iterdir()) == []
+    report.figures = {}
+    folder = report.write(tmp_path / "out")
+    assert (folder / "summary.md").read_text() == "# x\n"
+    assert list(csv.DictReader(open(folder / "t.csv"))) == [{"a": "1"}]
+
+
+def test_naive_bayes_simulation_small():
+    report = naive_bayes_simulation.run(full=False, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
+    rows = {(r["k"], r["method"]): r for r in report.tables["results"]}
+    # correction leaves the 0.5-threshold error rate almost unchanged (spec §11.12)
+    for k in (10, 100, 500):
+        assert abs(rows[k, "corrected"]["actual_error"] - rows[k, "uncorrected"]["actual_error"]) < 0.03
+    assert set(report.figures) == {
+        "fig2_4_correlations", "fig2_5_error_rates", "fig2_6_amlp_brier", "fig2_7_alpha_posterior",
+    }
+
+
+@pytest.mark.slow
+def test_naive_bayes_simulation_paper_size():
+    """Thesis §2.3.5 acceptance: calibrated when corrected, overconfident when not."""
+    report = naive_bayes_simulation.run(full=True, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
+
+
+def test_colon_small(tmp_path, colon_file):
+    assert main(["reproduce", "colon", "--out", str(tmp_path / "colon")]) == 0
+    rows = list(csv.DictReader(open(tmp_path / "colon" / "results.csv")))
+    assert len(rows) == 6
+    corrected = [float(r["amlp"]) for r in rows if r["method"] == "corrected"]
+    uncorrected = [float(r["amlp"]) for r in rows if r["method"] == "uncorrected"]
+    assert all(c < u for c, u in zip(corrected, uncorrected))
+    assert (tmp_path / "colon" / "fig2_8_probabilities.png").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_colon_paper_size(colon_file):
+    """Thesis §2.3.6 acceptance: AMLP better in >= 9 of 10 gene groups, paired t-test p < 0.01."""
+    report = colon.run(full=True, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
