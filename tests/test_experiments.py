@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 
 import matplotlib.figure
+import numpy as np
 import pytest
 
 from hdbayes.cli import main
@@ -72,3 +73,19 @@ def test_colon_paper_size(colon_file):
     """Thesis §2.3.6 acceptance: AMLP better in >= 9 of 10 gene groups, paired t-test p < 0.01."""
     report = colon.run(full=True, random_state=0, progress=False)
     assert all(report.checks.values()), report.checks
+
+
+def test_parallel_folds_with_joblib_and_dask_match_serial():
+    """Cross-validation folds run in parallel with joblib's loky and Dask backends."""
+    import joblib
+    from distributed import Client, LocalCluster
+
+    from hdbayes.datasets import simulate_naive_bayes
+
+    data = simulate_naive_bayes(n_features=300, n_train=40, n_test=1, random_state=5)
+    serial = colon.loocv_probabilities(data.X_train, data.y_train, n_features=5)
+    assert np.array_equal(colon.loocv_probabilities(data.X_train, data.y_train, n_features=5, n_jobs=2), serial)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        with Client(cluster), joblib.parallel_backend("dask"):
+            on_dask = colon.loocv_probabilities(data.X_train, data.y_train, n_features=5, n_jobs=2)
+    assert np.array_equal(on_dask, serial)
