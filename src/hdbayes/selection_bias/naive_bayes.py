@@ -270,6 +270,12 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
         self.binarize = binarize
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # CSR/CSC are supported end to end
+        tags.classifier_tags.multi_class = False  # binary response only
+        return tags
+
     def _check_params(self):
         if self.n_features is not None and self.threshold is not None:
             raise ValueError("give at most one of n_features and threshold")

@@ -1,0 +1,404 @@
+"""Tests for hdbayes.selection_bias.adjustment: the naive Bayes adjustment factor q(α)."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+from scipy.special import betaln, gammaln
+
+from hdbayes.quadrature import QuadratureRule, inverse_gamma_midpoint_grid, simpson_rule
+from hdbayes.selection import THRESHOLD_RTOL, Selection, abs_correlation, correlation_from_sums, select_features
+from hdbayes.selection_bias.adjustment import (
+    discarded_lattice,
+    lattice_correlation,
+    naive_bayes_log_discard_probability,
+)
+from hdbayes.special import log_beta_bernoulli
+
+
+def gauss_legendre_rule(n_points):
+    """Gauss–Legendre on [0, 1]: symmetric, interior nodes, exact for polynomials of degree < 2n.
+
+    Given α and θ, the probability of a binary column is a polynomial in θ of degree ≤ n
+    (rising factorials of αθ and α(1 − θ) over a constant), so this rule integrates θ
+    exactly for n < 2 · n_points.
+    """
+    x, w = np.polynomial.legendre.leggauss(n_points)
+    return QuadratureRule((x + 1) / 2, w / 2)
+
+
+EXACT = gauss_legendre_rule(40)
+
+
+def log_u_product(f1, f0, n1, n0):
+    """log U from its product form (thesis eq. 2.30), one log per factor.
+
+    U = ∏_{l<n0}(f0 + l) ∏_{l<n1}(f1 + l) / ∏_{l<n0+n1}(f0 + f1 + l). (The Gamma-function form
+    loses ~1e-12 to cancellation at α ≈ 2500, more than the tolerance of these tests.)
+    f1, f0: arrays of shape (T, 1); n1, n0: int arrays of shape (C,). Returns (T, C).
+    """
+    f1, f0 = np.broadcast_arrays(f1, f0)
+    top = int(max(np.max(n1, initial=0), np.max(n0, initial=0), 1))
+    steps = np.arange(2 * top)
+    with np.errstate(divide="ignore"):
+        cum1 = np.concatenate([np.zeros_like(f1), np.cumsum(np.log(f1 + steps), axis=1)], axis=1)
+        cum0 = np.concatenate([np.zeros_like(f0), np.cumsum(np.log(f0 + steps), axis=1)], axis=1)
+        cum = np.concatenate([np.zeros_like(f0), np.cumsum(np.log(f0 + f1 + steps), axis=1)], axis=1)
+    return cum1[:, n1] + cum0[:, n0] - cum[:, n1 + n0]
+
+
+def all_columns(n):
+    """All 2^n binary columns of length n, as an n × 2^n matrix."""
+    return np.array(list(itertools.product([0, 1], repeat=n)), dtype=np.int64).T
+
+
+def brute_force_q(y, alpha, gamma, strict, rule):
+    """q(α) by enumerating every binary feature column x ∈ {0,1}^n.
+
+    For each x: I_c = #{y = c, x = 1}, its |COR| from the sufficient sums, whether it is
+    discarded (Selection.discarded, the selection's own rule), and
+    P(x | α, θ, y) = ∏_c U(αθ, α(1 − θ), I_c, N_c − I_c). Summed over discarded
+    columns, then integrated over θ with ``rule``.
+    """
+    y = np.asarray(y)
+    n, n1 = y.shape[0], int(y.sum())
+    X = all_columns(n)
+    sum_x = X.sum(axis=0)
+    sum_xy = y @ X
+    cor = np.abs(correlation_from_sums(sum_xy, sum_x, sum_x, n, n1))
+    selection = Selection(np.array([0]), gamma, 2, strict=strict, statistic="correlation")
+    discarded = selection.discarded(cor)
+    ones1 = sum_xy[discarded]
+    ones0 = sum_x[discarded] - ones1
+    theta = rule.nodes[:, None]
+    out = []
+    for a in np.atleast_1d(alpha):
+        f1, f0 = a * theta, a * (1 - theta)
+        log_p = log_u_product(f1, f0, ones0, (n - n1) - ones0) + log_u_product(f1, f0, ones1, n1 - ones1)
+        out.append(rule.weights @ np.exp(log_p).sum(axis=1))
+    return np.array(out)
+
+
+def null_discard_probability(n0, n1, gamma, strict=False):
+    """lim_{α→∞} q: x i.i.d. Bernoulli(θ) independent of y, θ ~ U(0,1), integrated exactly.
+
+    P(I0, I1) = C(n0, I0) C(n1, I1) B(m + 1, n − m + 1) with m = I0 + I1.
+    """
+    mask = discarded_lattice(n0, n1, gamma, strict)
+    i0 = np.arange(n0 + 1)[:, None]
+    i1 = np.arange(n1 + 1)[None, :]
+    m = i0 + i1
+    n = n0 + n1
+    log_choose0 = gammaln(n0 + 1) - gammaln(i0 + 1) - gammaln(n0 - i0 + 1)
+    log_choose1 = gammaln(n1 + 1) - gammaln(i1 + 1) - gammaln(n1 - i1 + 1)
+    prob = np.exp(log_choose0 + log_choose1 + betaln(m + 1, n - m + 1))
+    assert prob.sum() == pytest.approx(1.0, abs=1e-12)
+    return prob[mask].sum()
+
+
+SPEC_Y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1])
+
+
+# ---------------------------------------------------------------------------
+# the worked example of the spec (§4.6)
+# ---------------------------------------------------------------------------
+
+
+def test_spec_worked_value_exact_theta_integration():
+    q = np.exp(naive_bayes_log_discard_probability([3.0], 4, 5, 0.3, theta_rule=EXACT))
+    assert q[0] == pytest.approx(0.436610119, abs=5e-10)
+    assert brute_force_q(SPEC_Y, 3.0, 0.3, False, EXACT)[0] == pytest.approx(0.436610119, abs=5e-10)
+
+
+def test_spec_worked_value_with_scipy_quad():
+    """The exact θ integral by adaptive quadrature of the brute-force sum."""
+
+    def integrand(theta):
+        return brute_force_q(SPEC_Y, 3.0, 0.3, False, QuadratureRule(np.array([theta]), np.array([1.0])))[0]
+
+    value, _ = integrate.quad(integrand, 0.0, 1.0, epsabs=1e-13, epsrel=1e-13)
+    assert value == pytest.approx(0.436610119, abs=5e-10)
+    lattice = np.exp(naive_bayes_log_discard_probability([3.0], 4, 5, 0.3, theta_rule=simpson_rule(2001)))[0]
+    assert lattice == pytest.approx(value, abs=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# lattice algorithm == brute-force enumeration over 2^n columns
+# ---------------------------------------------------------------------------
+
+CASES = [
+    # (n, n1, γ, strict)
+    (9, 5, 0.3, False),
+    (9, 5, 0.3, True),
+    (10, 3, 0.2, False),
+    (11, 6, 0.45, True),
+    (12, 5, 0.1, False),
+    (12, 6, 0.6, True),
+    (7, 1, 0.25, False),
+    (8, 4, 0.0, False),  # only exactly uncorrelated features are discarded
+    (8, 4, 1.0, False),  # everything is discarded
+]
+ALPHAS = np.array([0.05, 1.0, 3.0, 27.99, 2543.14])
+
+
+def _lattice_gamma(n, n1, rank):
+    """A γ that is itself a lattice value (as after top-k selection): the rank-th distinct |Cor|."""
+    values = np.unique(np.round(np.abs(lattice_correlation(n - n1, n1)), 12))
+    return float(values[-rank])
+
+
+@pytest.mark.parametrize(("n", "n1", "gamma", "strict"), CASES)
+def test_lattice_equals_brute_force_same_simpson_rule(n, n1, gamma, strict):
+    rng = np.random.default_rng(n * 100 + n1)
+    y = rng.permutation(np.r_[np.zeros(n - n1), np.ones(n1)]).astype(int)  # order must not matter
+    rule = simpson_rule(21)
+    lattice = np.exp(naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, gamma, strict=strict, theta_rule=rule))
+    np.testing.assert_allclose(lattice, brute_force_q(y, ALPHAS, gamma, strict, rule), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(("n", "n1", "rank"), [(9, 5, 3), (10, 4, 5), (12, 7, 8), (12, 2, 2)])
+@pytest.mark.parametrize("strict", [False, True])
+def test_lattice_equals_brute_force_when_gamma_is_a_lattice_value(n, n1, rank, strict):
+    gamma = _lattice_gamma(n, n1, rank)
+    y = np.r_[np.ones(n1), np.zeros(n - n1)].astype(int)
+    rule = simpson_rule(21)
+    lattice = np.exp(naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, gamma, strict=strict, theta_rule=rule))
+    np.testing.assert_allclose(lattice, brute_force_q(y, ALPHAS, gamma, strict, rule), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(("n", "n1", "rank"), [(9, 5, 3), (12, 7, 8)])
+def test_strict_excludes_exactly_the_lattice_points_at_gamma(n, n1, rank):
+    gamma = _lattice_gamma(n, n1, rank)
+    at_gamma = np.isclose(np.abs(lattice_correlation(n - n1, n1)), gamma, rtol=1e-12, atol=0)
+    assert at_gamma.any()
+    np.testing.assert_array_equal(
+        discarded_lattice(n - n1, n1, gamma, False) & ~discarded_lattice(n - n1, n1, gamma, True), at_gamma
+    )
+    q_inclusive = naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, gamma, strict=False)
+    q_strict = naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, gamma, strict=True)
+    assert np.all(q_strict < q_inclusive)
+    # a γ strictly between lattice values: both events are the same
+    between = gamma * (1 - 1e-6)
+    np.testing.assert_array_equal(
+        naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, between, strict=False),
+        naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, between, strict=True),
+    )
+
+
+@pytest.mark.parametrize(("n", "n1", "gamma", "strict"), [(9, 5, 0.3, False), (12, 5, 0.25, True), (11, 3, 0.5, False)])
+def test_lattice_with_fine_simpson_equals_exact_integral(n, n1, gamma, strict):
+    y = np.r_[np.zeros(n - n1), np.ones(n1)].astype(int)
+    exact = brute_force_q(y, ALPHAS, gamma, strict, EXACT)
+    lattice_exact = np.exp(naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, gamma, strict=strict, theta_rule=EXACT))
+    np.testing.assert_allclose(lattice_exact, exact, rtol=1e-12, atol=1e-14)
+    fine = np.exp(
+        naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, gamma, strict=strict, theta_rule=simpson_rule(2001))
+    )
+    np.testing.assert_allclose(fine, exact, rtol=0, atol=1e-8)
+
+
+def test_default_rule_is_simpson_21():
+    alpha = inverse_gamma_midpoint_grid(0.5, 5.0, 30).nodes
+    np.testing.assert_array_equal(
+        naive_bayes_log_discard_probability(alpha, 40, 60, 0.2),
+        naive_bayes_log_discard_probability(alpha, 40, 60, 0.2, theta_rule=simpson_rule(21)),
+    )
+    # a different rule gives a (slightly) different value: the rule is not ignored or cached wrongly
+    other = naive_bayes_log_discard_probability(alpha, 40, 60, 0.2, theta_rule=simpson_rule(41))
+    assert not np.array_equal(other, naive_bayes_log_discard_probability(alpha, 40, 60, 0.2))
+    np.testing.assert_allclose(other, naive_bayes_log_discard_probability(alpha, 40, 60, 0.2), atol=1e-2)
+
+
+def test_selected_features_agree_with_the_lattice_classification():
+    """The lattice point of every real feature is classified as the selection classified it."""
+    rng = np.random.default_rng(4)
+    n, p = 30, 400
+    y = rng.integers(0, 2, size=n)
+    X = rng.integers(0, 2, size=(n, p))
+    n1 = int(y.sum())
+    i1 = y @ X
+    i0 = X.sum(axis=0) - i1
+    scores = abs_correlation(X, y)
+    # the same sums give bit-identical correlations on the lattice
+    np.testing.assert_array_equal(scores, np.abs(lattice_correlation(n - n1, n1))[i0, i1])
+    seen = set()
+    for k in (1, 5, 17, 60, 200):
+        sel = select_features(X, y, n_features=k, random_state=k)
+        seen.add(sel.strict)
+        mask = discarded_lattice(n - n1, n1, sel.threshold, sel.strict)
+        rest = np.setdiff1d(np.arange(p), sel.indices)
+        assert mask[i0[rest], i1[rest]].all()
+        kept = mask[i0[sel.indices], i1[sel.indices]]
+        if sel.strict:
+            assert not kept.any()
+        else:
+            np.testing.assert_allclose(scores[sel.indices][kept], sel.threshold, rtol=THRESHOLD_RTOL)
+    assert seen == {True, False}  # both kinds of selection occurred
+
+
+# ---------------------------------------------------------------------------
+# limits and monotonicity
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n0", "n1", "gamma", "strict"), [(4, 5, 0.3, False), (50, 70, 0.21, False), (30, 30, 0.36, True)])
+def test_large_alpha_limit_is_the_null_discard_probability(n0, n1, gamma, strict):
+    """α → ∞: φ_0 = φ_1 = θ, so the feature is independent of y."""
+    q = np.exp(naive_bayes_log_discard_probability([1e9], n0, n1, gamma, strict=strict, theta_rule=gauss_legendre_rule(80)))
+    assert q[0] == pytest.approx(null_discard_probability(n0, n1, gamma, strict), abs=1e-6)
+
+
+def test_small_alpha_limit():
+    """α → 0: each φ_c is 0 or 1 (prob. 1 − θ, θ); only class-constant features x = y or 1 − y pass.
+
+    q → ∫ θ² + (1 − θ)² dθ = 2/3 for any γ < 1.
+    """
+    for n0, n1, gamma in [(4, 5, 0.3), (100, 100, 0.27), (20, 42, 0.5)]:
+        q = np.exp(naive_bayes_log_discard_probability([1e-9], n0, n1, gamma))
+        assert q[0] == pytest.approx(2 / 3, abs=1e-6)
+
+
+@pytest.mark.parametrize("gamma", [0.13, 0.21, 0.27, 0.36])
+def test_q_increasing_in_alpha_on_the_thesis_grid(gamma):
+    """Thesis §2.3.5 sizes (n = 200, γ of Table 2.3); q grows towards 'weaker relationship'."""
+    alpha = inverse_gamma_midpoint_grid(0.5, 5.0, 30).nodes
+    log_q = naive_bayes_log_discard_probability(alpha, 100, 100, gamma)
+    assert np.all(np.diff(log_q) > 0)
+    assert np.all(log_q < 0)
+
+
+def test_q_is_not_monotone_for_all_alpha():
+    """Documents a property the thesis glosses over: below α ≈ 1, q rises again towards 2/3."""
+    log_q = naive_bayes_log_discard_probability([1e-3, 1.0, 1e3], 100, 100, 0.27)
+    assert log_q[0] > log_q[1] < log_q[2]
+
+
+def test_q_in_unit_interval_and_special_thresholds():
+    alpha = np.array([0.5, 5.0, 500.0])
+    log_q = naive_bayes_log_discard_probability(alpha, 10, 13, 0.3)
+    assert np.all((log_q < 0) & np.isfinite(log_q))
+    # γ = 1 inclusive: every feature is discarded
+    np.testing.assert_allclose(naive_bayes_log_discard_probability(alpha, 10, 13, 1.0), 0.0, atol=1e-13)
+    # γ = 0 strict: nothing can have |COR| < 0
+    assert np.all(np.isneginf(naive_bayes_log_discard_probability(alpha, 10, 13, 0.0, strict=True)))
+    # γ = 0 inclusive: only features with COR exactly 0 (at least the constant ones)
+    assert np.all(np.isfinite(naive_bayes_log_discard_probability(alpha, 10, 13, 0.0)))
+
+
+def test_log_q_accurate_when_q_is_tiny_or_near_one():
+    alpha = np.array([2.6, 2543.14])
+    log_q = naive_bayes_log_discard_probability(alpha, 100, 100, 0.5)
+    assert np.all(log_q < 0) and log_q[1] > -1e-6  # q ≈ 1 − tiny, still < 1
+    tiny = naive_bayes_log_discard_probability(alpha, 300, 300, 0.0)
+    assert np.all(np.isfinite(tiny))
+
+
+def test_input_errors():
+    with pytest.raises(ValueError, match="alpha must be finite and > 0"):
+        naive_bayes_log_discard_probability([1.0, 0.0], 4, 5, 0.3)
+    with pytest.raises(ValueError, match="alpha must be finite and > 0"):
+        naive_bayes_log_discard_probability([np.inf], 4, 5, 0.3)
+    with pytest.raises(ValueError, match="both classes need at least one case"):
+        naive_bayes_log_discard_probability([1.0], 0, 5, 0.3)
+
+
+# ---------------------------------------------------------------------------
+# the lattice of correlations (thesis eq. 2.45–2.46, Fig. 2.3)
+# ---------------------------------------------------------------------------
+
+
+def _thesis_cor(i0, i1, n, ybar):
+    m = i0 + i1
+    if m == 0 or m == n:
+        return 0.0
+    return (-ybar * i0 + (1 - ybar) * i1) / (math.sqrt(n * ybar * (1 - ybar)) * math.sqrt(m - m * m / n))
+
+
+def test_lattice_correlation_matches_eq_2_46():
+    n0, n1 = 7, 11
+    cor = lattice_correlation(n0, n1)
+    assert cor.shape == (n0 + 1, n1 + 1)
+    for i0 in range(n0 + 1):
+        for i1 in range(n1 + 1):
+            assert cor[i0, i1] == pytest.approx(_thesis_cor(i0, i1, n0 + n1, n1 / (n0 + n1)), abs=1e-14)
+
+
+@pytest.mark.parametrize(("n0", "n1"), [(8, 14), (5, 5), (1, 20), (37, 52)])
+def test_lattice_flip_symmetry(n0, n1):
+    cor = lattice_correlation(n0, n1)
+    np.testing.assert_allclose(cor, -cor[::-1, ::-1], rtol=0, atol=1e-14)
+    assert cor[0, 0] == 0.0 and cor[n0, n1] == 0.0
+    assert cor[0, n1] == pytest.approx(1.0) and cor[n0, 0] == pytest.approx(-1.0)
+    # the mask is exactly symmetric although the floating-point values need not be
+    for gamma in (0.1, 0.3, _lattice_gamma(n0 + n1, n1, 4)):
+        for strict in (False, True):
+            mask = discarded_lattice(n0, n1, gamma, strict)
+            np.testing.assert_array_equal(mask, mask[::-1, ::-1])
+
+
+class TestThesisFigure23:
+    """n = 22, ȳ = 14/22, γ = 0.2 (thesis Fig. 2.3)."""
+
+    n0, n1, gamma = 8, 14, 0.2
+
+    def regions(self):
+        cor = lattice_correlation(self.n0, self.n1)
+        return cor, cor > self.gamma, cor < -self.gamma
+
+    def test_region_structure(self):
+        cor, high_plus, high_minus = self.regions()
+        np.testing.assert_array_equal(np.argwhere(cor == 0), [[0, 0], [4, 7], [8, 14]])  # L0
+        np.testing.assert_array_equal(high_plus, high_minus[::-1, ::-1])  # flip swaps H+ and H−
+        np.testing.assert_array_equal(
+            discarded_lattice(self.n0, self.n1, self.gamma, False), ~(high_plus | high_minus)
+        )
+        # for each I1, {I0 : Cor > γ} is a prefix {0..r_I1}, and r_I1 is non-decreasing in I1
+        r = []
+        for i1 in range(self.n1 + 1):
+            column = high_plus[:, i1]
+            count = int(column.sum())
+            np.testing.assert_array_equal(column, np.arange(self.n0 + 1) < count)
+            r.append(count - 1)
+        assert np.all(np.diff(r) >= 0)
+        # b0: smallest I1 with Cor(0, I1) > γ, by the (floor + 1 version of the) thesis formula
+        x = 1 / (1 / 22 + (1 - 14 / 22) / (22 * 14 / 22 * self.gamma**2))
+        b0 = math.floor(x + 1e-12) + 1
+        assert b0 == int(np.argmax(high_plus[0]))
+        assert r[b0 - 1] == -1 and r[b0] == 0
+
+    def test_q_equals_thesis_H_plus_algorithm(self):
+        """q = 1 − 2 P(H+) with the recursions of eq. 2.57–2.63, on a symmetric interior rule."""
+        n0, n1, gamma = self.n0, self.n1, self.gamma
+        n, ybar = n0 + n1, n1 / (n0 + n1)
+        rule = gauss_legendre_rule(20)
+        for alpha in (2.6, 11.45, 279.6):
+            total = 0.0
+            for theta, w in zip(rule.nodes, rule.weights):
+                a, b = alpha * theta, alpha * (1 - theta)
+
+                def pmf(size):
+                    p = [math.prod((b + l - 1) / (a + b + l - 1) for l in range(1, size + 1))]
+                    for i in range(1, size + 1):
+                        p.append(p[-1] * (size - i + 1) / i * (a + i - 1) / (b + size - i))
+                    return p
+
+                p0, p1 = pmf(n0), pmf(n1)
+                h_plus = 0.0
+                for i1 in range(n1 + 1):
+                    for i0 in range(n0 + 1):
+                        if _thesis_cor(i0, i1, n, ybar) > gamma:
+                            h_plus += p0[i0] * p1[i1]
+                total += w * h_plus
+            q = np.exp(naive_bayes_log_discard_probability([alpha], n0, n1, gamma, theta_rule=rule))[0]
+            assert q == pytest.approx(1 - 2 * total, abs=1e-13)
+
+
+def test_symmetry_trick_fails_on_an_asymmetric_rule_but_lattice_sum_does_not():
+    """The direct sum over the discarded region does not rely on θ-grid symmetry."""
+    nodes = np.array([0.1, 0.35, 0.8])
+    rule = QuadratureRule(nodes, np.array([0.3, 0.3, 0.4]))
+    y = np.r_[np.zeros(4), np.ones(5)].astype(int)
+    q = np.exp(naive_bayes_log_discard_probability([3.0], 4, 5, 0.3, theta_rule=rule))
+    np.testing.assert_allclose(q, brute_force_q(y, [3.0], 0.3, False, rule), rtol=1e-12)

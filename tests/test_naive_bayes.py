@@ -1,0 +1,576 @@
+"""Tests for hdbayes.selection_bias.naive_bayes (Bayesian naive Bayes with bias correction)."""
+
+import itertools
+import math
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from scipy import integrate, stats
+from scipy.special import logsumexp
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from hdbayes import BiasCorrectedNaiveBayes
+from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
+from hdbayes.quadrature import QuadratureRule, inverse_gamma_midpoint_grid, simpson_rule
+from hdbayes.selection import abs_correlation
+from hdbayes.selection_bias.adjustment import naive_bayes_log_discard_probability
+from hdbayes.selection_bias.naive_bayes import feature_integrals, log_class_numerators
+from hdbayes.special import log_beta_bernoulli
+
+
+def gauss_legendre_rule(n_points):
+    """Gauss–Legendre on [0, 1]; exact for the polynomial-in-θ integrands of this model."""
+    x, w = np.polynomial.legendre.leggauss(n_points)
+    return QuadratureRule((x + 1) / 2, w / 2)
+
+
+def log_u(f1, f0, n1, n0):
+    """log U by the product form, scalar arguments (thesis eq. 2.30)."""
+    with np.errstate(divide="ignore"):  # log 0 = −inf at the endpoints θ ∈ {0, 1}
+        terms = [np.log(f0 + l) for l in range(n0)] + [np.log(f1 + l) for l in range(n1)]
+        terms += [-np.log(f0 + f1 + l) for l in range(n0 + n1)]
+    return float(np.sum(terms)) if terms else 0.0
+
+
+def train_likelihood(theta, alpha, ones, sizes):
+    """L_j(θ, α) = ∏_c U(αθ, α(1 − θ), I_c, N_c − I_c) for one feature (eq. 2.33)."""
+    return np.exp(
+        sum(log_beta_bernoulli(alpha * theta, alpha * (1 - theta), ones[c], sizes[c] - ones[c]) for c in (0, 1))
+    )
+
+
+def brute_force_predict_proba(X_train, y_train, X_test, selected, *, n_total, correct, f0, f1, a, b, n_alpha, n_theta):
+    """P(y* = 1 | x*, train[, S]) by direct loops over test cases, classes, α points and features.
+
+    Thesis eq. 2.34–2.44 with the quadratures of §2.3.3 / §2.3.5; the adjustment factor is computed by
+    enumerating every binary column of length n (so n must be small).
+    """
+    n = X_train.shape[0]
+    sizes = [int(np.sum(y_train == 0)), int(np.sum(y_train == 1))]
+    alphas = stats.invgamma.ppf((np.arange(n_alpha) + 0.5) / n_alpha, a, scale=b)
+    h = 1.0 / (n_theta - 1)
+    thetas = np.linspace(0, 1, n_theta)
+    weights = np.array([1.0 if t in (0, n_theta - 1) else (4.0 if t % 2 else 2.0) for t in range(n_theta)]) * h / 3
+    k = len(selected)
+    ones = [[int(np.sum(X_train[y_train == c, j])) for j in selected] for c in (0, 1)]
+
+    # log adjustment: (p − k) log q(α), q by enumeration of all 2^n columns
+    log_adjust = np.zeros(n_alpha)
+    if correct and n_total > k:
+        gamma = min(abs_correlation(X_train[:, selected], y_train))
+        scores_all = abs_correlation(X_train, y_train)
+        strict = not np.any(np.isclose(np.delete(scores_all, selected), gamma, rtol=1e-12, atol=0))
+        columns = np.array(list(itertools.product([0, 1], repeat=n))).T
+        col_scores = abs_correlation(columns, y_train)
+        tol = 1e-9 * gamma
+        discarded = col_scores < gamma - tol if strict else col_scores <= gamma + tol
+        col_ones = [(columns[y_train == c][:, discarded]).sum(axis=0) for c in (0, 1)]
+        for m, alpha in enumerate(alphas):
+            q = 0.0
+            for theta, w in zip(thetas, weights):
+                probs = np.exp(
+                    sum(
+                        log_beta_bernoulli(alpha * theta, alpha * (1 - theta), col_ones[c], sizes[c] - col_ones[c])
+                        for c in (0, 1)
+                    )
+                )
+                q += w * probs.sum()
+            log_adjust[m] = (n_total - k) * np.log(q)
+
+    # Q_j(α_m, c) for x*_j = 1 and x*_j = 0 (eq. 2.40), by loops over θ nodes
+    q_table = np.zeros((n_alpha, k, 2, 2))  # [m, j, c, x*_j]
+    for m, alpha in enumerate(alphas):
+        for j in range(k):
+            for theta, w in zip(thetas, weights):
+                lik = train_likelihood(theta, alpha, [ones[0][j], ones[1][j]], sizes)
+                for c in (0, 1):
+                    phi_hat = (alpha * theta + ones[c][j]) / (alpha + sizes[c])
+                    q_table[m, j, c, 1] += w * lik * phi_hat
+                    q_table[m, j, c, 0] += w * lik * (1 - phi_hat)
+
+    psi_hat = [(f0 + sizes[0]) / (f0 + f1 + n), (f1 + sizes[1]) / (f0 + f1 + n)]
+    out = []
+    for x in X_test[:, selected]:
+        numerators = []
+        for c in (0, 1):
+            terms = []
+            for m in range(n_alpha):
+                log_prod = sum(np.log(q_table[m, j, c, x[j]]) for j in range(k))
+                terms.append(log_adjust[m] + log_prod)
+            numerators.append(np.log(psi_hat[c]) + logsumexp(terms) - np.log(n_alpha))
+        out.append(np.exp(numerators[1] - logsumexp(numerators)))
+    return np.array(out)
+
+
+# ---------------------------------------------------------------------------
+# feature_integrals
+# ---------------------------------------------------------------------------
+
+FEATURES = np.array([[0, 3, 7, 2], [5, 1, 7, 9]])  # I_{c,j}: rows c = 0, 1
+SIZES = (8, 11)
+ALPHAS = np.array([0.7, 2.6, 27.99, 2543.14])
+
+
+def _quad_integrals(alpha, ones, sizes):
+    def marginal(theta):
+        return train_likelihood(theta, alpha, ones, sizes)
+
+    def times_phi(c, one):
+        def f(theta):
+            phi = (alpha * theta + ones[c]) / (alpha + sizes[c])
+            return marginal(theta) * (phi if one else 1 - phi)
+
+        return f
+
+    kwargs = dict(epsabs=0, epsrel=1e-12, limit=200)
+    m = integrate.quad(marginal, 0, 1, **kwargs)[0]
+    one = [integrate.quad(times_phi(c, True), 0, 1, **kwargs)[0] for c in (0, 1)]
+    zero = [integrate.quad(times_phi(c, False), 0, 1, **kwargs)[0] for c in (0, 1)]
+    return np.log(m), np.log(one), np.log(zero)
+
+
+def test_feature_integrals_against_scipy_quad():
+    """With an exact rule for polynomials in θ, the integrals are the exact ones of the docstring."""
+    log_marginal, log_one, log_zero = feature_integrals(FEATURES, SIZES, ALPHAS, gauss_legendre_rule(30))
+    assert log_marginal.shape == (4, 4) and log_one.shape == log_zero.shape == (4, 4, 2)
+    for m, alpha in enumerate(ALPHAS):
+        for j in range(FEATURES.shape[1]):
+            expected = _quad_integrals(alpha, FEATURES[:, j], SIZES)
+            assert log_marginal[m, j] == pytest.approx(expected[0], abs=1e-9)
+            np.testing.assert_allclose(log_one[m, j], expected[1], rtol=0, atol=1e-9)
+            np.testing.assert_allclose(log_zero[m, j], expected[2], rtol=0, atol=1e-9)
+
+
+def test_feature_integrals_simpson_equals_direct_sum():
+    """With the default Simpson rule (endpoints included: exact limits at θ ∈ {0, 1})."""
+    rule = simpson_rule(21)
+    log_marginal, log_one, log_zero = feature_integrals(FEATURES, SIZES, ALPHAS, rule)
+    for m, alpha in enumerate(ALPHAS):
+        for j in range(FEATURES.shape[1]):
+            ones = FEATURES[:, j]
+            lik = np.array([np.exp(sum(log_u(alpha * t, alpha * (1 - t), ones[c], SIZES[c] - ones[c]) for c in (0, 1)))
+                            for t in rule.nodes])
+            # (1e-10: the code's log Γ(α + N)/Γ(α) by gammaln loses ~1e-12 per class at α ≈ 2500)
+            assert log_marginal[m, j] == pytest.approx(np.log(rule.weights @ lik), abs=1e-10)
+            for c in (0, 1):
+                phi = (alpha * rule.nodes + ones[c]) / (alpha + SIZES[c])
+                assert log_one[m, j, c] == pytest.approx(np.log(rule.weights @ (lik * phi)), abs=1e-10)
+                assert log_zero[m, j, c] == pytest.approx(np.log(rule.weights @ (lik * (1 - phi))), abs=1e-10)
+
+
+def test_feature_integrals_one_plus_zero_is_marginal():
+    rng = np.random.default_rng(0)
+    sizes = (37, 55)
+    ones = np.vstack([rng.integers(0, sizes[0] + 1, 50), rng.integers(0, sizes[1] + 1, 50)])
+    ones[:, 0] = 0
+    ones[:, 1] = sizes  # all-zero and all-one features: integrands vanish at one endpoint
+    alpha = inverse_gamma_midpoint_grid(0.5, 5.0, 30).nodes
+    log_marginal, log_one, log_zero = feature_integrals(ones, sizes, alpha, simpson_rule(21))
+    for c in (0, 1):
+        np.testing.assert_allclose(np.logaddexp(log_one[..., c], log_zero[..., c]), log_marginal, rtol=1e-13, atol=1e-12)
+    assert np.all(np.isfinite(log_one)) and np.all(np.isfinite(log_zero))
+    assert np.all(log_marginal < 0)
+
+
+def test_feature_integrals_marginal_is_a_distribution_over_columns():
+    """Σ over all binary columns of P(x_j^train | α, y) = 1 (for any θ rule with weights summing to 1)."""
+    sizes = (3, 4)
+    ones = np.array([[i0, i1] for i0 in range(sizes[0] + 1) for i1 in range(sizes[1] + 1)]).T
+    multiplicity = np.array([math.comb(sizes[0], i0) * math.comb(sizes[1], i1) for i0, i1 in ones.T])
+    log_marginal, _, _ = feature_integrals(ones, sizes, np.array([0.3, 5.0, 400.0]), simpson_rule(11))
+    np.testing.assert_allclose(np.exp(log_marginal) @ multiplicity, 1.0, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# log_class_numerators
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def integrals():
+    rng = np.random.default_rng(5)
+    k, n_alpha = 6, 5
+    log_one = rng.normal(-1.0, 0.5, size=(n_alpha, k, 2))
+    log_zero = rng.normal(-1.5, 0.5, size=(n_alpha, k, 2))
+    log_adjustment = rng.normal(0, 3, size=n_alpha)
+    prior = np.log([0.4, 0.6])
+    return log_one, log_zero, log_adjustment, prior
+
+
+def test_log_class_numerators_equals_loops(integrals):
+    log_one, log_zero, log_adjustment, prior = integrals
+    n_alpha, k, _ = log_one.shape
+    X = np.random.default_rng(6).integers(0, 2, size=(9, k))
+    out = log_class_numerators(X, log_one, log_zero, log_adjustment, prior)
+    assert out.shape == (9, 2)
+    for i, x in enumerate(X):
+        for c in (0, 1):
+            terms = [
+                log_adjustment[m] + sum(log_one[m, j, c] if x[j] else log_zero[m, j, c] for j in range(k))
+                for m in range(n_alpha)
+            ]
+            assert out[i, c] == pytest.approx(prior[c] + logsumexp(terms) - np.log(n_alpha), abs=1e-12)
+
+
+@pytest.mark.parametrize("p", [8, 40])  # 4k ≥ p: dense multiply by zero weights; 4k < p: gather columns
+@pytest.mark.parametrize("kind", ["dense", "csr", "csc"])
+def test_log_class_numerators_columns_equal_explicit_selection(integrals, p, kind):
+    log_one, log_zero, log_adjustment, prior = integrals
+    k = log_one.shape[1]
+    rng = np.random.default_rng(p)
+    X = rng.integers(0, 2, size=(11, p)).astype(np.float64)
+    columns = rng.choice(p, size=k, replace=False)
+    expected = log_class_numerators(X[:, columns], log_one, log_zero, log_adjustment, prior)
+    Xk = X if kind == "dense" else sp.csr_matrix(X).asformat(kind)
+    got = log_class_numerators(Xk, log_one, log_zero, log_adjustment, prior, columns=columns)
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-12)
+    # a sparse matrix without the column argument gives the same too
+    np.testing.assert_allclose(
+        log_class_numerators(sp.csr_matrix(X[:, columns]), log_one, log_zero, log_adjustment, prior), expected,
+        rtol=1e-13, atol=1e-12,
+    )
+
+
+def test_huge_number_of_discarded_features_stays_finite():
+    """(p − k) = 10^7: q^{p−k} underflows by far, the log-space computation does not."""
+    alpha = inverse_gamma_midpoint_grid(0.5, 5.0, 30).nodes
+    rule = simpson_rule(21)
+    log_q = naive_bayes_log_discard_probability(alpha, 100, 100, 0.27, theta_rule=rule)
+    log_adjustment = 1e7 * log_q
+    assert np.all(np.isfinite(log_adjustment)) and np.all(np.exp(log_adjustment) == 0.0)
+    rng = np.random.default_rng(7)
+    ones = np.vstack([rng.integers(20, 80, 10), rng.integers(20, 80, 10)])
+    _, log_one, log_zero = feature_integrals(ones, (100, 100), alpha, rule)
+    X = rng.integers(0, 2, size=(50, 10))
+    prior = np.log([0.5, 0.5])
+    numerators = log_class_numerators(X, log_one, log_zero, log_adjustment, prior)
+    assert np.all(np.isfinite(numerators))
+    proba = np.exp(numerators - logsumexp(numerators, axis=1, keepdims=True))
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-14)
+    # q is increasing on the grid, so the posterior collapses on the largest α point
+    last = log_class_numerators(X, log_one[-1:], log_zero[-1:], np.zeros(1), prior)
+    np.testing.assert_allclose(proba, np.exp(last - logsumexp(last, axis=1, keepdims=True)), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# the estimator: exact agreement with the model's formulas
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_problem():
+    rng = np.random.default_rng(11)
+    n, p = 10, 7
+    y = np.array([0, 1] * 5)
+    rng.shuffle(y)
+    X = (rng.uniform(size=(n, p)) < np.where(y[:, None] == 1, 0.7, 0.35)).astype(int)
+    X_test = np.array(list(itertools.product([0, 1], repeat=p)))[::5]
+    return X, y, X_test
+
+
+@pytest.mark.parametrize("correct", [True, False])
+@pytest.mark.parametrize("k", [3, 7])
+def test_estimator_equals_brute_force_model(tiny_problem, correct, k):
+    X, y, X_test = tiny_problem
+    params = dict(f0=1.3, f1=0.8, alpha_shape=0.5, alpha_scale=5.0, n_alpha=6, n_theta=9)
+    model = BiasCorrectedNaiveBayes(n_features=k, correct=correct, random_state=0, **params).fit(X, y)
+    params = dict(f0=1.3, f1=0.8, a=0.5, b=5.0, n_alpha=6, n_theta=9)
+    expected = brute_force_predict_proba(
+        X, y, X_test, model.selected_features_, n_total=X.shape[1], correct=correct, **params
+    )
+    np.testing.assert_allclose(model.predict_proba(X_test)[:, 1], expected, rtol=1e-10, atol=1e-12)
+    if k < X.shape[1] and correct:
+        assert np.all(model.log_adjustment_ < 0)
+    else:
+        np.testing.assert_array_equal(model.log_adjustment_, 0.0)
+
+
+def test_fitted_attributes(tiny_problem):
+    X, y, _ = tiny_problem
+    model = BiasCorrectedNaiveBayes(n_features=3, n_alpha=12, random_state=0).fit(X, y)
+    r = abs_correlation(X, y)
+    np.testing.assert_array_equal(model.classes_, [0, 1])
+    assert model.n_features_in_ == 7
+    assert model.selected_features_.shape == (3,)
+    assert model.threshold_ == pytest.approx(np.sort(r)[-3])
+    assert model.selection_.n_total == 7 and model.selection_.n_discarded == 4
+    np.testing.assert_allclose(model.alpha_grid_, inverse_gamma_midpoint_grid(0.5, 5.0, 12).nodes)
+    # posterior of α ∝ q^{p−k} · ∏_j P(x_j^train | α, y)
+    log_marginal, _, _ = feature_integrals(
+        np.vstack([X[y == 0][:, model.selected_features_].sum(0), X[y == 1][:, model.selected_features_].sum(0)]),
+        (5, 5), model.alpha_grid_, simpson_rule(21),
+    )
+    np.testing.assert_allclose(model.log_marginal_likelihood_, log_marginal.sum(axis=1), rtol=1e-13)
+    log_post = model.log_adjustment_ + model.log_marginal_likelihood_
+    np.testing.assert_allclose(model.alpha_posterior_, np.exp(log_post - logsumexp(log_post)), rtol=1e-12)
+    assert model.alpha_posterior_.sum() == pytest.approx(1.0, abs=1e-14)
+    prior_density = stats.invgamma.pdf(model.alpha_grid_, 0.5, scale=5.0)
+    np.testing.assert_allclose(model.log_alpha_density_, 12 * model.alpha_posterior_ * model.alpha_grid_ * prior_density)
+    np.testing.assert_allclose(model.class_log_prior_, np.log([(1 + 5) / 12, (1 + 5) / 12]))
+
+
+def test_log_alpha_density_integrates_to_one(nb_data):
+    """With a fine α grid the density of log α (thesis Fig. 2.7) integrates to ≈ 1."""
+    X, y, _, _ = nb_data
+    model = BiasCorrectedNaiveBayes(n_features=10, n_alpha=2000, random_state=0).fit(X, y)
+    total = np.trapezoid(model.log_alpha_density_, np.log(model.alpha_grid_))
+    assert total == pytest.approx(1.0, abs=0.02)
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn compatibility
+# ---------------------------------------------------------------------------
+
+
+@parametrize_with_checks([BiasCorrectedNaiveBayes(binarize=0.0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_default_instance_rejects_continuous_X():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 4))
+    y = np.r_[np.zeros(10), np.ones(10)]
+    with pytest.raises(ValueError, match=r"binary features \(0/1\).*binarize"):
+        BiasCorrectedNaiveBayes().fit(X, y)
+    # the same data binarized explicitly give the same model as binarize=0.0
+    a = BiasCorrectedNaiveBayes(binarize=0.0).fit(X, y).predict_proba(X)
+    b = BiasCorrectedNaiveBayes().fit((X > 0).astype(int), y).predict_proba((X > 0).astype(int))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_pickle_round_trip(nb_data):
+    X, y, X_test, _ = nb_data
+    model = BiasCorrectedNaiveBayes(n_features=15, random_state=3).fit(X, y)
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(clone.predict_proba(X_test), model.predict_proba(X_test))
+    np.testing.assert_array_equal(clone.selected_features_, model.selected_features_)
+
+
+def _k_with_boundary_ties(X, y):
+    r = np.sort(abs_correlation(X, y))[::-1]
+    for k in range(5, len(r) - 1):
+        if np.isclose(r[k - 1], r[k], rtol=1e-12) and r[k - 1] > 0:
+            return k
+    raise AssertionError("no ties in the fixture")
+
+
+def test_random_state_controls_tie_breaking(nb_data):
+    X, y, X_test, _ = nb_data
+    k = _k_with_boundary_ties(X, y)
+    first = BiasCorrectedNaiveBayes(n_features=k, random_state=42).fit(X, y)
+    again = BiasCorrectedNaiveBayes(n_features=k, random_state=42).fit(X, y)
+    assert first.selection_.strict is False
+    np.testing.assert_array_equal(first.selected_features_, again.selected_features_)
+    np.testing.assert_array_equal(first.predict_proba(X_test), again.predict_proba(X_test))
+    selections = {
+        tuple(sorted(BiasCorrectedNaiveBayes(n_features=k, random_state=s).fit(X, y).selected_features_))
+        for s in range(15)
+    }
+    assert len(selections) > 1
+
+
+def test_sparse_dense_and_dataframe_inputs_agree(nb_data):
+    X, y, X_test, _ = nb_data
+    dense = BiasCorrectedNaiveBayes(n_features=12, random_state=0).fit(X, y)
+    expected = dense.predict_proba(X_test)
+    for fmt in ("csr", "csc"):
+        model = BiasCorrectedNaiveBayes(n_features=12, random_state=0).fit(sp.csr_matrix(X).asformat(fmt), y)
+        np.testing.assert_array_equal(model.selected_features_, dense.selected_features_)
+        np.testing.assert_allclose(model.predict_proba(sp.csr_matrix(X_test).asformat(fmt)), expected, rtol=1e-12)
+        np.testing.assert_allclose(model.predict_proba(X_test), expected, rtol=1e-12)
+    names = [f"gene{j}" for j in range(X.shape[1])]
+    frame_model = BiasCorrectedNaiveBayes(n_features=12, random_state=0).fit(pd.DataFrame(X, columns=names), y)
+    np.testing.assert_array_equal(frame_model.feature_names_in_, names)
+    np.testing.assert_allclose(frame_model.predict_proba(pd.DataFrame(X_test, columns=names)), expected, rtol=1e-12)
+
+
+def test_string_labels(nb_data):
+    X, y, X_test, _ = nb_data
+    labels = np.array(["healthy", "tumour"])[y]
+    model = BiasCorrectedNaiveBayes(n_features=8, random_state=0).fit(X, labels)
+    reference = BiasCorrectedNaiveBayes(n_features=8, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.classes_, ["healthy", "tumour"])
+    np.testing.assert_array_equal(model.predict(X_test), np.array(["healthy", "tumour"])[reference.predict(X_test)])
+
+
+def test_predict_decisions(nb_data):
+    X, y, X_test, _ = nb_data
+    model = BiasCorrectedNaiveBayes(n_features=20, random_state=0).fit(X, y)
+    proba = model.predict_proba(X_test)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-14)
+    np.testing.assert_allclose(model.predict_log_proba(X_test), np.log(proba), atol=1e-14)
+    np.testing.assert_array_equal(model.predict(X_test), model.classes_[(proba[:, 1] >= 0.5).astype(int)])
+    loss = np.array([[0.0, 1.0], [6.0, 0.0]])  # missing class 1 costs six times as much
+    decisions = model.predict(X_test, loss=loss)
+    np.testing.assert_array_equal(decisions, model.classes_[np.argmin(proba @ loss, axis=1)])
+    # class 1 whenever P(1) > 1/7: different from the 0-1 decision on this data
+    np.testing.assert_array_equal(decisions, (proba[:, 1] > 1 / 7).astype(int))
+    assert np.any(decisions != model.predict(X_test))
+    np.testing.assert_array_equal(model.predict(X_test, loss=1 - np.eye(2)), model.predict(X_test))
+
+
+# ---------------------------------------------------------------------------
+# correction versus no correction
+# ---------------------------------------------------------------------------
+
+
+def test_no_correction_needed_when_all_features_are_kept(nb_data):
+    X, y, X_test, _ = nb_data
+    p = X.shape[1]
+    corrected = BiasCorrectedNaiveBayes(n_features=p, correct=True).fit(X, y)
+    uncorrected = BiasCorrectedNaiveBayes(n_features=p, correct=False).fit(X, y)
+    default = BiasCorrectedNaiveBayes().fit(X, y)
+    np.testing.assert_array_equal(corrected.log_adjustment_, 0.0)
+    np.testing.assert_array_equal(corrected.predict_proba(X_test), uncorrected.predict_proba(X_test))
+    np.testing.assert_array_equal(corrected.predict_proba(X_test), default.predict_proba(X_test))
+
+
+def test_wide_sparse_problem(sparse_binary):
+    """60 × 200000 sparse: p − k ≈ 2·10^5 discarded features, probabilities finite and normalised."""
+    X = sparse_binary(60, 200_000, 2e-3, seed=2)
+    y = np.r_[np.zeros(30), np.ones(30)].astype(int)
+    model = BiasCorrectedNaiveBayes(n_features=10, random_state=0).fit(X, y)
+    assert model.selection_.n_discarded == 199_990
+    assert np.all(model.log_adjustment_ < -1e4)  # q^{p−k} would underflow
+    proba = model.predict_proba(X)
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-14)
+    uncorrected = BiasCorrectedNaiveBayes(n_features=10, correct=False, random_state=0).fit(X, y).predict_proba(X)
+    # pure-noise data: the correction pulls the predictions to the class frequencies
+    assert np.abs(proba[:, 1] - 0.5).max() < 0.05 < np.abs(uncorrected[:, 1] - 0.5).max()
+
+
+def test_threshold_selection_in_the_estimator(nb_data):
+    X, y, X_test, _ = nb_data
+    model = BiasCorrectedNaiveBayes(threshold=0.3).fit(X, y)
+    r = abs_correlation(X, y)
+    np.testing.assert_array_equal(np.sort(model.selected_features_), np.flatnonzero(r > 0.3))
+    assert model.threshold_ == 0.3 and model.selection_.strict is False
+    log_q = naive_bayes_log_discard_probability(model.alpha_grid_, int(np.sum(y == 0)), int(np.sum(y == 1)), 0.3)
+    np.testing.assert_allclose(model.log_adjustment_, (X.shape[1] - len(model.selected_features_)) * log_q)
+    # nothing above the threshold: the predictions are the class frequencies (Pólya urn)
+    empty = BiasCorrectedNaiveBayes(threshold=0.99).fit(X, y)
+    assert empty.selected_features_.shape == (0,)
+    np.testing.assert_allclose(empty.predict_proba(X_test), np.exp(np.tile(empty.class_log_prior_, (len(X_test), 1))))
+
+
+@pytest.fixture(scope="module")
+def calibration_study(simulate_nb):
+    """Thesis §2.3.5 in small: α = 300, p = 2000, n = 200, k = 20, 2000 test cases."""
+    X, y, X_test, y_test = simulate_nb(2000, 200, 2000, alpha=300.0, seed=0)
+    models = {
+        correct: BiasCorrectedNaiveBayes(n_features=20, correct=correct, random_state=0).fit(X, y)
+        for correct in (True, False)
+    }
+    probas = {correct: model.predict_proba(X_test) for correct, model in models.items()}
+    return models, probas, y_test
+
+
+def test_correction_moves_alpha_posterior_up(calibration_study):
+    models, _, _ = calibration_study
+    corrected, uncorrected = models[True].alpha_posterior_, models[False].alpha_posterior_
+    log_alpha = np.log(models[True].alpha_grid_)
+    assert corrected @ log_alpha > uncorrected @ log_alpha + 1.0
+    # q(α) increases on the grid, so the corrected posterior is stochastically larger
+    assert np.all(np.cumsum(corrected)[:-1] <= np.cumsum(uncorrected)[:-1] + 1e-12)
+
+
+def test_correction_calibrates_predictions(calibration_study):
+    _, probas, y_test = calibration_study
+    spread = {c: np.mean(np.abs(p[:, 1] - 0.5)) for c, p in probas.items()}
+    assert spread[True] < spread[False]
+    gap = {c: abs(expected_error_rate(p) - error_rate(y_test, p)) for c, p in probas.items()}
+    assert gap[True] < gap[False]
+    assert gap[True] < 0.05 and gap[False] > 0.1  # uncorrected: far too confident
+    assert expected_error_rate(probas[False]) < error_rate(y_test, probas[False])
+    amlp = {c: average_minus_log_probability(y_test, p) for c, p in probas.items()}
+    assert amlp[True] < amlp[False]
+
+
+# ---------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small():
+    X = np.array([[0, 1, 1], [1, 0, 1], [0, 0, 1], [1, 1, 0], [1, 0, 0], [0, 1, 0]])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    return X, y
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"n_features": 4}, "larger than the number of features"),
+        ({"n_features": 0}, "n_features must be at least 1"),
+        ({"n_features": 2, "threshold": 0.1}, "at most one of n_features and threshold"),
+        ({"threshold": -0.2}, "threshold must be a finite number >= 0"),
+        ({"n_theta": 20}, "n_theta must be odd"),
+        ({"n_theta": 1}, "n_theta must be at least 3"),
+        ({"n_alpha": 0}, "n_alpha must be at least 1"),
+        ({"f0": 0.0}, "f0 must be a finite number > 0"),
+        ({"f1": -1.0}, "f1 must be a finite number > 0"),
+        ({"alpha_shape": 0}, "alpha_shape must be a finite number > 0"),
+        ({"alpha_scale": -5.0}, "alpha_scale must be a finite number > 0"),
+        ({"alpha_scale": np.inf}, "alpha_scale must be a finite number > 0"),
+    ],
+)
+def test_bad_parameters(small, params, match):
+    X, y = small
+    with pytest.raises(ValueError, match=match):
+        BiasCorrectedNaiveBayes(**params).fit(X, y)
+
+
+def test_bad_parameter_types(small):
+    X, y = small
+    with pytest.raises(TypeError, match="n_features must be an integer"):
+        BiasCorrectedNaiveBayes(n_features=2.5).fit(X, y)
+    with pytest.raises(TypeError, match="f0 must be a real number"):
+        BiasCorrectedNaiveBayes(f0="1").fit(X, y)
+
+
+def test_bad_data(small):
+    X, y = small
+    model = BiasCorrectedNaiveBayes(n_features=2)
+    with pytest.raises(ValueError, match="binary"):
+        model.fit(X * 2, y)
+    with pytest.raises(ValueError, match="binary"):
+        model.fit(sp.csr_matrix(X * 2), y)
+    Xnan = X.astype(float)
+    Xnan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        model.fit(Xnan, y)
+    Xinf = X.astype(float)
+    Xinf[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        model.fit(Xinf, y)
+    with pytest.raises(ValueError, match="single class"):
+        model.fit(X, np.zeros(6))
+    with pytest.raises(ValueError, match="Only binary classification is supported.*3 classes"):
+        model.fit(X, [0, 1, 2, 0, 1, 2])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        model.fit(X, np.linspace(0, 1, 6))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        model.fit(X, y[:5])
+
+
+def test_bad_data_at_predict_time(small):
+    X, y = small
+    with pytest.raises(NotFittedError):
+        BiasCorrectedNaiveBayes().predict_proba(X)
+    model = BiasCorrectedNaiveBayes(n_features=2).fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features, but BiasCorrectedNaiveBayes is expecting 3"):
+        model.predict_proba(X[:, :2])
+    with pytest.raises(ValueError, match="binary"):
+        model.predict(X + 1)
+    with pytest.raises(ValueError, match="NaN"):
+        model.predict(np.full((1, 3), np.nan))
+    with pytest.raises(ValueError, match="loss"):
+        model.predict(X, loss=np.ones((3, 3)))

@@ -1,0 +1,99 @@
+"""Tests for hdbayes.quadrature."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from hdbayes.quadrature import QuadratureRule, inverse_gamma_midpoint_grid, simpson_rule
+
+# thesis eq. 2.88: the K = 10 grid for Inverse-Gamma(0.5, 5)
+THESIS_ALPHA_GRID = [2.60, 4.83, 7.56, 11.45, 17.52, 27.99, 48.57, 98.49, 279.60, 2543.14]
+
+
+def test_inverse_gamma_grid_reproduces_thesis_k10():
+    rule = inverse_gamma_midpoint_grid(0.5, 5.0, 10)
+    np.testing.assert_array_equal(np.round(rule.nodes, 2), THESIS_ALPHA_GRID)
+    np.testing.assert_array_equal(rule.weights, np.full(10, 0.1))
+
+
+def test_inverse_gamma_grid_k30_log_range():
+    rule = inverse_gamma_midpoint_grid(0.5, 5.0, 30)
+    log_alpha = np.log(rule.nodes)
+    assert log_alpha[0] == pytest.approx(0.557, abs=5e-4)
+    assert log_alpha[-1] == pytest.approx(10.04, abs=5e-3)
+    assert np.all(np.diff(rule.nodes) > 0)
+    assert rule.weights.sum() == pytest.approx(1.0, abs=1e-15)
+
+
+def test_inverse_gamma_grid_nodes_are_prior_midpoint_quantiles():
+    rule = inverse_gamma_midpoint_grid(1.5, 2.0, 7)
+    cdf = stats.invgamma.cdf(rule.nodes, 1.5, scale=2.0)
+    np.testing.assert_allclose(cdf, (np.arange(1, 8) - 0.5) / 7, atol=1e-12)
+
+
+def test_inverse_gamma_grid_integrates_prior_expectations():
+    """The midpoint rule in u = F(α) approximates E[g(α)] under the prior."""
+    rule = inverse_gamma_midpoint_grid(3.0, 2.0, 2000)
+    # E[1/α] for 1/α ~ Gamma(shape 3, rate 2) is 3/2
+    assert rule.weights @ (1.0 / rule.nodes) == pytest.approx(1.5, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("shape", "scale", "n_points"),
+    [(0.0, 5.0, 10), (-1.0, 5.0, 10), (0.5, 0.0, 10), (0.5, np.inf, 10), (0.5, 5.0, 0), (0.5, 5.0, 2.5), (0.5, 5.0, True)],
+)
+def test_inverse_gamma_grid_rejects_bad_arguments(shape, scale, n_points):
+    with pytest.raises(ValueError, match="shape|scale|n_points"):
+        inverse_gamma_midpoint_grid(shape, scale, n_points)
+
+
+@pytest.mark.parametrize("n_points", [3, 5, 21, 101])
+def test_simpson_is_exact_for_cubics(n_points):
+    rule = simpson_rule(n_points)
+    rng = np.random.default_rng(n_points)
+    for _ in range(5):
+        c = rng.normal(size=4)
+        exact = c[0] + c[1] / 2 + c[2] / 3 + c[3] / 4
+        assert rule.weights @ np.polyval(c[::-1], rule.nodes) == pytest.approx(exact, abs=1e-14)
+    assert rule.weights.sum() == pytest.approx(1.0, abs=1e-15)
+
+
+def test_simpson_is_not_exact_for_quartics():
+    """Guards the test above: the rule is Simpson, not something of higher order."""
+    rule = simpson_rule(3)
+    assert rule.weights @ rule.nodes**4 != pytest.approx(0.2, abs=1e-6)
+
+
+def test_simpson_weights_and_nodes():
+    rule = simpson_rule(21)
+    h = 0.05
+    expected = h / 3 * np.array([1] + [4, 2] * 9 + [4, 1], dtype=float)
+    np.testing.assert_allclose(rule.weights, expected, rtol=1e-15)
+    np.testing.assert_allclose(rule.nodes, np.linspace(0, 1, 21), atol=1e-15)
+    assert rule.nodes[0] == 0.0 and rule.nodes[-1] == 1.0
+    # symmetric about 1/2 (needed by the flip symmetry of the adjustment factor)
+    np.testing.assert_allclose(rule.nodes + rule.nodes[::-1], 1.0, atol=1e-15)
+    np.testing.assert_array_equal(rule.weights, rule.weights[::-1])
+
+
+def test_simpson_on_other_interval():
+    rule = simpson_rule(11, -1.0, 3.0)
+    assert rule.weights.sum() == pytest.approx(4.0, abs=1e-14)
+    assert rule.weights @ rule.nodes**3 == pytest.approx((3.0**4 - 1.0) / 4, abs=1e-12)
+
+
+def test_simpson_converges_at_fourth_order():
+    errors = [abs(simpson_rule(n).weights @ np.exp(simpson_rule(n).nodes) - (np.e - 1)) for n in (11, 21)]
+    assert errors[0] / errors[1] == pytest.approx(16.0, rel=0.02)
+
+
+@pytest.mark.parametrize("n_points", [2, 4, 20, 1, 0, -3, 3.0, True])
+def test_simpson_rejects_even_or_too_few_points(n_points):
+    with pytest.raises(ValueError, match="odd number of points"):
+        simpson_rule(n_points)
+
+
+def test_log_weights():
+    rule = QuadratureRule(np.array([0.0, 0.5, 1.0]), np.array([0.25, 0.0, 0.75]))
+    np.testing.assert_allclose(rule.log_weights, [np.log(0.25), -np.inf, np.log(0.75)])
+    np.testing.assert_allclose(simpson_rule(5).log_weights, np.log(simpson_rule(5).weights))
