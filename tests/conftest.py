@@ -7,17 +7,17 @@ import pytest
 
 
 def simulate_binary_naive_bayes(n_features, n_train, n_test, alpha=300.0, seed=0):
-    """Data from the thesis's naive Bayes model (§2.3.5) with α fixed.
+    """Data from the thesis's naive Bayes model (§2.3.5) with α fixed and i.i.d. labels.
 
-    θ_j ~ U(0, 1), φ_{c,j} ~ Beta(αθ_j, α(1 − θ_j)), y ~ Bernoulli(1/2),
-    x_j | y ~ Bernoulli(φ_{y,j}). Returns X_train, y_train, X_test, y_test (X as uint8).
+    A thin wrapper over :func:`hdbayes.datasets.simulate_naive_bayes` returning
+    X_train, y_train, X_test, y_test.
     """
-    rng = np.random.default_rng(seed)
-    theta = rng.uniform(size=n_features)
-    phi = rng.beta(alpha * theta, alpha * (1.0 - theta), size=(2, n_features))
-    y = rng.integers(0, 2, size=n_train + n_test)
-    X = (rng.uniform(size=(n_train + n_test, n_features)) < phi[y]).astype(np.uint8)
-    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+    from hdbayes.datasets import simulate_naive_bayes
+
+    data = simulate_naive_bayes(
+        alpha=alpha, n_features=n_features, n_train=n_train, n_test=n_test, balanced=False, random_state=seed
+    )
+    return data.X_train, data.y_train, data.X_test, data.y_test
 
 
 def random_sparse_binary(n_rows, n_cols, density, seed=0, fmt="csc"):

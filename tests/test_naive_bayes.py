@@ -310,15 +310,15 @@ def test_fitted_attributes(tiny_problem):
     np.testing.assert_allclose(model.alpha_posterior_, np.exp(log_post - logsumexp(log_post)), rtol=1e-12)
     assert model.alpha_posterior_.sum() == pytest.approx(1.0, abs=1e-14)
     prior_density = stats.invgamma.pdf(model.alpha_grid_, 0.5, scale=5.0)
-    np.testing.assert_allclose(model.log_alpha_density_, 12 * model.alpha_posterior_ * model.alpha_grid_ * prior_density)
+    np.testing.assert_allclose(model.posterior_density_of_log_alpha_, 12 * model.alpha_posterior_ * model.alpha_grid_ * prior_density)
     np.testing.assert_allclose(model.class_log_prior_, np.log([(1 + 5) / 12, (1 + 5) / 12]))
 
 
-def test_log_alpha_density_integrates_to_one(nb_data):
+def test_posterior_density_of_log_alpha_integrates_to_one(nb_data):
     """With a fine α grid the density of log α (thesis Fig. 2.7) integrates to ≈ 1."""
     X, y, _, _ = nb_data
     model = BiasCorrectedNaiveBayes(n_features=10, n_alpha=2000, random_state=0).fit(X, y)
-    total = np.trapezoid(model.log_alpha_density_, np.log(model.alpha_grid_))
+    total = np.trapezoid(model.posterior_density_of_log_alpha_, np.log(model.alpha_grid_))
     assert total == pytest.approx(1.0, abs=0.02)
 
 

@@ -38,7 +38,7 @@ def plot_log_alpha_density(model, ax=None, *, true_alpha=None, **kwargs):
     """
     ax = new_axes(ax)
     kwargs.setdefault("marker", ".")
-    ax.plot(np.log(model.alpha_grid_), model.log_alpha_density_, **kwargs)
+    ax.plot(np.log(model.alpha_grid_), model.posterior_density_of_log_alpha_, **kwargs)
     if true_alpha is not None:
         ax.axvline(np.log(true_alpha), color="grey", linewidth=0.8)
     ax.set_xlabel("log(α)")

@@ -109,7 +109,7 @@ def run(full=False, random_state=0, progress=None):
     report.tables["alpha_posterior"] = [
         {"k": k, "method": "corrected" if correct else "uncorrected", "log_alpha": float(np.log(a)), "density": float(d)}
         for (k, correct), model in models.items()
-        for a, d in zip(model.alpha_grid_, model.log_alpha_density_)
+        for a, d in zip(model.alpha_grid_, model.posterior_density_of_log_alpha_)
     ]
     by = {(r["k"], r["method"]): r for r in rows}
     report.checks = _acceptance(by, size.ks, p)

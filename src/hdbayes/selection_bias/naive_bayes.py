@@ -227,7 +227,7 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
         Σ_j log P(x_j^train | α_m, y^train) over the selected features.
     alpha_posterior_ : ndarray of shape (n_alpha,)
         Posterior probabilities of the α points (sum to one).
-    log_alpha_density_ : ndarray of shape (n_alpha,)
+    posterior_density_of_log_alpha_ : ndarray of shape (n_alpha,)
         Posterior density of log α at log(alpha_grid_) (thesis Fig. 2.7): the
         probabilities rescaled to sum to K times the Jacobian α P(α).
     class_log_prior_ : ndarray of shape (2,)
@@ -351,7 +351,7 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
         log_posterior = self.log_adjustment_ + self.log_marginal_likelihood_
         self.alpha_posterior_ = np.exp(log_posterior - logsumexp(log_posterior))
         prior_density = stats.invgamma.pdf(self.alpha_grid_, self.alpha_shape, scale=self.alpha_scale)
-        self.log_alpha_density_ = self.n_alpha * self.alpha_posterior_ * self.alpha_grid_ * prior_density
+        self.posterior_density_of_log_alpha_ = self.n_alpha * self.alpha_posterior_ * self.alpha_grid_ * prior_density
 
         f = np.array([self.f0, self.f1])
         self.class_log_prior_ = np.log((f + np.asarray(class_sizes)) / (f.sum() + y01.shape[0]))
