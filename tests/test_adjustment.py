@@ -15,7 +15,6 @@ from hdbayes.selection_bias.adjustment import (
     lattice_correlation,
     naive_bayes_log_discard_probability,
 )
-from hdbayes.special import log_beta_bernoulli
 
 
 def gauss_legendre_rule(n_points):
@@ -191,7 +190,9 @@ def test_strict_excludes_exactly_the_lattice_points_at_gamma(n, n1, rank):
 def test_lattice_with_fine_simpson_equals_exact_integral(n, n1, gamma, strict):
     y = np.r_[np.zeros(n - n1), np.ones(n1)].astype(int)
     exact = brute_force_q(y, ALPHAS, gamma, strict, EXACT)
-    lattice_exact = np.exp(naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, gamma, strict=strict, theta_rule=EXACT))
+    lattice_exact = np.exp(
+        naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, gamma, strict=strict, theta_rule=EXACT)
+    )
     np.testing.assert_allclose(lattice_exact, exact, rtol=1e-12, atol=1e-14)
     fine = np.exp(
         naive_bayes_log_discard_probability(ALPHAS, n - n1, n1, gamma, strict=strict, theta_rule=simpson_rule(2001))
@@ -243,10 +244,14 @@ def test_selected_features_agree_with_the_lattice_classification():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n0", "n1", "gamma", "strict"), [(4, 5, 0.3, False), (50, 70, 0.21, False), (30, 30, 0.36, True)])
+@pytest.mark.parametrize(
+    ("n0", "n1", "gamma", "strict"), [(4, 5, 0.3, False), (50, 70, 0.21, False), (30, 30, 0.36, True)]
+)
 def test_large_alpha_limit_is_the_null_discard_probability(n0, n1, gamma, strict):
     """α → ∞: φ_0 = φ_1 = θ, so the feature is independent of y."""
-    q = np.exp(naive_bayes_log_discard_probability([1e9], n0, n1, gamma, strict=strict, theta_rule=gauss_legendre_rule(80)))
+    q = np.exp(
+        naive_bayes_log_discard_probability([1e9], n0, n1, gamma, strict=strict, theta_rule=gauss_legendre_rule(80))
+    )
     assert q[0] == pytest.approx(null_discard_probability(n0, n1, gamma, strict), abs=1e-6)
 
 
@@ -351,9 +356,7 @@ class TestThesisFigure23:
         cor, high_plus, high_minus = self.regions()
         np.testing.assert_array_equal(np.argwhere(cor == 0), [[0, 0], [4, 7], [8, 14]])  # L0
         np.testing.assert_array_equal(high_plus, high_minus[::-1, ::-1])  # flip swaps H+ and H−
-        np.testing.assert_array_equal(
-            discarded_lattice(self.n0, self.n1, self.gamma, False), ~(high_plus | high_minus)
-        )
+        np.testing.assert_array_equal(discarded_lattice(self.n0, self.n1, self.gamma, False), ~(high_plus | high_minus))
         # for each I1, {I0 : Cor > γ} is a prefix {0..r_I1}, and r_I1 is non-decreasing in I1
         r = []
         for i1 in range(self.n1 + 1):

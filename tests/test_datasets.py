@@ -20,14 +20,15 @@ import scipy.sparse as sp
 
 from hdbayes.datasets import (
     DataDownloadError,
+    _fetch,
     data_path,
     get_data_home,
     load_colon,
     load_lymphoma,
     load_srbct,
+    real,
     simulate_naive_bayes,
 )
-from hdbayes.datasets import _fetch, real
 
 
 def _shared_data_dir() -> Path | None:

@@ -152,8 +152,12 @@ def test_feature_integrals_simpson_equals_direct_sum():
     for m, alpha in enumerate(ALPHAS):
         for j in range(FEATURES.shape[1]):
             ones = FEATURES[:, j]
-            lik = np.array([np.exp(sum(log_u(alpha * t, alpha * (1 - t), ones[c], SIZES[c] - ones[c]) for c in (0, 1)))
-                            for t in rule.nodes])
+            lik = np.array(
+                [
+                    np.exp(sum(log_u(alpha * t, alpha * (1 - t), ones[c], SIZES[c] - ones[c]) for c in (0, 1)))
+                    for t in rule.nodes
+                ]
+            )
             # (1e-10: the code's log Γ(α + N)/Γ(α) by gammaln loses ~1e-12 per class at α ≈ 2500)
             assert log_marginal[m, j] == pytest.approx(np.log(rule.weights @ lik), abs=1e-10)
             for c in (0, 1):
@@ -171,7 +175,9 @@ def test_feature_integrals_one_plus_zero_is_marginal():
     alpha = inverse_gamma_midpoint_grid(0.5, 5.0, 30).nodes
     log_marginal, log_one, log_zero = feature_integrals(ones, sizes, alpha, simpson_rule(21))
     for c in (0, 1):
-        np.testing.assert_allclose(np.logaddexp(log_one[..., c], log_zero[..., c]), log_marginal, rtol=1e-13, atol=1e-12)
+        np.testing.assert_allclose(
+            np.logaddexp(log_one[..., c], log_zero[..., c]), log_marginal, rtol=1e-13, atol=1e-12
+        )
     assert np.all(np.isfinite(log_one)) and np.all(np.isfinite(log_zero))
     assert np.all(log_marginal < 0)
 
@@ -230,8 +236,10 @@ def test_log_class_numerators_columns_equal_explicit_selection(integrals, p, kin
     np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-12)
     # a sparse matrix without the column argument gives the same too
     np.testing.assert_allclose(
-        log_class_numerators(sp.csr_matrix(X[:, columns]), log_one, log_zero, log_adjustment, prior), expected,
-        rtol=1e-13, atol=1e-12,
+        log_class_numerators(sp.csr_matrix(X[:, columns]), log_one, log_zero, log_adjustment, prior),
+        expected,
+        rtol=1e-13,
+        atol=1e-12,
     )
 
 
@@ -303,14 +311,18 @@ def test_fitted_attributes(tiny_problem):
     # posterior of α ∝ q^{p−k} · ∏_j P(x_j^train | α, y)
     log_marginal, _, _ = feature_integrals(
         np.vstack([X[y == 0][:, model.selected_features_].sum(0), X[y == 1][:, model.selected_features_].sum(0)]),
-        (5, 5), model.alpha_grid_, simpson_rule(21),
+        (5, 5),
+        model.alpha_grid_,
+        simpson_rule(21),
     )
     np.testing.assert_allclose(model.log_marginal_likelihood_, log_marginal.sum(axis=1), rtol=1e-13)
     log_post = model.log_adjustment_ + model.log_marginal_likelihood_
     np.testing.assert_allclose(model.alpha_posterior_, np.exp(log_post - logsumexp(log_post)), rtol=1e-12)
     assert model.alpha_posterior_.sum() == pytest.approx(1.0, abs=1e-14)
     prior_density = stats.invgamma.pdf(model.alpha_grid_, 0.5, scale=5.0)
-    np.testing.assert_allclose(model.posterior_density_of_log_alpha_, 12 * model.alpha_posterior_ * model.alpha_grid_ * prior_density)
+    np.testing.assert_allclose(
+        model.posterior_density_of_log_alpha_, 12 * model.alpha_posterior_ * model.alpha_grid_ * prior_density
+    )
     np.testing.assert_allclose(model.class_log_prior_, np.log([(1 + 5) / 12, (1 + 5) / 12]))
 
 

@@ -40,7 +40,15 @@ def test_inverse_gamma_grid_integrates_prior_expectations():
 
 @pytest.mark.parametrize(
     ("shape", "scale", "n_points"),
-    [(0.0, 5.0, 10), (-1.0, 5.0, 10), (0.5, 0.0, 10), (0.5, np.inf, 10), (0.5, 5.0, 0), (0.5, 5.0, 2.5), (0.5, 5.0, True)],
+    [
+        (0.0, 5.0, 10),
+        (-1.0, 5.0, 10),
+        (0.5, 0.0, 10),
+        (0.5, np.inf, 10),
+        (0.5, 5.0, 0),
+        (0.5, 5.0, 2.5),
+        (0.5, 5.0, True),
+    ],
 )
 def test_inverse_gamma_grid_rejects_bad_arguments(shape, scale, n_points):
     with pytest.raises(ValueError, match="shape|scale|n_points"):

@@ -1,4 +1,5 @@
-from hdbayes.cli import main
 import sys
+
+from hdbayes.cli import main
 
 sys.exit(main())

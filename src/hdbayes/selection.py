@@ -312,7 +312,9 @@ def select_features(X, y, *, n_features=None, threshold=None, statistic="correla
     if statistic not in _STATISTICS:
         raise ValueError(f"statistic must be one of {sorted(_STATISTICS)}, got {statistic!r}")
     scores = _STATISTICS[statistic](X, y)
-    return select_from_scores(scores, n_features=n_features, threshold=threshold, statistic=statistic, random_state=random_state)
+    return select_from_scores(
+        scores, n_features=n_features, threshold=threshold, statistic=statistic, random_state=random_state
+    )
 
 
 def select_from_scores(scores, *, n_features=None, threshold=None, statistic="correlation", random_state=None):

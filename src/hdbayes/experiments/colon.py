@@ -70,7 +70,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
     groups = genes.reshape(N_GROUPS, GROUP_SIZE)[: N_GROUPS if full else 3]
 
     rows, probabilities = [], []
-    for g, columns in enumerate(tqdm(groups, desc="colon gene groups", disable=None if progress is None else not progress)):
+    for g, columns in enumerate(
+        tqdm(groups, desc="colon gene groups", disable=None if progress is None else not progress)
+    ):
         per_method = {}
         for correct in (True, False):
             start = time.perf_counter()
@@ -125,7 +127,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         "## Corrected vs uncorrected across groups",
         "",
         f"- AMLP: corrected better in {better['amlp']} of {n} groups; mean difference "
-        f"{tests['amlp'].mean_difference:.4f}, paired t-test p = {tests['amlp'].pvalue:.2g} (thesis: 10 of 10, p = 0.00007)",
+        f"{tests['amlp'].mean_difference:.4f}, paired t-test p = {tests['amlp'].pvalue:.2g} "
+        "(thesis: 10 of 10, p = 0.00007)",
         f"- Average squared error: corrected better in {better['brier']} of {n} groups; mean difference "
         f"{tests['brier'].mean_difference:.4f}, p = {tests['brier'].pvalue:.2g} (thesis: 8 of 10, p = 0.019)",
         "",
@@ -176,8 +179,13 @@ def _figure_error_rates(corrected, uncorrected):
 
     fig = Figure(figsize=(8, 4), layout="constrained")
     for ax, (name, rows) in zip(fig.subplots(1, 2), (("corrected", corrected), ("uncorrected", uncorrected))):
-        _scatter_pair(ax, [r["actual_error"] for r in rows], [r["expected_error"] for r in rows],
-                      ("actual error rate", "expected error rate"), name)
+        _scatter_pair(
+            ax,
+            [r["actual_error"] for r in rows],
+            [r["expected_error"] for r in rows],
+            ("actual error rate", "expected error rate"),
+            name,
+        )
     fig.suptitle("Fig. 2.9: actual vs expected error rates, one point per gene group")
     return fig
 
@@ -189,7 +197,8 @@ def _figure_amlp_brier(corrected, uncorrected):
     for ax, (measure, label) in zip(
         fig.subplots(1, 2), (("amlp", "average minus log probability"), ("brier", "average squared error"))
     ):
-        _scatter_pair(ax, [r[measure] for r in uncorrected], [r[measure] for r in corrected],
-                      ("uncorrected", "corrected"), label)
+        _scatter_pair(
+            ax, [r[measure] for r in uncorrected], [r[measure] for r in corrected], ("uncorrected", "corrected"), label
+        )
     fig.suptitle("Fig. 2.10: corrected vs uncorrected, one point per gene group")
     return fig

@@ -91,7 +91,10 @@ def run(full=False, random_state=0, progress=None):
     """
     size = SIZES["full" if full else "small"]
     data = simulate_naive_bayes(
-        alpha=TRUE_ALPHA, n_features=size.n_features, n_train=size.n_train, n_test=size.n_test,
+        alpha=TRUE_ALPHA,
+        n_features=size.n_features,
+        n_train=size.n_train,
+        n_test=size.n_test,
         random_state=random_state,
     )
     p = size.n_features
@@ -107,7 +110,12 @@ def run(full=False, random_state=0, progress=None):
     report = Report(name="naive-bayes-simulation")
     report.tables["results"] = rows
     report.tables["alpha_posterior"] = [
-        {"k": k, "method": "corrected" if correct else "uncorrected", "log_alpha": float(np.log(a)), "density": float(d)}
+        {
+            "k": k,
+            "method": "corrected" if correct else "uncorrected",
+            "log_alpha": float(np.log(a)),
+            "density": float(d),
+        }
         for (k, correct), model in models.items()
         for a, d in zip(model.alpha_grid_, model.posterior_density_of_log_alpha_)
     ]
@@ -229,11 +237,12 @@ def _figure_alpha_posterior(models, ks, p):
     for ax, k in zip(axes, ks):
         plot_log_alpha_density(models[p, True], ax=ax, linestyle="-", color="black", label=f"all {p}")
         plot_log_alpha_density(models[k, True], ax=ax, linestyle="--", color="tab:blue", label="corrected")
-        plot_log_alpha_density(models[k, False], ax=ax, linestyle=":", color="tab:red", label="uncorrected",
-                               true_alpha=TRUE_ALPHA)
+        plot_log_alpha_density(
+            models[k, False], ax=ax, linestyle=":", color="tab:red", label="uncorrected", true_alpha=TRUE_ALPHA
+        )
         ax.set_title(f"{k} features selected")
         ax.legend(frameon=False, fontsize=8)
-    for ax in axes[len(ks):]:
+    for ax in axes[len(ks) :]:
         ax.set_visible(False)
     fig.suptitle("Fig. 2.7: posterior of log α (vertical line: true log 300)")
     return fig

@@ -30,7 +30,7 @@ from hdbayes._validation import (
     check_positive,
 )
 from hdbayes.quadrature import QuadratureRule, inverse_gamma_midpoint_grid, simpson_rule
-from hdbayes.selection import select_from_scores, abs_correlation
+from hdbayes.selection import abs_correlation, select_from_scores
 from hdbayes.selection_bias._base import SelectionBiasClassifier
 from hdbayes.selection_bias.adjustment import naive_bayes_log_discard_probability
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
