@@ -69,6 +69,23 @@ def test_colon_small(tmp_path, colon_file):
 
 
 @pytest.mark.slow
+def test_naive_bayes_simulation_calibrated_on_average_over_seeds():
+    """One data set can miss the 0.03 target by sampling; over 5 data sets the corrected model is
+    calibrated on average and the uncorrected one is overconfident (measured over seeds 0-9:
+    corrected mean |gap| 0.013-0.018, uncorrected 0.17 at k = 10 and 100)."""
+    gaps = {}
+    for seed in range(5):
+        report = naive_bayes_simulation.run(full=True, random_state=seed, progress=False)
+        for row in report.tables["results"]:
+            gaps.setdefault((row["k"], row["method"]), []).append(row["expected_error"] - row["actual_error"])
+    for k in (1, 10, 100, 1000):
+        assert np.mean(np.abs(gaps[k, "corrected"])) < 0.03
+        assert abs(np.mean(gaps[k, "corrected"])) < 0.02
+    for k in (10, 100):
+        assert np.mean(gaps[k, "uncorrected"]) < -0.1
+
+
+@pytest.mark.slow
 def test_colon_paper_size(colon_file):
     """Thesis §2.3.6 acceptance: AMLP better in >= 9 of 10 gene groups, paired t-test p < 0.01."""
     report = colon.run(full=True, random_state=0, progress=False)

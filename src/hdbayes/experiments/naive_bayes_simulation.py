@@ -155,7 +155,7 @@ def _acceptance(by, ks, p):
     checks[f"k={p} (all): corrected and uncorrected identical"] = np.isclose(
         by[p, "corrected"]["amlp"], by[p, "uncorrected"]["amlp"], rtol=0, atol=1e-12
     )
-    return checks
+    return {name: bool(ok) for name, ok in checks.items()}
 
 
 def _summary(size, rows, calibration, complete, checks, random_state):
