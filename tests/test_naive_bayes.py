@@ -339,7 +339,7 @@ def test_posterior_density_of_log_alpha_integrates_to_one(nb_data):
 # ---------------------------------------------------------------------------
 
 
-@parametrize_with_checks([BiasCorrectedNaiveBayes(binarize=0.0)])
+@parametrize_with_checks([BiasCorrectedNaiveBayes(binarize=0.0), BiasCorrectedNaiveBayes(n_features=1, binarize=0.0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

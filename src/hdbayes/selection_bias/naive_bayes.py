@@ -223,6 +223,9 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
     log_adjustment_ : ndarray of shape (n_alpha,)
         (p − k) · log q(α_m), the log adjustment factor at each α point; zeros when
         ``correct=False`` or k = p.
+    log_integral_one_, log_integral_zero_ : ndarray of shape (n_alpha, k, 2)
+        log Q_j(α_m, c) of eq. 2.40 for a test value x*_j = 1 and x*_j = 0, per α
+        point, selected feature and class (see :func:`feature_integrals`).
     log_marginal_likelihood_ : ndarray of shape (n_alpha,)
         Σ_j log P(x_j^train | α_m, y^train) over the selected features.
     alpha_posterior_ : ndarray of shape (n_alpha,)
@@ -336,8 +339,8 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
         theta_rule = simpson_rule(self.n_theta)
         self.alpha_grid_ = alpha_rule.nodes
         log_marginal, log_one, log_zero = feature_integrals(ones, class_sizes, self.alpha_grid_, theta_rule)
-        self._log_one = log_one
-        self._log_zero = log_zero
+        self.log_integral_one_ = log_one
+        self.log_integral_zero_ = log_zero
 
         if self.correct and selection.n_discarded > 0:
             log_q = naive_bayes_log_discard_probability(
@@ -361,7 +364,7 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
         X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
         X = check_binary_features(X, self.binarize)
         return log_class_numerators(
-            X, self._log_one, self._log_zero, self.log_adjustment_, self.class_log_prior_, self.selected_features_
+            X, self.log_integral_one_, self.log_integral_zero_, self.log_adjustment_, self.class_log_prior_, self.selected_features_
         )
 
     def plot_alpha_posterior(self, ax=None, **kwargs):
