@@ -364,7 +364,12 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
         X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
         X = check_binary_features(X, self.binarize)
         return log_class_numerators(
-            X, self.log_integral_one_, self.log_integral_zero_, self.log_adjustment_, self.class_log_prior_, self.selected_features_
+            X,
+            self.log_integral_one_,
+            self.log_integral_zero_,
+            self.log_adjustment_,
+            self.class_log_prior_,
+            self.selected_features_,
         )
 
     def plot_alpha_posterior(self, ax=None, **kwargs):
