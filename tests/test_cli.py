@@ -123,3 +123,12 @@ def test_demo_prints_calibration_and_writes_figures(tmp_path, capsys):
     assert "expected_error" in text and "[x] k=10: corrected |expected - actual error| <= 0.03" in text
     for name in ("summary.md", "results.csv", "fig2_5_error_rates.png", "fig2_7_alpha_posterior.png"):
         assert (out / name).stat().st_size > 0
+
+
+def test_classify_with_exact_theta_rule(csv_files, tmp_path):
+    train, test, _, _ = csv_files
+    simpson, exact = tmp_path / "s.csv", tmp_path / "e.csv"
+    assert classify(train, test, simpson, "--n-features", "5") == 0
+    assert classify(train, test, exact, "--n-features", "5", "--theta-rule", "exact") == 0
+    a, b = pd.read_csv(simpson).iloc[:, 1].to_numpy(), pd.read_csv(exact).iloc[:, 1].to_numpy()
+    assert np.abs(a - b).max() < 0.05 and not np.array_equal(a, b)

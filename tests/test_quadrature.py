@@ -105,3 +105,16 @@ def test_log_weights():
     rule = QuadratureRule(np.array([0.0, 0.5, 1.0]), np.array([0.25, 0.0, 0.75]))
     np.testing.assert_allclose(rule.log_weights, [np.log(0.25), -np.inf, np.log(0.75)])
     np.testing.assert_allclose(simpson_rule(5).log_weights, np.log(simpson_rule(5).weights))
+
+
+def test_gauss_legendre_is_exact_to_degree_2m_minus_1():
+    from hdbayes.quadrature import gauss_legendre_rule
+
+    rule = gauss_legendre_rule(5)
+    for degree in range(10):
+        assert rule.weights @ rule.nodes**degree == pytest.approx(1.0 / (degree + 1), rel=1e-13)
+    assert abs(rule.weights @ rule.nodes**10 - 1.0 / 11) > 1e-8
+    assert np.all((rule.nodes > 0) & (rule.nodes < 1))
+    np.testing.assert_allclose(rule.nodes, 1.0 - rule.nodes[::-1], atol=1e-15)
+    with pytest.raises(ValueError, match="n_points"):
+        gauss_legendre_rule(0)

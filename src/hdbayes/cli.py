@@ -83,6 +83,12 @@ def _build_parser():
     group.add_argument("--threshold", type=float, help="keep features with |correlation| above this")
     classify.add_argument("--no-correct", action="store_true", help="do not correct for selection bias")
     classify.add_argument("--binarize", type=float, help="map feature values > this to 1, others to 0")
+    classify.add_argument(
+        "--theta-rule",
+        choices=("simpson", "exact"),
+        default="simpson",
+        help="θ integration: the thesis's 21-point Simpson rule, or exact Gauss–Legendre (default: %(default)s)",
+    )
     classify.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default: %(default)s)")
     classify.add_argument("--out", required=True, help="output CSV of predictions")
     return parser
@@ -157,7 +163,7 @@ def _classify(args):
 
     model = hdbayes.BiasCorrectedNaiveBayes(
         n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct,
-        binarize=args.binarize, random_state=args.seed,
+        binarize=args.binarize, theta_rule=args.theta_rule, random_state=args.seed,
     )
     model.fit(X_train, y_train)
     proba = model.predict_proba(X_test)
