@@ -25,8 +25,22 @@ def csv_files(tmp_path):
 
 
 def classify(train, test, out, *extra, target="status"):
-    return main(["classify", "--train", str(train), "--test", str(test), "--target", target,
-                 "--model", "naive-bayes", "--out", str(out), *extra])
+    return main(
+        [
+            "classify",
+            "--train",
+            str(train),
+            "--test",
+            str(test),
+            "--target",
+            target,
+            "--model",
+            "naive-bayes",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
 
 
 def test_help_exits_cleanly(capsys):

@@ -47,8 +47,7 @@ def _shared_data_dir() -> Path | None:
 SHARED = _shared_data_dir()
 needs_shared = pytest.mark.skipif(
     SHARED is None,
-    reason="real data files not available (set HDBAYES_DATA to a folder holding "
-    "colon.rda, SRBCT.rda, lymphoma.RData)",
+    reason="real data files not available (set HDBAYES_DATA to a folder holding colon.rda, SRBCT.rda, lymphoma.RData)",
 )
 
 FAKE = "fake.bin"
@@ -469,9 +468,7 @@ def test_simulate_odd_balanced_and_unbalanced():
     sim = simulate_naive_bayes(n_features=5, n_train=7, n_test=9, random_state=3)
     assert sorted(np.bincount(sim.y_train, minlength=2).tolist()) == [3, 4]
     assert sorted(np.bincount(sim.y_test, minlength=2).tolist()) == [4, 5]
-    free = simulate_naive_bayes(
-        n_features=5, n_train=4000, n_test=1, balanced=False, random_state=3
-    )
+    free = simulate_naive_bayes(n_features=5, n_train=4000, n_test=1, balanced=False, random_state=3)
     assert 0.45 < free.y_train.mean() < 0.55
 
 
@@ -520,8 +517,7 @@ def test_simulate_sparse_spans_several_blocks(monkeypatch):
 def test_simulate_phi_close_for_large_alpha():
     """With alpha = 300, phi_0 and phi_1 differ by about sqrt(2 theta(1-theta)/(alpha+1))."""
     alpha = 300.0
-    sim = simulate_naive_bayes(alpha=alpha, n_features=20000, n_train=2, n_test=2,
-                               random_state=11)
+    sim = simulate_naive_bayes(alpha=alpha, n_features=20000, n_train=2, n_test=2, random_state=11)
     theta, phi = sim.theta, sim.phi
     np.testing.assert_allclose(theta.mean(), 0.5, atol=0.01)
     var = theta * (1 - theta) / (alpha + 1)  # Var(phi_cj | theta_j), thesis §2.3.1
@@ -535,14 +531,12 @@ def test_simulate_phi_close_for_large_alpha():
     assert diff.mean() < 0.05
     np.testing.assert_allclose(diff.mean(), expected, rtol=0.05)
     # small alpha makes classes differ much more
-    loose = simulate_naive_bayes(alpha=2.0, n_features=20000, n_train=2, n_test=2,
-                                 random_state=11)
+    loose = simulate_naive_bayes(alpha=2.0, n_features=20000, n_train=2, n_test=2, random_state=11)
     assert np.abs(loose.phi[0] - loose.phi[1]).mean() > 5 * diff.mean()
 
 
 def test_simulate_x_follows_phi():
-    sim = simulate_naive_bayes(alpha=1.0, n_features=50, n_train=4000, n_test=4000,
-                               random_state=2)
+    sim = simulate_naive_bayes(alpha=1.0, n_features=50, n_train=4000, n_test=4000, random_state=2)
     for X, y in ((sim.X_train, sim.y_train), (sim.X_test, sim.y_test)):
         for c in (0, 1):
             freq = X[y == c].mean(axis=0)

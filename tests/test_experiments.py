@@ -47,7 +47,11 @@ def test_naive_bayes_simulation_small():
     for k in (10, 100, 500):
         assert abs(rows[k, "corrected"]["actual_error"] - rows[k, "uncorrected"]["actual_error"]) < 0.03
     assert set(report.figures) == {
-        "fig2_4_correlations", "fig2_5_error_rates", "fig2_6_amlp_brier", "fig2_7_alpha_posterior",
+        "fig2_4_correlations",
+        "fig2_5_error_rates",
+        "fig2_6_amlp_brier",
+        "fig2_7_alpha_posterior",
+        "calibration",
     }
 
 

@@ -28,9 +28,15 @@ ZERO_ONE_2 = 1.0 - np.eye(2)
 THESIS_TABLES = {
     "corrected": (
         [
-            (155, 0.067, 0.077), (247, 0.151, 0.162), (220, 0.247, 0.286),
-            (225, 0.352, 0.356), (237, 0.450, 0.494), (227, 0.545, 0.586),
-            (202, 0.650, 0.728), (214, 0.749, 0.785), (182, 0.847, 0.857),
+            (155, 0.067, 0.077),
+            (247, 0.151, 0.162),
+            (220, 0.247, 0.286),
+            (225, 0.352, 0.356),
+            (237, 0.450, 0.494),
+            (227, 0.545, 0.586),
+            (202, 0.650, 0.728),
+            (214, 0.749, 0.785),
+            (182, 0.847, 0.857),
             (91, 0.935, 0.923),
         ],
         0.270,
@@ -38,9 +44,15 @@ THESIS_TABLES = {
     ),
     "uncorrected": (
         [
-            (717, 0.017, 0.199), (133, 0.150, 0.391), (70, 0.251, 0.429),
-            (68, 0.351, 0.515), (58, 0.451, 0.500), (78, 0.552, 0.603),
-            (77, 0.654, 0.532), (80, 0.746, 0.662), (98, 0.852, 0.633),
+            (717, 0.017, 0.199),
+            (133, 0.150, 0.391),
+            (70, 0.251, 0.429),
+            (68, 0.351, 0.515),
+            (58, 0.451, 0.500),
+            (78, 0.552, 0.603),
+            (77, 0.654, 0.532),
+            (80, 0.746, 0.662),
+            (98, 0.852, 0.633),
             (621, 0.979, 0.818),
         ],
         0.266,
@@ -131,9 +143,7 @@ def test_brier_score_multiclass_sums_over_classes():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "metric", [error_rate, average_minus_log_probability, brier_score]
-)
+@pytest.mark.parametrize("metric", [error_rate, average_minus_log_probability, brier_score])
 def test_binary_1d_and_two_column_agree(metric):
     rng = np.random.default_rng(1)
     p = np.r_[rng.uniform(size=200), 0.5, 0.0, 1.0]
@@ -186,10 +196,10 @@ def test_calibration_table_bins_counts_and_means():
     t = calibration_table(y, p)
     np.testing.assert_array_equal(t.category, np.arange(10))
     np.testing.assert_array_equal(t.count, [2, 2, 0, 1, 0, 2, 0, 1, 0, 3])
-    np.testing.assert_allclose(t.mean_predicted[[0, 1, 3, 5, 7, 9]],
-                               [0.025, 0.145, 0.3, 0.525, 0.7, (0.99 + 1.0 + 0.95) / 3])
-    np.testing.assert_allclose(t.actual_fraction[[0, 1, 3, 5, 7, 9]],
-                               [0.0, 0.5, 1.0, 0.5, 1.0, 2 / 3])
+    np.testing.assert_allclose(
+        t.mean_predicted[[0, 1, 3, 5, 7, 9]], [0.025, 0.145, 0.3, 0.525, 0.7, (0.99 + 1.0 + 0.95) / 3]
+    )
+    np.testing.assert_allclose(t.actual_fraction[[0, 1, 3, 5, 7, 9]], [0.0, 0.5, 1.0, 0.5, 1.0, 2 / 3])
     assert np.isnan(t.mean_predicted[[2, 4, 6, 8]]).all()
     assert np.isnan(t.actual_fraction[[2, 4, 6, 8]]).all()
 
@@ -353,22 +363,18 @@ def test_random_lognormal_loss_properties_and_reproducibility():
     off = L[~np.eye(5, dtype=bool)]
     assert (off > 0).all()
     np.testing.assert_array_equal(L, random_lognormal_loss(5, sd=2.0, random_state=123))
-    np.testing.assert_array_equal(
-        L, random_lognormal_loss(5, sd=2.0, random_state=np.random.default_rng(123))
-    )
+    np.testing.assert_array_equal(L, random_lognormal_loss(5, sd=2.0, random_state=np.random.default_rng(123)))
     assert not np.array_equal(L, random_lognormal_loss(5, sd=2.0, random_state=124))
-    np.testing.assert_array_equal(
-        random_lognormal_loss(3, sd=0.0, random_state=0), 1.0 - np.eye(3)
-    )
+    np.testing.assert_array_equal(random_lognormal_loss(3, sd=0.0, random_state=0), 1.0 - np.eye(3))
 
 
 def test_random_lognormal_loss_log_entries_have_requested_sd():
-    logs = np.concatenate([
-        np.log(random_lognormal_loss(10, sd=2.0, random_state=np.random.default_rng(s))[
-            ~np.eye(10, dtype=bool)
-        ])
-        for s in range(50)
-    ])
+    logs = np.concatenate(
+        [
+            np.log(random_lognormal_loss(10, sd=2.0, random_state=np.random.default_rng(s))[~np.eye(10, dtype=bool)])
+            for s in range(50)
+        ]
+    )
     assert logs.mean() == pytest.approx(0.0, abs=0.1)
     assert logs.std() == pytest.approx(2.0, abs=0.1)
 

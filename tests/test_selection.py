@@ -82,9 +82,7 @@ def test_abs_correlation_is_scale_invariant(continuous_problem, scale):
     np.testing.assert_allclose(abs_correlation(X * scale, y), abs_correlation(X, y), rtol=1e-8, atol=1e-12)
     # sparse path (no centring; leave out the column with offset 1e6 whose spread is 1e-6 of its size)
     Xs = sp.csc_matrix(np.where(np.abs(X) > 1, X, 0.0)[:, :8] * scale)
-    np.testing.assert_allclose(
-        abs_correlation(Xs, y), _corrcoef_oracle(Xs.toarray(), y), rtol=1e-8, atol=1e-12
-    )
+    np.testing.assert_allclose(abs_correlation(Xs, y), _corrcoef_oracle(Xs.toarray(), y), rtol=1e-8, atol=1e-12)
 
 
 @pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
@@ -136,8 +134,10 @@ def test_correlation_from_sums_lattice_form():
     for i0 in range(n0 + 1):
         for i1 in range(n1 + 1):
             m = i0 + i1
-            expected = 0.0 if m in (0, n) else (-ybar * i0 + (1 - ybar) * i1) / (
-                np.sqrt(n * ybar * (1 - ybar)) * np.sqrt(m - m * m / n)
+            expected = (
+                0.0
+                if m in (0, n)
+                else (-ybar * i0 + (1 - ybar) * i1) / (np.sqrt(n * ybar * (1 - ybar)) * np.sqrt(m - m * m / n))
             )
             assert correlation_from_sums(i1, m, m, n, n1) == pytest.approx(expected, abs=1e-14)
 

@@ -71,7 +71,5 @@ def check_binary_target(y):
     if classes.shape[0] < 2:
         raise ValueError(f"y has a single class ({classes[0]!r}); a binary classifier needs two")
     if classes.shape[0] > 2 or type_of_target(y) != "binary":
-        raise ValueError(
-            f"Only binary classification is supported. y must be binary, found {classes.shape[0]} classes"
-        )
+        raise ValueError(f"Only binary classification is supported. y must be binary, found {classes.shape[0]} classes")
     return classes, y01.astype(np.float64)

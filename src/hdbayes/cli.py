@@ -66,6 +66,7 @@ def _build_parser():
     reproduce.add_argument("--full", action="store_true", help="the paper's size (default: a small fast size)")
     reproduce.add_argument("--out", help="output folder (default: hdbayes-output/NAME)")
     reproduce.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    reproduce.add_argument("--n-jobs", type=int, help="parallel fits or folds with joblib (-1: all cores)")
 
     classify = sub.add_parser(
         "classify",
@@ -162,8 +163,12 @@ def _classify(args):
     y_train = train[args.target].to_numpy()
 
     model = hdbayes.BiasCorrectedNaiveBayes(
-        n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct,
-        binarize=args.binarize, theta_rule=args.theta_rule, random_state=args.seed,
+        n_features=args.n_features,
+        threshold=args.threshold,
+        correct=not args.no_correct,
+        binarize=args.binarize,
+        theta_rule=args.theta_rule,
+        random_state=args.seed,
     )
     model.fit(X_train, y_train)
     proba = model.predict_proba(X_test)
@@ -184,17 +189,19 @@ def _classify(args):
         known = np.isin(labels, model.classes_)
         if known.all():
             codes = np.searchsorted(model.classes_, labels)
-            print(f"actual error rate: {error_rate(codes, proba):.4f}; average minus log probability: "
-                  f"{average_minus_log_probability(codes, proba):.4f}")
+            print(
+                f"actual error rate: {error_rate(codes, proba):.4f}; average minus log probability: "
+                f"{average_minus_log_probability(codes, proba):.4f}"
+            )
     print(f"wrote {len(output)} predictions to {args.out}")
 
 
-def _run_experiment(name, out, full, seed):
+def _run_experiment(name, out, full, seed, n_jobs=None):
     from importlib import import_module
 
     module = import_module(EXPERIMENTS[name])
     start = time.perf_counter()
-    report = module.run(full=full, random_state=seed)
+    report = module.run(full=full, random_state=seed, n_jobs=n_jobs)
     folder = report.write(out)
     return report, folder, time.perf_counter() - start
 
@@ -212,7 +219,7 @@ def _demo(args):
 
 def _reproduce(args):
     out = args.out or os.path.join("hdbayes-output", args.name)
-    report, folder, seconds = _run_experiment(args.name, out, args.full, args.seed)
+    report, folder, seconds = _run_experiment(args.name, out, args.full, args.seed, args.n_jobs)
     print(f"{args.name}: finished in {seconds:.1f} s; results in {folder}/")
     _print_checks(report)
 

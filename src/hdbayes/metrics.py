@@ -75,19 +75,14 @@ def _check_proba(proba) -> np.ndarray:
     if P.ndim == 1:
         P = np.column_stack([1.0 - P, P])
     if P.ndim != 2:
-        raise ValueError(
-            f"proba must be 1-D (binary) or 2-D of shape (N, G), got {P.ndim} dimensions"
-        )
+        raise ValueError(f"proba must be 1-D (binary) or 2-D of shape (N, G), got {P.ndim} dimensions")
     if P.shape[1] < 2:
         raise ValueError(f"proba must have at least 2 columns (classes), got {P.shape[1]}")
     if ((P < 0) | (P > 1)).any():
         raise ValueError("proba contains probabilities outside [0, 1]")
     worst = np.abs(P.sum(axis=1) - 1.0).max()
     if worst > _ROW_SUM_TOL:
-        raise ValueError(
-            f"rows of proba must sum to 1 (within {_ROW_SUM_TOL:g}); "
-            f"largest deviation is {worst:.3g}"
-        )
+        raise ValueError(f"rows of proba must sum to 1 (within {_ROW_SUM_TOL:g}); largest deviation is {worst:.3g}")
     return P
 
 
@@ -99,9 +94,7 @@ def _check_labels(y_true, n_classes: int, n_samples: int) -> np.ndarray:
     if not np.isfinite(y).all() or (y != np.round(y)).any():
         raise ValueError("y_true must contain integer class labels")
     if y.shape[0] != n_samples:
-        raise ValueError(
-            f"y_true and proba have mismatched lengths: {y.shape[0]} != {n_samples}"
-        )
+        raise ValueError(f"y_true and proba have mismatched lengths: {y.shape[0]} != {n_samples}")
     if (y < 0).any() or (y >= n_classes).any():
         raise ValueError(f"y_true contains labels outside 0..{n_classes - 1}")
     return y.astype(np.intp)
@@ -118,9 +111,7 @@ def _check_loss(loss, n_classes: int) -> np.ndarray:
     """Validate a ``(G, G)`` loss matrix ``L[true, guess]``."""
     L = _numeric_array(loss, "loss")
     if L.shape != (n_classes, n_classes):
-        raise ValueError(
-            f"loss must have shape ({n_classes}, {n_classes}) to match proba, got {L.shape}"
-        )
+        raise ValueError(f"loss must have shape ({n_classes}, {n_classes}) to match proba, got {L.shape}")
     if not np.isfinite(L).all():
         raise ValueError("loss must be finite")
     if (L < 0).any():
@@ -334,9 +325,7 @@ class CalibrationTable:
         }
         shapes = {arr.shape for arr in columns.values()}
         if len(shapes) != 1 or len(shapes.pop()) != 1:
-            raise ValueError(
-                "CalibrationTable columns must be 1-D arrays of the same length"
-            )
+            raise ValueError("CalibrationTable columns must be 1-D arrays of the same length")
         for name, arr in columns.items():
             arr = arr.copy()
             arr.setflags(write=False)

@@ -74,24 +74,20 @@ class RemoteFile:
 REGISTRY: dict[str, RemoteFile] = {
     "colon.rda": RemoteFile(
         sha256="e8eaae5150bcb3c86b6a6ce96f5aa221d48bef2b875cfe724dba95aa4296bb4d",
-        url="https://raw.githubusercontent.com/cran/HTLR/"
-        "4aef542fd6c2f02639aa0d0f46854b83b776638e/data/colon.rda",
-        description="Alon et al. (1999) colon tissue, 62 x 2000, preprocessed "
-        "(R package HTLR, GPL-3)",
+        url="https://raw.githubusercontent.com/cran/HTLR/4aef542fd6c2f02639aa0d0f46854b83b776638e/data/colon.rda",
+        description="Alon et al. (1999) colon tissue, 62 x 2000, preprocessed (R package HTLR, GPL-3)",
     ),
     "alon.RData": RemoteFile(
         sha256="76ea2ffa6226e29237bbe3f41a68ec42ca9ec3bbdbf3f19613cd254fd5fcc1c7",
         url="https://raw.githubusercontent.com/ramhiser/datamicroarray/"
         "a95f6f68ed3debf48ee54f198435fa12aa655b16/data/alon.RData",
-        description="Alon et al. (1999) colon tissue, 62 x 2000 raw intensities "
-        "(datamicroarray, MIT)",
+        description="Alon et al. (1999) colon tissue, 62 x 2000 raw intensities (datamicroarray, MIT)",
     ),
     "SRBCT.rda": RemoteFile(
         sha256="6d67227b09da8bf0654078fd5b14c4add06e7006c15f5d82932eb256d85fbd44",
         url="https://raw.githubusercontent.com/cran/plsgenomics/"
         "8c770daf139b94f6dd073529a53863d6db902a98/data/SRBCT.rda",
-        description="Khan et al. (2001) small round blue cell tumours, 83 x 2308 "
-        "(R package plsgenomics, GPL >= 2)",
+        description="Khan et al. (2001) small round blue cell tumours, 83 x 2308 (R package plsgenomics, GPL >= 2)",
     ),
     "lymphoma.RData": RemoteFile(
         sha256="b3d1b4182864683adc9b88898bb6e101f681d3d991d061f3ac7710691618d868",
@@ -102,8 +98,7 @@ REGISTRY: dict[str, RemoteFile] = {
     ),
     "prostate.RData": RemoteFile(
         sha256="834b9a449dd122adce672e95185510bd2810b3d878b82dcf2a2b3a5d8cd38a2d",
-        url="https://raw.githubusercontent.com/cran/spls/"
-        "e3a2ab62ead4c84f78baf81bd3ecda4e70316961/data/prostate.RData",
+        url="https://raw.githubusercontent.com/cran/spls/e3a2ab62ead4c84f78baf81bd3ecda4e70316961/data/prostate.RData",
         description="Singh et al. (2002) prostate, 102 x 6033, preprocessed as in "
         "Dettling (2004) (R package spls, GPL >= 2)",
     ),
@@ -111,8 +106,7 @@ REGISTRY: dict[str, RemoteFile] = {
         sha256="594f5507597fb2352d210c803a88a218fbf6d1f2705372029e5738815216747b",
         url="https://raw.githubusercontent.com/ramhiser/datamicroarray/"
         "a95f6f68ed3debf48ee54f198435fa12aa655b16/data/golub.RData",
-        description="Golub et al. (1999) leukaemia, 72 x 7129 raw Affymetrix values "
-        "(datamicroarray, MIT)",
+        description="Golub et al. (1999) leukaemia, 72 x 7129 raw Affymetrix values (datamicroarray, MIT)",
     ),
     "alice-gutenberg-11.txt": RemoteFile(
         sha256="d4bd6f030cd990785f6427ff7b6a6e4bdef2594fe19ee09dc78266ac6bf0e2df",
@@ -238,8 +232,7 @@ def _download(name: str, entry: RemoteFile, dest_dir: Path) -> Path:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=dest_dir)
     except OSError as exc:
         raise DataDownloadError(
-            f"could not download {name} from {entry.url}: cannot write to {dest_dir} "
-            f"({exc}){hint}"
+            f"could not download {name} from {entry.url}: cannot write to {dest_dir} ({exc}){hint}"
         ) from exc
     tmp = Path(tmp_name)
     try:
@@ -254,8 +247,7 @@ def _download(name: str, entry: RemoteFile, dest_dir: Path) -> Path:
                 os.fsync(out.fileno())
         except Exception as exc:  # network, HTTP, disk: all reported the same way
             raise DataDownloadError(
-                f"could not download {name} from {entry.url} ({type(exc).__name__}: "
-                f"{exc}){hint}"
+                f"could not download {name} from {entry.url} ({type(exc).__name__}: {exc}){hint}"
             ) from exc
         actual = h.hexdigest()
         if actual != entry.sha256.lower():

@@ -59,13 +59,11 @@ def _read_r_file(path: str) -> dict:
             converted = rdata.conversion.convert(parsed, default_encoding="latin_1")
     except Exception as exc:
         raise ValueError(
-            f"malformed data file {name} ({path}): could not read it as an R data "
-            f"file ({type(exc).__name__}: {exc})"
+            f"malformed data file {name} ({path}): could not read it as an R data file ({type(exc).__name__}: {exc})"
         ) from exc
     if not isinstance(converted, dict):
         raise ValueError(
-            f"malformed data file {name} ({path}): expected named R objects, got "
-            f"{type(converted).__name__}"
+            f"malformed data file {name} ({path}): expected named R objects, got {type(converted).__name__}"
         )
     return {str(k): v for k, v in converted.items()}
 
@@ -73,9 +71,7 @@ def _read_r_file(path: str) -> dict:
 def _get(container, key: str, file: str):
     if not isinstance(container, dict) or key not in {str(k) for k in container}:
         have = sorted(str(k) for k in container) if isinstance(container, dict) else []
-        raise ValueError(
-            f"malformed data file {file}: object {key!r} not found (found: {have})"
-        )
+        raise ValueError(f"malformed data file {file}: object {key!r} not found (found: {have})")
     for k, v in container.items():
         if str(k) == key:
             return v
@@ -88,10 +84,7 @@ def _as_matrix(x, what: str, file: str) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"malformed data file {file}: {what} is not numeric") from exc
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
-        raise ValueError(
-            f"malformed data file {file}: {what} should be a non-empty matrix, "
-            f"got shape {arr.shape}"
-        )
+        raise ValueError(f"malformed data file {file}: {what} should be a non-empty matrix, got shape {arr.shape}")
     return arr
 
 
@@ -285,14 +278,11 @@ def _srbct_arrays(path: str, mtime_ns: int, size: int):
             )
         ids = genes.iloc[:, 0]
         image_ids = np.asarray(ids.astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan))
-        raw = [
-            "IMAGE:NA" if np.isnan(v) else f"IMAGE:{int(v)}" for v in image_ids
-        ]
+        raw = ["IMAGE:NA" if np.isnan(v) else f"IMAGE:{int(v)}" for v in image_ids]
         names = _unique_names(raw)
         desc = genes.iloc[:, 1].astype(object)
         descriptions = np.asarray(
-            ["" if d is None or (isinstance(d, float) and np.isnan(d)) else str(d).strip()
-             for d in desc],
+            ["" if d is None or (isinstance(d, float) and np.isnan(d)) else str(d).strip() for d in desc],
             dtype=object,
         )
     return _readonly(X, y, names, image_ids, descriptions)

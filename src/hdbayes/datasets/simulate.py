@@ -256,6 +256,4 @@ class _CSCBuilder:
         indptr = self.indptr.astype(index_dtype, copy=False)
         data = np.ones(nnz, dtype=np.int8)
         self.indices = None
-        return sp.csc_matrix(
-            (data, indices, indptr), shape=(self.n_rows, self.p), copy=False
-        )
+        return sp.csc_matrix((data, indices, indptr), shape=(self.n_rows, self.p), copy=False)

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_naive_bayes
@@ -27,7 +28,7 @@ from hdbayes.metrics import (
     error_rate,
     expected_error_rate,
 )
-from hdbayes.plotting import new_axes, plot_log_alpha_density
+from hdbayes.plotting import new_axes, plot_calibration, plot_log_alpha_density
 from hdbayes.selection import abs_correlation
 from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes
 
@@ -76,7 +77,7 @@ def _fit_and_score(X_train, y_train, X_test, y_test, k, method):
     return model, proba, row
 
 
-def run(full=False, random_state=0, progress=None):
+def run(full=False, random_state=0, progress=None, n_jobs=None):
     """Run the experiment.
 
     Parameters
@@ -88,13 +89,16 @@ def run(full=False, random_state=0, progress=None):
         Seed of the simulated data set.
     progress : bool or None
         Show a progress bar (None: only on a terminal).
+    n_jobs : int, optional
+        Fits run in parallel with joblib (times are then measured under contention).
 
     Returns
     -------
     Report
         With tables ``results`` (one row per k and method) and ``alpha_posterior``,
         figures ``fig2_4_correlations``, ``fig2_5_error_rates``, ``fig2_6_amlp_brier``,
-        ``fig2_7_alpha_posterior``, ``calibration``, and the acceptance checks.
+        ``fig2_7_alpha_posterior``, ``calibration`` (reliability diagrams), and the
+        acceptance checks.
     """
     size = SIZES["full" if full else "small"]
     data = simulate_naive_bayes(
@@ -110,8 +114,13 @@ def run(full=False, random_state=0, progress=None):
     # compile the numba kernels before anything is timed
     BiasCorrectedNaiveBayes(n_features=1).fit(data.X_train[:, :50], data.y_train)
     rows, probas, models = [], {}, {}
-    for k, method in tqdm(runs, desc="naive Bayes fits", disable=None if progress is None else not progress):
-        model, proba, row = _fit_and_score(data.X_train, data.y_train, data.X_test, data.y_test, k, method)
+    fits = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_fit_and_score)(data.X_train, data.y_train, data.X_test, data.y_test, k, method) for k, method in runs
+    )
+    bar = tqdm(
+        zip(runs, fits), total=len(runs), desc="naive Bayes fits", disable=None if progress is None else not progress
+    )
+    for (k, method), (model, proba, row) in bar:
         rows.append(row)
         probas[k, method] = proba
         models[k, method] = model
@@ -144,6 +153,7 @@ def run(full=False, random_state=0, progress=None):
         for k in size.ks
     }
     complete = calibration_table(data.y_test, probas[p, "corrected"])
+    report.figures["calibration"] = _figure_calibration(calibration)
     report.summary = _summary(size, rows, calibration, complete, report.checks, random_state)
     return report
 
@@ -190,6 +200,17 @@ def _summary(size, rows, calibration, complete, checks, random_state):
         lines += [calibration_markdown(tables, title=f"k = {k} (of {size.n_features})"), ""]
     lines += [complete.to_markdown(title=f"All {size.n_features} features (no correction needed)"), ""]
     return "\n".join(lines)
+
+
+def _figure_calibration(calibration):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(3.2 * len(calibration), 3.4), layout="constrained")
+    for ax, (k, tables) in zip(fig.subplots(1, len(calibration), squeeze=False).ravel(), calibration.items()):
+        plot_calibration({"corrected": tables["Corr"], "uncorrected": tables["Unc"]}, ax=ax)
+        ax.set_title(f"{k} features selected")
+    fig.suptitle("Calibration of P(y = 1) on the test cases (Table 2.1 as a picture)")
+    return fig
 
 
 def _figure_correlations(data, ks):

@@ -360,8 +360,12 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
 
         if self.correct and selection.n_discarded > 0:
             log_q = naive_bayes_log_discard_probability(
-                self.alpha_grid_, class_sizes[0], class_sizes[1], selection.threshold,
-                strict=selection.strict, theta_rule=theta_rule,
+                self.alpha_grid_,
+                class_sizes[0],
+                class_sizes[1],
+                selection.threshold,
+                strict=selection.strict,
+                theta_rule=theta_rule,
             )
             self.log_adjustment_ = selection.n_discarded * log_q
         else:
