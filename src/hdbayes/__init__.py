@@ -12,7 +12,9 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _ESTIMATORS = {
+    "BiasCorrectedGaussianClassifier": "hdbayes.selection_bias.gaussian",
     "BiasCorrectedNaiveBayes": "hdbayes.selection_bias.naive_bayes",
+    "ShrunkCovarianceWhitener": "hdbayes.preprocessing",
 }
 
 __all__ = [*_ESTIMATORS, "__version__"]

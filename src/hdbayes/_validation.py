@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.preprocessing import binarize as _binarize
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
-__all__ = ["check_binary_features", "check_binary_target", "check_count", "check_positive"]
+__all__ = ["check_binary_features", "check_binary_target", "check_count", "check_generator", "check_positive"]
 
 
 def check_positive(name, value, *, allow_zero=False):
@@ -73,3 +73,24 @@ def check_binary_target(y):
     if classes.shape[0] > 2 or type_of_target(y) != "binary":
         raise ValueError(f"Only binary classification is supported. y must be binary, found {classes.shape[0]} classes")
     return classes, y01.astype(np.float64)
+
+
+def check_generator(random_state) -> np.random.Generator:
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    Accepts None, an int (or anything :func:`numpy.random.default_rng`
+    accepts: SeedSequence, BitGenerator, Generator — a Generator is used as is,
+    not copied) and, for scikit-learn compatibility, a legacy
+    :class:`numpy.random.RandomState`, from which a seed is drawn.
+    """
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1, size=4))
+    if isinstance(random_state, (bool, np.bool_)):
+        raise TypeError("random_state must be None, an int or a numpy Generator, not a bool")
+    try:
+        return np.random.default_rng(random_state)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            "random_state must be None, a non-negative int, a numpy.random.Generator "
+            f"(or SeedSequence/BitGenerator/RandomState), got {random_state!r}"
+        ) from exc

@@ -13,33 +13,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import Bunch
 
-__all__ = ["simulate_naive_bayes"]
+from hdbayes._validation import check_generator
+
+__all__ = ["simulate_gaussian", "simulate_naive_bayes"]
 
 # Number of random uniforms drawn per column block of X.  Fixed, so the output
 # for a given seed never depends on anything but the arguments (in particular
 # not on ``sparse``).  About 2 M float32 values = 8 MB of temporaries per block.
 _BLOCK_ELEMENTS = 1 << 21
-
-
-def _check_rng(random_state) -> np.random.Generator:
-    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
-
-    Accepts None, an int (or anything :func:`numpy.random.default_rng`
-    accepts: SeedSequence, BitGenerator, Generator — a Generator is used as is,
-    not copied) and, for scikit-learn compatibility, a legacy
-    :class:`numpy.random.RandomState`, from which a seed is drawn.
-    """
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1, size=4))
-    if isinstance(random_state, (bool, np.bool_)):
-        raise TypeError("random_state must be None, an int or a numpy Generator, not a bool")
-    try:
-        return np.random.default_rng(random_state)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            "random_state must be None, a non-negative int, a numpy.random.Generator "
-            f"(or SeedSequence/BitGenerator/RandomState), got {random_state!r}"
-        ) from exc
 
 
 def _check_size(value, name: str) -> int:
@@ -158,7 +139,7 @@ def simulate_naive_bayes(
     p = _check_size(n_features, "n_features")
     n_train = _check_size(n_train, "n_train")
     n_test = _check_size(n_test, "n_test")
-    rng = _check_rng(random_state)
+    rng = check_generator(random_state)
 
     theta = rng.random(p)
     theta[theta == 0.0] = 2.0**-54  # random() is in [0, 1); Beta needs a > 0
@@ -257,3 +238,74 @@ class _CSCBuilder:
         data = np.ones(nnz, dtype=np.int8)
         self.indices = None
         return sp.csc_matrix((data, indices, indptr), shape=(self.n_rows, self.p), copy=False)
+
+
+def simulate_gaussian(
+    n_classes=6,
+    n_features=4000,
+    n_train=200,
+    n_test=5000,
+    *,
+    tau_nu=100.0,
+    tau_mu=100.0,
+    alpha_x=4.0,
+    w_x=1.0,
+    random_state=None,
+):
+    r"""Simulate data from the Bayesian Gaussian classification model (Li 2009, §4.1).
+
+    .. math::
+
+        \nu_j \sim N(0, 1/\tau^\nu), \quad
+        \mu_j^{(g)} \mid \nu_j \sim N(\nu_j, 1/\tau^\mu), \quad
+        \tau_j^x \sim \mathrm{Gamma}(\alpha^x/2,\ \mathrm{rate}\ \alpha^x w^x/2), \\
+        y \sim \mathrm{Uniform}\{0, \dots, G-1\}, \quad
+        x_j \mid y = g \sim N(\mu_j^{(g)}, 1/\tau_j^x),
+
+    features independent given the class. The paper's experiment: G = 6, p = 4000,
+    τ^ν = τ^μ = 100, α^x = 4, w^x = 1 (so τ^x_j ~ Gamma(2, rate 2)), 200 training and
+    5000 test cases — the defaults here.
+
+    Parameters
+    ----------
+    n_classes : int, default=6
+    n_features : int, default=4000
+    n_train, n_test : int, default=200, 5000
+    tau_nu, tau_mu : float, default=100
+        Precisions of the feature means ν_j and of the class means around them.
+    alpha_x, w_x : float, default=4, 1
+        Gamma prior of the per-feature precisions τ^x_j (prior mean 1/w^x).
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``X_train`` (n_train, p), ``y_train``, ``X_test``, ``y_test`` (labels 0..G−1),
+        ``mu`` (G, p), ``nu`` (p,), ``tau_x`` (p,), and the settings.
+    """
+    n_classes = _check_size(n_classes, "n_classes")
+    if n_classes < 2:
+        raise ValueError(f"n_classes must be at least 2, got {n_classes}")
+    n_features = _check_size(n_features, "n_features")
+    n_train = _check_size(n_train, "n_train")
+    n_test = _check_size(n_test, "n_test")
+    for name, value in (("tau_nu", tau_nu), ("tau_mu", tau_mu), ("alpha_x", alpha_x), ("w_x", w_x)):
+        if not np.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    rng = check_generator(random_state)
+    nu = rng.normal(0.0, 1.0 / np.sqrt(tau_nu), size=n_features)
+    mu = nu + rng.normal(0.0, 1.0 / np.sqrt(tau_mu), size=(n_classes, n_features))
+    tau_x = rng.gamma(alpha_x / 2.0, 2.0 / (alpha_x * w_x), size=n_features)
+    y = rng.integers(0, n_classes, size=n_train + n_test)
+    X = mu[y] + rng.standard_normal((n_train + n_test, n_features)) / np.sqrt(tau_x)
+    return Bunch(
+        X_train=X[:n_train],
+        y_train=y[:n_train],
+        X_test=X[n_train:],
+        y_test=y[n_train:],
+        mu=mu,
+        nu=nu,
+        tau_x=tau_x,
+        tau_mu=float(tau_mu),
+        tau_nu=float(tau_nu),
+    )
