@@ -1,0 +1,466 @@
+"""Bayesian Gaussian classification with F-statistic selection and bias correction.
+
+Model (Li 2009, eq. 4–11; spec ``selection-bias.md`` §6.1): classes y ∈ {1..G},
+continuous features independent given the class,
+
+    x_j | y = g ~ N(μ_j^(g), 1/τ_j^x),      μ_j^(g) | ν_j ~ N(ν_j, 1/τ^μ),   ν_j ~ N(0, 1/τ^ν),
+    τ_j^x ~ Gamma(α^x/2, α^x w^x/2),        τ^μ ~ Gamma(α^μ/2, α^μ w^μ/2),   τ^ν ~ Gamma(α^ν/2, α^ν w^ν/2),
+    P(y = g) = ψ_g,  ψ ~ Dirichlet(c, …, c)            (Gamma(shape, rate)).
+
+τ^μ sets how far the class means are apart: small τ^μ, many relevant features. The
+k features with the largest F-statistics are kept; the correction multiplies the
+posterior by A(τ^μ)^{p−k}, the probability that the p − k others fall below the
+threshold (eq. 23–34; :mod:`hdbayes.selection_bias.gaussian_adjustment`). Only the
+conditional of τ^μ changes, so the sampler is Gibbs sampling (eq. 18–22) with τ^μ
+updated by random-walk Metropolis on log τ^μ when corrected.
+
+The data are used as given. The paper notes that the prior mean of ν can be 0
+"without loss of generality"; centring the features by their *training* means would
+not be harmless: it uses the data twice (the centred class means lose a degree of
+freedom that the model does not know about) and biases τ^μ upwards by up to a factor
+G/(G − 1) — the simulation-based calibration test in ``tests/test_gaussian.py``
+detects it. With raw data far from 0, τ^ν simply becomes small.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.special import logsumexp
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from hdbayes._validation import check_count, check_generator, check_positive
+from hdbayes.selection import f_statistic, select_from_scores
+from hdbayes.selection_bias._base import SelectionBiasClassifier
+from hdbayes.selection_bias.gaussian_adjustment import (
+    GaussianAdjustment,
+    interpolated_log_discard_probability,
+    new_interpolation_table,
+)
+
+__all__ = ["BiasCorrectedGaussianClassifier", "class_statistics", "gibbs_chain", "log_class_numerators"]
+
+_PREDICT_CHUNK = 256
+
+
+def class_statistics(X, codes, n_classes):
+    """Sufficient statistics per class: counts n_g, sums Σ x and sums of squares Σ x².
+
+    Returns
+    -------
+    counts : ndarray of shape (G,)
+    sums, squares : ndarray of shape (G, k)
+    """
+    counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    indicator = np.zeros((n_classes, X.shape[0]))
+    indicator[codes, np.arange(X.shape[0])] = 1.0
+    return counts, indicator @ X, indicator @ (X * X)
+
+
+@numba.njit(cache=True, nogil=True)
+def _log_tau_mu_target(eta, shape, rate_sum, n_discarded, table, eta_min, step, poisson_means, log_f):
+    """log π(η) for η = log τ^μ: the Gamma conditional (eq. 21) on the log scale, with
+    its Jacobian, times A(e^η)^{p−k} (eq. 23–24): shape·η − e^η·rate_sum + (p−k) log A(e^η)."""
+    value = shape * eta - np.exp(eta) * rate_sum
+    if n_discarded > 0:
+        value += n_discarded * interpolated_log_discard_probability(eta, table, eta_min, step, poisson_means, log_f)
+    return value
+
+
+@numba.njit(cache=True, nogil=True)
+def _gibbs_chain_kernel(
+    counts, sums, squares, n_iter, burn_in, thin, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu,
+    n_discarded, poisson_means, log_f, table, eta_min, step, proposal_sd, n_metropolis, init_jitter, seed,
+):  # fmt: skip
+    np.random.seed(seed)
+    n_classes, k = sums.shape
+    n = counts.sum()
+    n_saved = (n_iter - burn_in) // thin
+    mu_samples = np.empty((n_saved, n_classes, k))
+    tau_x_samples = np.empty((n_saved, k))
+    log_tau_mu_trace = np.empty(n_iter)
+    log_tau_nu_trace = np.empty(n_iter)
+    accepted = 0
+
+    # initial state: class means, their average, pooled precisions; τ^μ, τ^ν from the spreads
+    mu = sums / np.maximum(counts, 1.0).reshape(-1, 1)
+    nu = np.empty(k)
+    tau_x = np.empty(k)
+    spread_mu = 0.0
+    spread_nu = 0.0
+    for j in range(k):
+        nu[j] = mu[:, j].mean()
+        within = 0.0
+        for g in range(n_classes):
+            within += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+            spread_mu += (mu[g, j] - nu[j]) ** 2
+        tau_x[j] = (n - n_classes) / max(within, 1e-12)
+        spread_nu += nu[j] ** 2
+    log_tau_mu = np.log(n_classes * k / max(spread_mu, 1e-12)) + init_jitter * np.random.normal()
+    tau_nu = k / max(spread_nu, 1e-12)
+
+    saved = 0
+    for iteration in range(n_iter):
+        tau_mu = np.exp(log_tau_mu)
+        # μ_j^(g) (eq. 18, with the class mean Σ x / n_g)
+        for j in range(k):
+            for g in range(n_classes):
+                precision = tau_mu + counts[g] * tau_x[j]
+                mean = (nu[j] * tau_mu + sums[g, j] * tau_x[j]) / precision
+                mu[g, j] = mean + np.random.normal() / np.sqrt(precision)
+        # τ_j^x (eq. 19), from the sufficient statistics
+        for j in range(k):
+            residual = 0.0
+            for g in range(n_classes):
+                residual += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+            residual = max(residual, 0.0)
+            tau_x[j] = np.random.gamma((alpha_x + n) / 2.0, 2.0 / (alpha_x * w_x + residual))
+        # ν_j (eq. 20)
+        precision = tau_nu + n_classes * tau_mu
+        for j in range(k):
+            mean = mu[:, j].sum() * tau_mu / precision
+            nu[j] = mean + np.random.normal() / np.sqrt(precision)
+        # τ^μ (eq. 21): conjugate draw, or Metropolis on log τ^μ with the adjustment factor
+        spread_mu = 0.0
+        for j in range(k):
+            for g in range(n_classes):
+                spread_mu += (mu[g, j] - nu[j]) ** 2
+        shape = (alpha_mu + n_classes * k) / 2.0
+        rate_sum = (alpha_mu * w_mu + spread_mu) / 2.0
+        if n_discarded > 0:
+            current = _log_tau_mu_target(
+                log_tau_mu, shape, rate_sum, n_discarded, table, eta_min, step, poisson_means, log_f
+            )
+            for _ in range(n_metropolis):
+                proposal = log_tau_mu + proposal_sd * np.random.normal()
+                candidate = _log_tau_mu_target(
+                    proposal, shape, rate_sum, n_discarded, table, eta_min, step, poisson_means, log_f
+                )
+                if np.log(np.random.random()) < candidate - current:
+                    log_tau_mu = proposal
+                    current = candidate
+                    accepted += 1
+        else:
+            log_tau_mu = np.log(np.random.gamma(shape, 1.0 / rate_sum))
+        # τ^ν (eq. 22)
+        spread_nu = 0.0
+        for j in range(k):
+            spread_nu += nu[j] ** 2
+        tau_nu = np.random.gamma((alpha_nu + k) / 2.0, 2.0 / (alpha_nu * w_nu + spread_nu))
+
+        log_tau_mu_trace[iteration] = log_tau_mu
+        log_tau_nu_trace[iteration] = np.log(tau_nu)
+        if iteration >= burn_in and (iteration + 1 - burn_in) % thin == 0 and saved < n_saved:
+            mu_samples[saved] = mu
+            tau_x_samples[saved] = tau_x
+            saved += 1
+    n_proposals = max(n_metropolis * n_iter, 1) if n_discarded > 0 else 1
+    return mu_samples, tau_x_samples, log_tau_mu_trace, log_tau_nu_trace, accepted / n_proposals
+
+
+def gibbs_chain(counts, sums, squares, *, n_iter, burn_in, thin, prior, adjustment=None, n_discarded=0,
+                proposal_sd=0.5, n_metropolis=5, init_jitter=0.5, seed=0):  # fmt: skip
+    """Run one chain of the Gibbs sampler (Li 2009, eq. 17–24).
+
+    Per iteration: μ (eq. 18), τ^x (eq. 19), ν (eq. 20), τ^μ (eq. 21 — a Gamma draw,
+    or, when ``adjustment`` is given and p − k > 0, ``n_metropolis`` random-walk
+    Metropolis steps on log τ^μ with proposal sd ``proposal_sd``, target including
+    the Jacobian and (p − k) log A(τ^μ)), τ^ν (eq. 22). Compiled with numba.
+
+    Parameters
+    ----------
+    counts : ndarray (G,); sums, squares : ndarray (G, k)
+        From :func:`class_statistics` on the training data.
+    n_iter, burn_in, thin : int
+        Draws saved at iterations burn_in + thin, burn_in + 2·thin, … (1-based).
+    prior : dict
+        ``alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu``.
+    adjustment : GaussianAdjustment, optional
+        The fixed Monte Carlo pool of A(τ^μ) (common random numbers for the chain).
+    n_discarded : int
+        p − k.
+    seed : int
+        Seed of numba's generator for this chain.
+
+    Returns
+    -------
+    dict
+        ``mu`` (S, G, k), ``tau_x`` (S, k), ``log_tau_mu`` and ``log_tau_nu`` traces
+        (n_iter,), ``acceptance_rate`` of the Metropolis steps (1.0 when unused).
+    """
+    if adjustment is None or n_discarded == 0:
+        poisson_means, log_f, n_discarded = np.ones(1), np.zeros(1), 0
+    else:
+        # writeable copies: numba compiles a separate signature for read-only arrays
+        poisson_means, log_f = np.array(adjustment.poisson_means), np.array(adjustment.log_f)
+    table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
+    mu, tau_x, log_tau_mu, log_tau_nu, rate = _gibbs_chain_kernel(
+        np.asarray(counts, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
+        np.ascontiguousarray(squares, dtype=np.float64), int(n_iter), int(burn_in), int(thin),
+        float(prior["alpha_x"]), float(prior["w_x"]), float(prior["alpha_mu"]), float(prior["w_mu"]),
+        float(prior["alpha_nu"]), float(prior["w_nu"]), float(n_discarded), poisson_means, log_f, table,
+        float(eta_min), float(step), float(proposal_sd), int(n_metropolis), float(init_jitter), int(seed),
+    )  # fmt: skip
+    return {"mu": mu, "tau_x": tau_x, "log_tau_mu": log_tau_mu, "log_tau_nu": log_tau_nu, "acceptance_rate": rate}
+
+
+def log_class_numerators(X, mu, tau_x, class_log_prior):
+    """log P(y* = g, x* | training data) by the ratio of Monte Carlo averages (eq. 13–15).
+
+        log P(x* | train, y* = g) ≈ logmeanexp_s Σ_j log N(x*_j; μ_j^(g)[s], 1/τ_j^x[s]),
+
+    computed with matrix products (Σ_j τ x², Σ_j τ μ x, Σ_j τ μ²) in chunks of test cases.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, k)
+        Test values of the selected features.
+    mu : ndarray of shape (S, G, k)
+    tau_x : ndarray of shape (S, k)
+    class_log_prior : ndarray of shape (G,)
+        log (n_g + c)/(n + G c), the Pólya-urn predictive of the class.
+
+    Returns
+    -------
+    ndarray of shape (N, G)
+    """
+    n_samples, n_classes, k = mu.shape
+    weighted_mu = (tau_x[:, None, :] * mu).reshape(n_samples * n_classes, k)  # (S·G, k)
+    constant = 0.5 * np.log(tau_x).sum(axis=1) - 0.5 * k * np.log(2.0 * np.pi)  # (S,)
+    mean_term = 0.5 * np.einsum("sgk,sgk->sg", weighted_mu.reshape(n_samples, n_classes, k), mu)  # (S, G)
+    out = np.empty((X.shape[0], n_classes))
+    for start in range(0, X.shape[0], _PREDICT_CHUNK):
+        rows = X[start : start + _PREDICT_CHUNK]
+        square_term = 0.5 * (rows * rows) @ tau_x.T  # (N, S)
+        cross = (rows @ weighted_mu.T).reshape(rows.shape[0], n_samples, n_classes)
+        log_lik = constant[None, :, None] - square_term[:, :, None] + cross - mean_term[None]
+        out[start : start + _PREDICT_CHUNK] = logsumexp(log_lik, axis=1) - np.log(n_samples)
+    return out + class_log_prior[None, :]
+
+
+class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
+    """Bayesian Gaussian classifier with F-statistic selection and bias correction.
+
+    ``fit`` receives all p candidate features, keeps the ``n_features`` with the
+    largest F-statistics (or those above ``threshold``), and samples the posterior
+    of the Gaussian model of Li (2009) on them by MCMC. With ``correct=True`` the
+    posterior also conditions on the p − k discarded features having F ≤ γ, which
+    makes the predictive probabilities calibrated.
+
+    Parameters
+    ----------
+    n_features : int, optional
+        k. With neither ``n_features`` nor ``threshold``, all features are used.
+    threshold : float, optional
+        Keep features with F > threshold.
+    correct : bool, default=True
+    dirichlet_prior : float, default=1.0
+        c, the Dirichlet(c, …, c) prior of the class probabilities.
+    alpha_x, w_x : float, default=4.0, 1.0
+        Gamma(α^x/2, rate α^x w^x/2) prior of each feature's precision τ_j^x.
+    alpha_mu, w_mu : float, default=1.5, 0.01
+        Prior of τ^μ.
+    alpha_nu, w_nu : float, default=1.5, 0.01
+        Prior of τ^ν.
+    n_iter, burn_in, thin : int, default=6000, 750, 15
+        Gibbs iterations; the draws after ``burn_in``, every ``thin``-th, are used
+        (350 per chain with the defaults).
+    n_chains : int, default=1
+    n_mc : int, default=1000
+        Size of the fixed pool of draws for the adjustment factor.
+    proposal_sd : float, default=0.5
+        Standard deviation of the random-walk proposal on log τ^μ.
+    n_metropolis : int, default=5
+        Metropolis updates of log τ^μ per iteration (corrected model).
+    random_state : int, Generator, RandomState or None
+        Seeds of the chains, of the adjustment pool and of tie-breaking.
+    n_jobs : int, optional
+        Chains in parallel (threads; the sampler releases the GIL). Results do not
+        depend on ``n_jobs``.
+
+    Attributes
+    ----------
+    classes_, n_features_in_, selection_, selected_features_, threshold_
+    mu_samples_ : ndarray of shape (n_chains · S, G, k)
+    tau_x_samples_ : ndarray of shape (n_chains · S, k)
+    log_tau_mu_trace_, log_tau_nu_trace_ : ndarray of shape (n_chains, n_iter)
+    acceptance_rate_ : ndarray of shape (n_chains,)
+    adjustment_ : GaussianAdjustment or None
+    class_log_prior_ : ndarray of shape (G,)
+    """
+
+    def __init__(
+        self,
+        n_features=None,
+        *,
+        threshold=None,
+        correct=True,
+        dirichlet_prior=1.0,
+        alpha_x=4.0,
+        w_x=1.0,
+        alpha_mu=1.5,
+        w_mu=0.01,
+        alpha_nu=1.5,
+        w_nu=0.01,
+        n_iter=6000,
+        burn_in=750,
+        thin=15,
+        n_chains=1,
+        n_mc=1000,
+        proposal_sd=0.5,
+        n_metropolis=5,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.n_features = n_features
+        self.threshold = threshold
+        self.correct = correct
+        self.dirichlet_prior = dirichlet_prior
+        self.alpha_x = alpha_x
+        self.w_x = w_x
+        self.alpha_mu = alpha_mu
+        self.w_mu = w_mu
+        self.alpha_nu = alpha_nu
+        self.w_nu = w_nu
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.thin = thin
+        self.n_chains = n_chains
+        self.n_mc = n_mc
+        self.proposal_sd = proposal_sd
+        self.n_metropolis = n_metropolis
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _check_params(self):
+        if self.n_features is not None and self.threshold is not None:
+            raise ValueError("give at most one of n_features and threshold")
+        if self.n_features is not None:
+            check_count("n_features", self.n_features)
+        if self.threshold is not None:
+            check_positive("threshold", self.threshold, allow_zero=True)
+        for name in ("dirichlet_prior", "alpha_x", "w_x", "alpha_mu", "w_mu", "alpha_nu", "w_nu", "proposal_sd"):
+            check_positive(name, getattr(self, name))
+        check_count("n_iter", self.n_iter)
+        check_count("burn_in", self.burn_in, minimum=0)
+        check_count("thin", self.thin)
+        check_count("n_chains", self.n_chains)
+        check_count("n_mc", self.n_mc)
+        check_count("n_metropolis", self.n_metropolis)
+        if (self.n_iter - self.burn_in) // self.thin < 1:
+            raise ValueError(
+                f"n_iter={self.n_iter}, burn_in={self.burn_in}, thin={self.thin} leave no draws for prediction"
+            )
+
+    @property
+    def _prior(self):
+        return {name: getattr(self, name) for name in ("alpha_x", "w_x", "alpha_mu", "w_mu", "alpha_nu", "w_nu")}
+
+    def fit(self, X, y):
+        """Select features by F on (X, y) and sample the posterior.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            All candidate continuous features.
+        y : array-like of shape (n_samples,)
+            Class labels; at least two classes, each with at least two cases.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True, ensure_min_samples=3)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        n_classes = self.classes_.shape[0]
+        if n_classes < 2:
+            raise ValueError(f"y has a single class ({self.classes_[0]!r}); a classifier needs at least two")
+        counts = np.bincount(codes)
+        if counts.min() < 2:
+            label = self.classes_[np.argmin(counts)]
+            raise ValueError(f"class {label!r} has {counts.min()} case; every class needs at least two")
+        p = X.shape[1]
+        if self.n_features is not None and self.n_features > p:
+            raise ValueError(f"n_features={self.n_features} is larger than the number of features p={p}")
+        constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
+        if constant.size:
+            raise ValueError(
+                f"feature {constant[0]} is constant, so its F-statistic is undefined; remove constant features"
+            )
+
+        rng = check_generator(self.random_state)
+        scores = f_statistic(X, codes)
+        if self.n_features is None and self.threshold is None:
+            selection = select_from_scores(scores, n_features=p, statistic="f")
+        else:
+            selection = select_from_scores(
+                scores, n_features=self.n_features, threshold=self.threshold, statistic="f", random_state=rng
+            )
+        self.selection_ = selection
+        self.selected_features_ = selection.indices
+        self.threshold_ = selection.threshold
+        count_f, sums, squares = class_statistics(X[:, selection.indices], codes, n_classes)
+        n_discarded = selection.n_discarded if self.correct else 0
+        self.adjustment_ = None
+        if n_discarded > 0:
+            self.adjustment_ = GaussianAdjustment.create(
+                selection.threshold, tuple(int(c) for c in counts), self.alpha_x, self.w_x,
+                n_mc=self.n_mc, random_state=rng,
+            )  # fmt: skip
+        seeds = rng.integers(0, 2**31 - 1, size=self.n_chains)
+        chains = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(gibbs_chain)(
+                count_f,
+                sums,
+                squares,
+                n_iter=self.n_iter,
+                burn_in=self.burn_in,
+                thin=self.thin,
+                prior=self._prior,
+                adjustment=self.adjustment_,
+                n_discarded=n_discarded,
+                proposal_sd=self.proposal_sd,
+                n_metropolis=self.n_metropolis,
+                seed=int(seed),
+            )  # fmt: skip
+            for seed in seeds
+        )
+        self.mu_samples_ = np.concatenate([c["mu"] for c in chains])
+        self.tau_x_samples_ = np.concatenate([c["tau_x"] for c in chains])
+        self.log_tau_mu_trace_ = np.stack([c["log_tau_mu"] for c in chains])
+        self.log_tau_nu_trace_ = np.stack([c["log_tau_nu"] for c in chains])
+        self.acceptance_rate_ = np.array([c["acceptance_rate"] for c in chains])
+        c = self.dirichlet_prior
+        self.class_log_prior_ = np.log((counts + c) / (counts.sum() + n_classes * c))
+        return self
+
+    def _log_class_numerators(self, X):
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        X_selected = X[:, self.selected_features_]
+        return log_class_numerators(X_selected, self.mu_samples_, self.tau_x_samples_, self.class_log_prior_)
+
+    def to_inference_data(self):
+        """The MCMC output as an ArviZ ``InferenceData``.
+
+        ``posterior`` holds the saved draws of log τ^μ and log τ^ν of every chain
+        (after burn-in and thinning), ``warmup_posterior`` the burn-in iterations,
+        and ``sample_stats`` the Metropolis acceptance rate.
+        """
+        import arviz as az
+
+        check_is_fitted(self)
+        n_saved = self.mu_samples_.shape[0] // self.n_chains
+        saved = np.arange(self.burn_in + self.thin - 1, self.n_iter, self.thin)[:n_saved]
+        posterior = {"log_tau_mu": self.log_tau_mu_trace_[:, saved], "log_tau_nu": self.log_tau_nu_trace_[:, saved]}
+        warmup = {
+            "log_tau_mu": self.log_tau_mu_trace_[:, : self.burn_in],
+            "log_tau_nu": self.log_tau_nu_trace_[:, : self.burn_in],
+        }
+        return az.from_dict(
+            posterior=posterior,
+            warmup_posterior=warmup if self.burn_in > 0 else None,
+            save_warmup=self.burn_in > 0,
+            sample_stats={"acceptance_rate": np.repeat(self.acceptance_rate_[:, None], saved.shape[0], axis=1)},
+        )

@@ -1,0 +1,371 @@
+"""Tests for hdbayes.selection_bias.gaussian_adjustment: A(τ^μ) of the Gaussian model (Li 2009, eq. 25–34)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize, stats
+from scipy.special import logsumexp
+
+from hdbayes.selection_bias.gaussian_adjustment import (
+    GaussianAdjustment,
+    gaussian_f_series,
+    gaussian_poisson_means,
+    interpolated_log_discard_probability,
+    log_discard_probability_at,
+    new_interpolation_table,
+)
+
+COUNTS = (34, 33, 33, 33, 33, 34)  # G = 6, n = 200, as in the paper's simulation
+G, N = len(COUNTS), sum(COUNTS)
+THRESHOLDS = (1.79, 3.15, 4.41, 6.2)  # the paper's γ for k = 1000, 200, 50, 10 (spec §2.3)
+
+
+@pytest.fixture(scope="module")
+def adjustment():
+    return GaussianAdjustment.create(1.79, COUNTS, alpha_x=4.0, w_x=1.0, n_mc=1000, random_state=0)
+
+
+def f_term(gamma, k, counts=COUNTS):
+    """f_k straight from the definition (eq. 30) with scipy's central F cdf."""
+    g, n = len(counts), sum(counts)
+    return stats.f.cdf(gamma * (g - 1) / (g - 1 + 2 * k), g - 1 + 2 * k, n - g)
+
+
+# ---------------------------------------------------------------- the series f_k
+
+
+@pytest.mark.parametrize("gamma", THRESHOLDS)
+def test_f_series_matches_definition_decreases_and_truncates(gamma):
+    tol = math.exp(-10)
+    log_f = gaussian_f_series(gamma, COUNTS)
+    f = np.exp(log_f)
+    big_k = len(f) - 1
+    assert f[0] == pytest.approx(stats.f.cdf(gamma, G - 1, N - G), rel=1e-12)
+    np.testing.assert_allclose(f, [f_term(gamma, k) for k in range(big_k + 1)], rtol=1e-12)
+    assert np.all(np.diff(f) < 0)
+    assert f[-1] > tol  # every kept term is above tol ...
+    assert f_term(gamma, big_k + 1) <= tol  # ... and the next one is not
+
+
+def test_f_series_number_of_terms_for_the_paper_thresholds():
+    # K depends only on γ, G − 1 and n − G (eq. 30)
+    ks = [len(gaussian_f_series(gamma, COUNTS)) - 1 for gamma in THRESHOLDS]
+    assert ks == [13, 19, 25, 33]
+    assert len(gaussian_f_series(1.79, (20, 25, 30, 35, 40, 50))) - 1 == 13
+
+
+def test_f_series_tol_and_edge_cases():
+    loose = gaussian_f_series(3.15, COUNTS, tol=1e-3)
+    tight = gaussian_f_series(3.15, COUNTS, tol=1e-200)
+    assert len(loose) < len(tight)
+    np.testing.assert_array_equal(loose, tight[: len(loose)])
+    # at least one term, even when f_0 ≤ tol
+    assert len(gaussian_f_series(1.79, COUNTS, tol=2.0)) == 1
+    # γ = 0: P(F ≤ 0) = 0, so log A = −inf
+    log_f = gaussian_f_series(0.0, COUNTS)
+    np.testing.assert_array_equal(log_f, [-np.inf])
+    assert log_discard_probability_at(1.0, np.array([3.0]), log_f) == -np.inf
+
+
+# -------------------------------------------- the log-space k-sum against scipy's ncf
+
+
+@pytest.mark.parametrize("gamma", (1.79, 3.15, 6.2))
+@pytest.mark.parametrize("lam", (0.05, 5.0))
+def test_series_equals_noncentral_f_cdf(gamma, lam):
+    """A pool of one λ: Σ_k f_k Pois(k; λ/τ) = ncf.cdf(γ, G−1, n−G, nc = 2λ/τ)."""
+    log_f = gaussian_f_series(gamma, COUNTS, tol=1e-300)
+    pool = np.array([lam])
+    for tau in np.logspace(-2, 4, 13):
+        expected = np.log(stats.ncf.cdf(gamma, G - 1, N - G, 2 * lam / tau))
+        assert log_discard_probability_at(tau, pool, log_f) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_default_truncation_error_is_below_tol():
+    log_f = gaussian_f_series(1.79, COUNTS)
+    for nc in (0.1, 3.0, 30.0, 100.0):
+        exact = stats.ncf.cdf(1.79, G - 1, N - G, nc)
+        approx = math.exp(log_discard_probability_at(1.0, np.array([nc / 2]), log_f))
+        assert -1e-14 <= exact - approx <= math.exp(-10)
+
+
+def test_spec_check_p_f_le_2_is_0_5321():
+    """Spec §6.6: G = 6, n = 200, P(F ≤ 2) = 0.5321 for the standard noncentrality nc = Λ τ^x.
+
+    The series with Poisson mean nc/2 equals ncf.cdf(2, 5, 194, nc), and simulated F statistics
+    with class means giving Λ τ^x = nc agree; the paper's half-convention (nc = Λ τ^x / 2 as
+    scipy's nc) would give a clearly different probability.
+    """
+    counts = (33, 33, 33, 33, 34, 34)
+    nc = optimize.brentq(lambda c: stats.ncf.cdf(2.0, 5, 194, c) - 0.5321, 0.0, 100.0)
+    log_f = gaussian_f_series(2.0, counts, tol=1e-300)
+    series = math.exp(log_discard_probability_at(1.0, np.array([nc / 2]), log_f))
+    assert series == pytest.approx(stats.ncf.cdf(2.0, 5, 194, nc), rel=1e-12)
+    assert series == pytest.approx(0.5321, abs=1e-10)
+
+    # F statistics simulated from class means with Λ(μ) τ^x = nc (τ^x = 1)
+    rng = np.random.default_rng(11)
+    sizes = np.array(counts)
+    direction = rng.standard_normal(G)
+    direction -= direction @ sizes / sizes.sum()
+    mu = direction * math.sqrt(nc / (sizes @ direction**2))
+    f_stats = simulate_f_statistics(rng, counts, np.broadcast_to(mu, (20000, G)), np.ones(20000))
+    p_hat = np.mean(f_stats <= 2.0)
+    se = math.sqrt(0.5321 * 0.4679 / 20000)
+    assert abs(p_hat - series) < 4 * se
+    assert abs(stats.ncf.cdf(2.0, 5, 194, nc / 2) - series) > 20 * se
+
+
+# ------------------------------------------------------- robustness of the log space
+
+
+def test_extreme_poisson_means_stay_finite_and_accurate():
+    log_f = gaussian_f_series(3.15, COUNTS)
+    k = np.arange(len(log_f))
+    for mu in (1e8, 1e5, 700.0, 50.0, 1e-3, 1e-300):
+        value = log_discard_probability_at(1.0, np.array([mu]), log_f)
+        expected = logsumexp(log_f + stats.poisson.logpmf(k, mu))
+        assert np.isfinite(value)
+        assert value == pytest.approx(expected, rel=1e-12)
+    # μ → 0 gives f_0 exactly; μ = 0 (a zero λ_m) too
+    assert log_discard_probability_at(1.0, np.array([1e-300]), log_f) == pytest.approx(log_f[0], rel=1e-15)
+    assert log_discard_probability_at(1.0, np.array([0.0]), log_f) == log_f[0]
+
+
+def test_pool_average_is_a_log_mean_exp():
+    log_f = gaussian_f_series(1.79, COUNTS)
+    pool = np.array([0.3, 4.0, 60.0, 2e4])
+    singles = [log_discard_probability_at(2.0, pool[m : m + 1], log_f) for m in range(len(pool))]
+    assert log_discard_probability_at(2.0, pool, log_f) == pytest.approx(logsumexp(singles) - np.log(4), rel=1e-13)
+
+
+def test_increasing_in_tau_mu_with_the_right_limits(adjustment):
+    tau = np.logspace(-6, 12, 181)
+    values = adjustment.log_discard_probability(tau)
+    assert np.all(np.isfinite(values))
+    assert np.all(np.diff(values) >= 0)
+    moderate = (tau >= 1e-3) & (tau <= 1e6)
+    assert np.all(np.diff(values[moderate]) > 0)
+    # τ^μ → ∞: every class mean equal, the central F cdf f_0
+    assert values[-1] == pytest.approx(adjustment.log_f[0], abs=1e-9)
+    assert values[-1] <= adjustment.log_f[0]
+    assert math.exp(values[-1]) == pytest.approx(stats.f.cdf(1.79, G - 1, N - G), abs=1e-9)
+    # τ^μ → 0: A → 0, log A very negative but finite (Poisson means up to ~1e9 here)
+    assert values[0] < -1e4
+    assert adjustment.log_discard_probability(np.inf) == adjustment.log_f[0]
+
+
+def test_vectorised_method_keeps_shape_and_matches_scalar_kernel(adjustment):
+    tau = np.array([[0.5, 20.0], [300.0, 1e5]])
+    out = adjustment.log_discard_probability(tau)
+    assert out.shape == (2, 2)
+    for t, v in zip(tau.ravel(), out.ravel()):
+        assert v == log_discard_probability_at(t, adjustment.poisson_means, adjustment.log_f)
+    assert adjustment.log_discard_probability(7.0).shape == ()
+    assert adjustment.n_terms == len(adjustment.log_f) == 14
+
+
+# ------------------------------------------------ the whole estimator against the model
+
+
+def simulate_f_statistics(rng, counts, means, tau_x):
+    """F statistics (eq. 25) of features x_i ~ N(means[r, g_i], 1/tau_x[r]), one per row r."""
+    sizes = np.asarray(counts)
+    g, n = len(sizes), sizes.sum()
+    labels = np.repeat(np.arange(g), sizes)
+    reps = means.shape[0]
+    x = means[:, labels] + rng.standard_normal((reps, n)) / np.sqrt(tau_x)[:, None]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    class_means = np.add.reduceat(x, starts, axis=1) / sizes
+    grand = x.mean(axis=1, keepdims=True)
+    between = ((class_means - grand) ** 2) @ sizes / (g - 1)
+    within = ((x - class_means[:, labels]) ** 2).sum(axis=1) / (n - g)
+    return between / within
+
+
+def ncf_cdf(x, dfn, dfd, nc):
+    """scipy's ncf.cdf, set to 0 for nc > 1000, where it is < 1e-170 here.
+
+    scipy 1.17 returns garbage there (for x = 1.79, dfn = 5, dfd = 194: 2.4e-91 at nc = 1499
+    instead of ~1e-276, NaN for nc in about [1504, 1631], 0 beyond).
+    """
+    nc = np.asarray(nc)
+    return np.where(nc > 1000, 0.0, stats.ncf.cdf(x, dfn, dfd, np.minimum(nc, 1000)))
+
+
+@pytest.mark.parametrize("tau_mu", (1.0, 100.0, 1e4))
+def test_estimator_matches_brute_force_simulation(tau_mu):
+    """A(τ^μ) = P(F ≤ γ | y, τ^μ) with μ_g = ν + Z_g/√τ^μ and τ^x from its prior."""
+    counts, gamma, alpha_x, w_x, reps = (20, 25, 30, 35, 40, 50), 1.79, 4.0, 1.0, 20000
+    rng = np.random.default_rng(int(tau_mu) + 5)
+    z = rng.standard_normal((reps, len(counts)))
+    t = rng.gamma(alpha_x / 2, 2 / (alpha_x * w_x), size=reps)
+    nu = rng.normal(0.0, 3.0, size=(reps, 1))  # irrelevant: F is invariant to a common shift
+    f_stats = simulate_f_statistics(rng, counts, nu + z / math.sqrt(tau_mu), t)
+    p_hat = np.mean(f_stats <= gamma)
+
+    adj = GaussianAdjustment.create(gamma, counts, alpha_x, w_x, n_mc=reps, random_state=99)
+    estimate = math.exp(adj.log_discard_probability(tau_mu))
+    # Monte Carlo error of both sides (per-draw terms of the estimator from scipy's ncf)
+    per_draw = ncf_cdf(gamma, len(counts) - 1, sum(counts) - len(counts), 2 * adj.poisson_means / tau_mu)
+    se = math.sqrt(p_hat * (1 - p_hat) / reps + per_draw.var() / reps) + 1e-4
+    assert abs(estimate - p_hat) < 4 * se
+    assert abs(estimate - per_draw.mean()) <= math.exp(-10)  # only the truncation differs
+    if tau_mu == 100.0:  # the test has power: the paper's half-convention is far off
+        half = ncf_cdf(gamma, len(counts) - 1, sum(counts) - len(counts), adj.poisson_means / tau_mu).mean()
+        assert abs(half - p_hat) > 10 * se
+
+
+# ---------------------------------------------------------------- interpolation
+
+
+def test_interpolation_agrees_with_exact(adjustment):
+    table, eta_min, step = new_interpolation_table()
+    pool, log_f = adjustment.poisson_means, adjustment.log_f
+    rng = np.random.default_rng(3)
+    for eta in rng.uniform(-5.0, 15.0, size=400):
+        exact = log_discard_probability_at(math.exp(eta), pool, log_f)
+        approx = interpolated_log_discard_probability(eta, table, eta_min, step, pool, log_f)
+        assert abs(approx - exact) < 1e-7
+
+
+def test_interpolation_fills_only_the_needed_nodes(adjustment):
+    table, eta_min, step = new_interpolation_table(-10.0, 10.0, 0.125)
+    pool, log_f = adjustment.poisson_means, adjustment.log_f
+    assert table.shape == (161,) and np.all(np.isnan(table))
+    interpolated_log_discard_probability(1.3, table, eta_min, step, pool, log_f)
+    i = int(np.floor((1.3 + 10.0) / 0.125))  # node at or below η
+    filled = np.flatnonzero(~np.isnan(table))
+    np.testing.assert_array_equal(filled, [i - 1, i, i + 1, i + 2])
+    for j in filled:
+        assert table[j] == log_discard_probability_at(math.exp(eta_min + j * step), pool, log_f)
+    interpolated_log_discard_probability(1.3 + 0.05, table, eta_min, step, pool, log_f)  # same interval
+    assert np.count_nonzero(~np.isnan(table)) == 4
+    interpolated_log_discard_probability(1.3 + 0.125, table, eta_min, step, pool, log_f)  # next interval
+    np.testing.assert_array_equal(np.flatnonzero(~np.isnan(table)), [i - 1, i, i + 1, i + 2, i + 3])
+    # at a node the interpolant is the node value
+    at_node = interpolated_log_discard_probability(eta_min + i * step, table, eta_min, step, pool, log_f)
+    assert at_node == pytest.approx(table[i], rel=1e-14)
+
+
+def test_interpolation_uses_cached_nodes_and_is_exact_for_cubics(adjustment):
+    """Filled nodes are never recomputed, and 4-point Lagrange reproduces a cubic."""
+    table, eta_min, step = new_interpolation_table(-2.0, 2.0, 0.25)
+    cubic = np.polynomial.Polynomial([0.3, -1.2, 0.7, 0.45])
+    table[:] = cubic(eta_min + step * np.arange(table.shape[0]))
+    before = table.copy()
+    no_f = np.array([0.0])  # would give exact values far from the cubic
+    for eta in np.linspace(-1.75, 1.49, 37):
+        value = interpolated_log_discard_probability(eta, table, eta_min, step, adjustment.poisson_means, no_f)
+        assert value == pytest.approx(cubic(eta), abs=1e-12)
+    np.testing.assert_array_equal(table, before)
+
+
+def test_interpolation_falls_back_to_exact_outside_the_grid(adjustment):
+    table, eta_min, step = new_interpolation_table(-1.0, 1.0, 0.25)  # nodes −1, −0.75, ..., 1
+    pool, log_f = adjustment.poisson_means, adjustment.log_f
+    for eta in (-40.0, -1.0, -0.8, 0.76, 1.0, 3.0, 40.0):  # intervals lacking a neighbour node
+        approx = interpolated_log_discard_probability(eta, table, eta_min, step, pool, log_f)
+        assert approx == log_discard_probability_at(math.exp(eta), pool, log_f)
+    assert np.all(np.isnan(table))
+    # the first and last usable intervals interpolate
+    interpolated_log_discard_probability(-0.75, table, eta_min, step, pool, log_f)
+    interpolated_log_discard_probability(0.74, table, eta_min, step, pool, log_f)
+    np.testing.assert_array_equal(np.flatnonzero(~np.isnan(table)), [0, 1, 2, 3, 5, 6, 7, 8])
+
+
+def test_new_interpolation_table_grid():
+    table, eta_min, step = new_interpolation_table()
+    assert (eta_min, step) == (-30.0, 1 / 64)
+    assert table.shape == (60 * 64 + 1,) and table.dtype == np.float64 and np.all(np.isnan(table))
+    assert new_interpolation_table(0.0, 1.0, 0.3)[0].shape == (4,)  # last node 0.9 ≤ 1
+    with pytest.raises(ValueError, match="eta_min < eta_max"):
+        new_interpolation_table(1.0, 1.0)
+    with pytest.raises(ValueError, match="step"):
+        new_interpolation_table(0.0, 1.0, 0.0)
+    with pytest.raises(ValueError, match="at least 4 nodes"):
+        new_interpolation_table(0.0, 1.0, 0.5)
+
+
+# ---------------------------------------------------------- the pool, reproducibility
+
+
+def test_poisson_means_are_lambda_times_t_over_two():
+    counts, alpha_x, w_x = (3, 5, 9), 4.0, 0.5
+    got = gaussian_poisson_means(counts, alpha_x, w_x, n_mc=50, random_state=7)
+    rng = np.random.default_rng(7)
+    z = rng.standard_normal((50, 3))
+    t = rng.gamma(alpha_x / 2, 1 / (alpha_x * w_x / 2), size=50)
+    sizes = np.array(counts)
+    z_tilde = z @ sizes / sizes.sum()
+    lam = ((z - z_tilde[:, None]) ** 2 * sizes).sum(axis=1)
+    np.testing.assert_allclose(got, lam * t / 2, rtol=1e-12)
+    # E[Λ(Z)] = Σ_g n_g E(Z_g − Z̃)² = n − Σ_g n_g²/n and E[T] = 1/w^x
+    big = gaussian_poisson_means(counts, alpha_x, w_x, n_mc=200000, random_state=1)
+    n = sum(counts)
+    assert big.mean() == pytest.approx((n - sum(c * c for c in counts) / n) / (2 * w_x), rel=0.01)
+
+
+def test_pool_is_reproducible():
+    a = gaussian_poisson_means(COUNTS, 4.0, 1.0, random_state=123)
+    b = gaussian_poisson_means(COUNTS, 4.0, 1.0, random_state=np.random.default_rng(123))
+    c = gaussian_poisson_means(COUNTS, 4.0, 1.0, random_state=124)
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == (1000,) and np.all(a > 0)
+    assert not np.array_equal(a, c)
+    adj1 = GaussianAdjustment.create(3.15, COUNTS, 4.0, 1.0, random_state=5)
+    adj2 = GaussianAdjustment.create(3.15, list(COUNTS), 4.0, 1.0, random_state=5)
+    np.testing.assert_array_equal(adj1.poisson_means, adj2.poisson_means)
+    np.testing.assert_array_equal(adj1.log_f, gaussian_f_series(3.15, COUNTS))
+    assert adj1.class_counts == COUNTS and adj1.threshold == 3.15
+    assert adj1.log_discard_probability(50.0) == adj2.log_discard_probability(50.0)
+
+
+def test_adjustment_is_frozen(adjustment):
+    with pytest.raises(AttributeError):
+        adjustment.threshold = 2.0
+    with pytest.raises(ValueError):
+        adjustment.poisson_means[0] = 1.0
+
+
+# ---------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"threshold": -0.1}, ValueError, "threshold"),
+        ({"threshold": np.inf}, ValueError, "threshold"),
+        ({"threshold": np.nan}, ValueError, "threshold"),
+        ({"threshold": "2"}, TypeError, "threshold"),
+        ({"class_counts": (200,)}, ValueError, "at least 2 classes"),
+        ({"class_counts": (10, 0, 5)}, ValueError, "at least one case"),
+        ({"class_counts": (1, 1, 1)}, ValueError, "more cases than classes"),
+        ({"class_counts": (2.5, 3)}, TypeError, "integers"),
+        ({"class_counts": [[3, 4]]}, ValueError, "1-d"),
+        ({"alpha_x": 0.0}, ValueError, "alpha_x"),
+        ({"w_x": -1.0}, ValueError, "w_x"),
+        ({"n_mc": 0}, ValueError, "n_mc"),
+        ({"n_mc": 10.5}, TypeError, "n_mc"),
+    ],
+)
+def test_create_validates(kwargs, error, match):
+    args = {"threshold": 2.0, "class_counts": (10, 12, 8), "alpha_x": 4.0, "w_x": 1.0, "n_mc": 10}
+    args.update(kwargs)
+    with pytest.raises(error, match=match):
+        GaussianAdjustment.create(**args)
+
+
+def test_other_validation_errors(adjustment):
+    with pytest.raises(ValueError, match="tol"):
+        gaussian_f_series(2.0, COUNTS, tol=0.0)
+    for bad in (0.0, -1.0, np.nan):
+        with pytest.raises(ValueError, match="tau_mu"):
+            adjustment.log_discard_probability([1.0, bad])
+        with pytest.raises(ValueError, match="tau_mu"):
+            log_discard_probability_at(bad, adjustment.poisson_means, adjustment.log_f)
+    with pytest.raises(ValueError, match="poisson_means"):
+        GaussianAdjustment(2.0, COUNTS, np.zeros(3), np.array([1.0, -2.0]))
+    with pytest.raises(ValueError, match="log_f"):
+        GaussianAdjustment(2.0, COUNTS, np.array([]), np.array([1.0]))
