@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from scipy.special import logsumexp
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hdbayes import BiasCorrectedGaussianClassifier
 from hdbayes.datasets import simulate_gaussian
@@ -203,3 +204,9 @@ def test_predict_needs_the_same_columns(simulation):
     model = BiasCorrectedGaussianClassifier(n_features=5, n_iter=50, burn_in=10, thin=2).fit(d.X_train, d.y_train)
     with pytest.raises(ValueError, match="features"):
         model.predict_proba(d.X_test[:, :100])
+
+
+@parametrize_with_checks([BiasCorrectedGaussianClassifier(n_iter=200, burn_in=50, thin=5, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    """All of scikit-learn's estimator checks apply (short chains keep them fast)."""
+    check(estimator)

@@ -28,6 +28,7 @@ import numba
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.special import logsumexp
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from hdbayes._validation import check_count, check_generator, check_positive
@@ -373,6 +374,7 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         """
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True, ensure_min_samples=3)
+        check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
