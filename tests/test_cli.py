@@ -146,3 +146,29 @@ def test_classify_with_exact_theta_rule(csv_files, tmp_path):
     assert classify(train, test, exact, "--n-features", "5", "--theta-rule", "exact") == 0
     a, b = pd.read_csv(simpson).iloc[:, 1].to_numpy(), pd.read_csv(exact).iloc[:, 1].to_numpy()
     assert np.abs(a - b).max() < 0.05 and not np.array_equal(a, b)
+
+
+def test_classify_gaussian_multiclass(tmp_path, capsys):
+    from hdbayes.datasets import simulate_gaussian
+
+    data = simulate_gaussian(n_features=60, n_train=90, n_test=20, random_state=2)
+    columns = [f"g{j}" for j in range(60)]
+    for name, X, y in (("train", data.X_train, data.y_train), ("test", data.X_test, data.y_test)):
+        frame = pd.DataFrame(X, columns=columns)
+        frame["kind"] = np.array(list("ABCDEF"))[y]
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    out = tmp_path / "pred.csv"
+    argv = ["--model", "gaussian", "--n-features", "5", "--n-iter", "300", "--burn-in", "100", "--thin", "4"]
+    status = main(["classify", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"),
+                   "--target", "kind", "--out", str(out), *argv])  # fmt: skip
+    assert status == 0
+    predictions = pd.read_csv(out)
+    assert list(predictions.columns) == ["prediction"] + [f"P(kind={c})" for c in "ABCDEF"]
+    np.testing.assert_allclose(predictions.iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
+    assert "R-hat" in capsys.readouterr().out
+
+
+def test_classify_rejects_options_of_the_other_model(csv_files, tmp_path, capsys):
+    train, test, _, _ = csv_files
+    assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--n-iter", "100") == 2
+    assert "--n-iter applies to --model gaussian only" in capsys.readouterr().err

@@ -29,9 +29,21 @@ __all__ = ["main"]
 EXPERIMENTS = {
     "naive-bayes-simulation": "hdbayes.experiments.naive_bayes_simulation",
     "colon": "hdbayes.experiments.colon",
+    "gaussian-simulation": "hdbayes.experiments.gaussian_simulation",
+    "srbct": "hdbayes.experiments.srbct",
+    "lymphoma": "hdbayes.experiments.lymphoma",
 }
 
-MODELS = ("naive-bayes",)
+MODELS = ("naive-bayes", "gaussian")
+# options that only one model understands: option name -> (model, default)
+_MODEL_OPTIONS = {
+    "binarize": ("naive-bayes", None),
+    "theta_rule": ("naive-bayes", "simpson"),
+    "n_iter": ("gaussian", 6000),
+    "burn_in": ("gaussian", 750),
+    "thin": ("gaussian", 15),
+    "chains": ("gaussian", 2),
+}
 
 
 class InputError(Exception):
@@ -81,16 +93,21 @@ def _build_parser():
     classify.add_argument("--model", choices=MODELS, default="naive-bayes", help="model (default: %(default)s)")
     group = classify.add_mutually_exclusive_group()
     group.add_argument("--n-features", type=int, help="number of features to keep (k)")
-    group.add_argument("--threshold", type=float, help="keep features with |correlation| above this")
+    group.add_argument(
+        "--threshold", type=float, help="keep features whose statistic (|correlation| or F) exceeds this"
+    )
     classify.add_argument("--no-correct", action="store_true", help="do not correct for selection bias")
-    classify.add_argument("--binarize", type=float, help="map feature values > this to 1, others to 0")
+    classify.add_argument("--binarize", type=float, help="naive-bayes: map feature values > this to 1, others to 0")
     classify.add_argument(
         "--theta-rule",
         choices=("simpson", "exact"),
-        default="simpson",
-        help="θ integration: the thesis's 21-point Simpson rule, or exact Gauss–Legendre (default: %(default)s)",
+        help="naive-bayes: θ integration by the thesis's 21-point Simpson rule (default) or exact Gauss–Legendre",
     )
-    classify.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default: %(default)s)")
+    classify.add_argument("--n-iter", type=int, help="gaussian: MCMC iterations per chain (default: 6000)")
+    classify.add_argument("--burn-in", type=int, help="gaussian: iterations discarded (default: 750)")
+    classify.add_argument("--thin", type=int, help="gaussian: keep every THIN-th iteration (default: 15)")
+    classify.add_argument("--chains", type=int, help="gaussian: number of chains (default: 2)")
+    classify.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     classify.add_argument("--out", required=True, help="output CSV of predictions")
     return parser
 
@@ -140,6 +157,40 @@ def _write_atomically(path, write):
         raise
 
 
+def _build_model(args):
+    """The estimator named by --model, refusing options that belong to the other model."""
+    options = {}
+    for name, (model, default) in _MODEL_OPTIONS.items():
+        value = getattr(args, name)
+        if value is not None and model != args.model:
+            raise InputError(f"--{name.replace('_', '-')} applies to --model {model} only")
+        options[name] = default if value is None else value
+    common = dict(n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct)
+    if args.model == "naive-bayes":
+        return hdbayes.BiasCorrectedNaiveBayes(
+            **common, binarize=options["binarize"], theta_rule=options["theta_rule"], random_state=args.seed
+        )
+    return hdbayes.BiasCorrectedGaussianClassifier(
+        **common, n_iter=options["n_iter"], burn_in=options["burn_in"], thin=options["thin"],
+        n_chains=options["chains"], random_state=args.seed, n_jobs=options["chains"],
+    )  # fmt: skip
+
+
+def _print_mcmc_diagnostics(model):
+    import arviz as az
+
+    idata = model.to_inference_data()
+    rhat = float(az.rhat(idata)["log_tau_mu"]) if model.n_chains > 1 else float("nan")
+    ess = float(az.ess(idata)["log_tau_mu"])
+    trace = model.log_tau_mu_trace_[:, model.burn_in :]
+    print(
+        f"log tau_mu: posterior mean {trace.mean():.3f}, R-hat {rhat:.3f}, effective sample size {ess:.0f}; "
+        f"Metropolis acceptance {model.acceptance_rate_.mean():.2f}"
+    )
+    if model.n_chains > 1 and rhat > 1.1:
+        print("warning: R-hat > 1.1; the chains have not mixed, consider more iterations (--n-iter)")
+
+
 def _classify(args):
     import numpy as np
     import pandas as pd
@@ -162,17 +213,10 @@ def _classify(args):
     X_test = _features(test, columns, args.test)
     y_train = train[args.target].to_numpy()
 
-    model = hdbayes.BiasCorrectedNaiveBayes(
-        n_features=args.n_features,
-        threshold=args.threshold,
-        correct=not args.no_correct,
-        binarize=args.binarize,
-        theta_rule=args.theta_rule,
-        random_state=args.seed,
-    )
+    model = _build_model(args)
     model.fit(X_train, y_train)
     proba = model.predict_proba(X_test)
-    output = pd.DataFrame({"prediction": model.classes_[(proba[:, 1] >= 0.5).astype(int)]}, index=test.index)
+    output = pd.DataFrame({"prediction": model.predict(X_test)}, index=test.index)
     for j, label in enumerate(model.classes_):
         output[f"P({args.target}={label})"] = proba[:, j]
     _write_atomically(args.out, lambda tmp: output.to_csv(tmp, index=False))
@@ -183,6 +227,8 @@ def _classify(args):
         f"kept {model.selected_features_.shape[0]} of {len(columns)} features (threshold {model.threshold_:.4g}): "
         f"{selected}{more}"
     )
+    if args.model == "gaussian":
+        _print_mcmc_diagnostics(model)
     print(f"expected error rate on the test rows: {expected_error_rate(proba):.4f}")
     if args.target in test.columns and not test[args.target].isna().any():
         labels = test[args.target].to_numpy()
