@@ -210,3 +210,38 @@ def test_predict_needs_the_same_columns(simulation):
 def test_sklearn_compatible(estimator, check):
     """All of scikit-learn's estimator checks apply (short chains keep them fast)."""
     check(estimator)
+
+
+def test_rao_blackwell_numerators_against_a_loop():
+    """Each draw's predictive N(m, 1/τ^x + 1/P) with μ integrated out (eq. 18), averaged over draws."""
+    from hdbayes.selection_bias.gaussian import rao_blackwell_log_class_numerators
+
+    rng = np.random.default_rng(5)
+    S, G, k, N = 6, 3, 4, 9
+    nu, tau_x = rng.normal(size=(S, k)), rng.gamma(2.0, 1.0, size=(S, k))
+    tau_mu = rng.gamma(2.0, 1.0, size=S)
+    counts, sums = np.array([3.0, 5.0, 4.0]), rng.normal(size=(G, k))
+    X = rng.normal(size=(N, k))
+    prior = np.log(np.array([0.25, 0.45, 0.3]))
+    got = rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, prior)
+    expected = np.empty((N, G))
+    for i in range(N):
+        for g in range(G):
+            per_sample = []
+            for s in range(S):
+                precision = tau_mu[s] + counts[g] * tau_x[s]
+                mean = (nu[s] * tau_mu[s] + sums[g] * tau_x[s]) / precision
+                sd = np.sqrt(1 / tau_x[s] + 1 / precision)
+                per_sample.append(stats.norm.logpdf(X[i], mean, sd).sum())
+            expected[i, g] = logsumexp(per_sample) - np.log(S) + prior[g]
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+
+
+def test_rao_blackwell_and_sample_predictives_agree_with_few_features(simulation):
+    d = simulation
+    kwargs = dict(n_features=3, n_iter=2000, burn_in=200, thin=2, random_state=0)
+    a = BiasCorrectedGaussianClassifier(**kwargs).fit(d.X_train, d.y_train).predict_proba(d.X_test[:200])
+    b = BiasCorrectedGaussianClassifier(predictive="samples", **kwargs).fit(d.X_train, d.y_train)
+    assert np.abs(a - b.predict_proba(d.X_test[:200])).max() < 0.03
+    with pytest.raises(ValueError, match="predictive"):
+        BiasCorrectedGaussianClassifier(predictive="mean").fit(d.X_train, d.y_train)

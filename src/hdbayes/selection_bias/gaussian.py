@@ -40,7 +40,13 @@ from hdbayes.selection_bias.gaussian_adjustment import (
     new_interpolation_table,
 )
 
-__all__ = ["BiasCorrectedGaussianClassifier", "class_statistics", "gibbs_chain", "log_class_numerators"]
+__all__ = [
+    "BiasCorrectedGaussianClassifier",
+    "class_statistics",
+    "gibbs_chain",
+    "log_class_numerators",
+    "rao_blackwell_log_class_numerators",
+]
 
 _PREDICT_CHUNK = 256
 
@@ -80,6 +86,7 @@ def _gibbs_chain_kernel(
     n_saved = (n_iter - burn_in) // thin
     mu_samples = np.empty((n_saved, n_classes, k))
     tau_x_samples = np.empty((n_saved, k))
+    nu_samples = np.empty((n_saved, k))
     log_tau_mu_trace = np.empty(n_iter)
     log_tau_nu_trace = np.empty(n_iter)
     accepted = 0
@@ -155,9 +162,10 @@ def _gibbs_chain_kernel(
         if iteration >= burn_in and (iteration + 1 - burn_in) % thin == 0 and saved < n_saved:
             mu_samples[saved] = mu
             tau_x_samples[saved] = tau_x
+            nu_samples[saved] = nu
             saved += 1
     n_proposals = max(n_metropolis * n_iter, 1) if n_discarded > 0 else 1
-    return mu_samples, tau_x_samples, log_tau_mu_trace, log_tau_nu_trace, accepted / n_proposals
+    return mu_samples, tau_x_samples, nu_samples, log_tau_mu_trace, log_tau_nu_trace, accepted / n_proposals
 
 
 def gibbs_chain(counts, sums, squares, *, n_iter, burn_in, thin, prior, adjustment=None, n_discarded=0,
@@ -187,8 +195,9 @@ def gibbs_chain(counts, sums, squares, *, n_iter, burn_in, thin, prior, adjustme
     Returns
     -------
     dict
-        ``mu`` (S, G, k), ``tau_x`` (S, k), ``log_tau_mu`` and ``log_tau_nu`` traces
-        (n_iter,), ``acceptance_rate`` of the Metropolis steps (1.0 when unused).
+        ``mu`` (S, G, k), ``tau_x`` and ``nu`` (S, k), ``tau_mu`` (S,) at the saved
+        iterations, ``log_tau_mu`` and ``log_tau_nu`` traces (n_iter,),
+        ``acceptance_rate`` of the Metropolis steps (1.0 when unused).
     """
     if adjustment is None or n_discarded == 0:
         poisson_means, log_f, n_discarded = np.ones(1), np.zeros(1), 0
@@ -196,14 +205,23 @@ def gibbs_chain(counts, sums, squares, *, n_iter, burn_in, thin, prior, adjustme
         # writeable copies: numba compiles a separate signature for read-only arrays
         poisson_means, log_f = np.array(adjustment.poisson_means), np.array(adjustment.log_f)
     table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
-    mu, tau_x, log_tau_mu, log_tau_nu, rate = _gibbs_chain_kernel(
+    mu, tau_x, nu, log_tau_mu, log_tau_nu, rate = _gibbs_chain_kernel(
         np.asarray(counts, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
         np.ascontiguousarray(squares, dtype=np.float64), int(n_iter), int(burn_in), int(thin),
         float(prior["alpha_x"]), float(prior["w_x"]), float(prior["alpha_mu"]), float(prior["w_mu"]),
         float(prior["alpha_nu"]), float(prior["w_nu"]), float(n_discarded), poisson_means, log_f, table,
         float(eta_min), float(step), float(proposal_sd), int(n_metropolis), float(init_jitter), int(seed),
     )  # fmt: skip
-    return {"mu": mu, "tau_x": tau_x, "log_tau_mu": log_tau_mu, "log_tau_nu": log_tau_nu, "acceptance_rate": rate}
+    saved = np.arange(burn_in + thin - 1, n_iter, thin)[: mu.shape[0]]
+    return {
+        "mu": mu,
+        "tau_x": tau_x,
+        "nu": nu,
+        "tau_mu": np.exp(log_tau_mu[saved]),
+        "log_tau_mu": log_tau_mu,
+        "log_tau_nu": log_tau_nu,
+        "acceptance_rate": rate,
+    }
 
 
 def log_class_numerators(X, mu, tau_x, class_log_prior):
@@ -236,6 +254,48 @@ def log_class_numerators(X, mu, tau_x, class_log_prior):
         square_term = 0.5 * (rows * rows) @ tau_x.T  # (N, S)
         cross = (rows @ weighted_mu.T).reshape(rows.shape[0], n_samples, n_classes)
         log_lik = constant[None, :, None] - square_term[:, :, None] + cross - mean_term[None]
+        out[start : start + _PREDICT_CHUNK] = logsumexp(log_lik, axis=1) - np.log(n_samples)
+    return out + class_log_prior[None, :]
+
+
+def rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, class_log_prior):
+    """log P(y* = g, x* | training data) with the class means integrated out analytically.
+
+    For a draw (ν, τ^x, τ^μ) of the chain, μ_j^(g) given everything else is Gaussian
+    (eq. 18) with precision P = τ^μ + n_g τ_j^x and mean m = (ν_j τ^μ + Σ_{i∈g} x_ij τ_j^x)/P,
+    so x*_j | y* = g has predictive N(m, 1/τ_j^x + 1/P). Averaging these predictive
+    densities over the draws estimates the same quantity as eq. 15 (Rao–Blackwellisation)
+    with much smaller Monte Carlo variance: a product over k features of densities at
+    sampled μ is dominated by a few draws when k is large, which makes eq. 15
+    overconfident and noisy.
+
+    Parameters
+    ----------
+    X : ndarray of shape (N, k)
+    nu, tau_x : ndarray of shape (S, k)
+    tau_mu : ndarray of shape (S,)
+    counts : ndarray of shape (G,)
+    sums : ndarray of shape (G, k)
+        Training class counts and class sums of the selected features.
+    class_log_prior : ndarray of shape (G,)
+
+    Returns
+    -------
+    ndarray of shape (N, G)
+    """
+    n_samples, k = nu.shape
+    n_classes = counts.shape[0]
+    precision = tau_mu[:, None, None] + counts[None, :, None] * tau_x[:, None, :]  # (S, G, k)
+    mean = (nu[:, None, :] * tau_mu[:, None, None] + sums[None] * tau_x[:, None, :]) / precision
+    variance = 1.0 / tau_x[:, None, :] + 1.0 / precision
+    constant = -0.5 * (np.log(2.0 * np.pi * variance) + mean * mean / variance).sum(axis=-1)  # (S, G)
+    inverse = (1.0 / variance).reshape(n_samples * n_classes, k)
+    weighted = (mean / variance).reshape(n_samples * n_classes, k)
+    out = np.empty((X.shape[0], n_classes))
+    for start in range(0, X.shape[0], _PREDICT_CHUNK):
+        rows = X[start : start + _PREDICT_CHUNK]
+        quadratic = -0.5 * (rows * rows) @ inverse.T + rows @ weighted.T  # (N, S·G)
+        log_lik = constant[None] + quadratic.reshape(rows.shape[0], n_samples, n_classes)
         out[start : start + _PREDICT_CHUNK] = logsumexp(log_lik, axis=1) - np.log(n_samples)
     return out + class_log_prior[None, :]
 
@@ -274,6 +334,15 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         Standard deviation of the random-walk proposal on log τ^μ.
     n_metropolis : int, default=5
         Metropolis updates of log τ^μ per iteration (corrected model).
+    predictive : {"rao-blackwell", "samples"}, default="rao-blackwell"
+        How P(x* | class, training data) is estimated from the draws:
+        ``"samples"`` averages ∏_j N(x*_j; μ_j^(g), 1/τ_j^x) over the sampled class
+        means, as in the paper (eq. 15); ``"rao-blackwell"`` averages the same
+        densities with μ integrated out given the other parameters of each draw
+        (:func:`rao_blackwell_log_class_numerators`). Both estimate the same
+        probabilities; the second has far smaller Monte Carlo error when many
+        features are kept (with all 4000 features of the paper's simulation: error
+        rate 0.038 instead of 0.122, and calibrated).
     random_state : int, Generator, RandomState or None
         Seeds of the chains, of the adjustment pool and of tie-breaking.
     n_jobs : int, optional
@@ -284,7 +353,11 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
     ----------
     classes_, n_features_in_, selection_, selected_features_, threshold_
     mu_samples_ : ndarray of shape (n_chains · S, G, k)
-    tau_x_samples_ : ndarray of shape (n_chains · S, k)
+    tau_x_samples_, nu_samples_ : ndarray of shape (n_chains · S, k)
+    tau_mu_samples_ : ndarray of shape (n_chains · S,)
+    class_counts_, class_sums_ : ndarray of shape (G,), (G, k)
+        Training counts and sums of the selected features (for the Rao–Blackwellised
+        predictive).
     log_tau_mu_trace_, log_tau_nu_trace_ : ndarray of shape (n_chains, n_iter)
     acceptance_rate_ : ndarray of shape (n_chains,)
     adjustment_ : GaussianAdjustment or None
@@ -311,6 +384,7 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         n_mc=1000,
         proposal_sd=0.5,
         n_metropolis=5,
+        predictive="rao-blackwell",
         random_state=None,
         n_jobs=None,
     ):
@@ -331,6 +405,7 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         self.n_mc = n_mc
         self.proposal_sd = proposal_sd
         self.n_metropolis = n_metropolis
+        self.predictive = predictive
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -349,6 +424,8 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         check_count("n_chains", self.n_chains)
         check_count("n_mc", self.n_mc)
         check_count("n_metropolis", self.n_metropolis)
+        if self.predictive not in ("rao-blackwell", "samples"):
+            raise ValueError(f"predictive must be 'rao-blackwell' or 'samples', got {self.predictive!r}")
         if (self.n_iter - self.burn_in) // self.thin < 1:
             raise ValueError(
                 f"n_iter={self.n_iter}, burn_in={self.burn_in}, thin={self.thin} leave no draws for prediction"
@@ -431,6 +508,9 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         )
         self.mu_samples_ = np.concatenate([c["mu"] for c in chains])
         self.tau_x_samples_ = np.concatenate([c["tau_x"] for c in chains])
+        self.nu_samples_ = np.concatenate([c["nu"] for c in chains])
+        self.tau_mu_samples_ = np.concatenate([c["tau_mu"] for c in chains])
+        self.class_counts_, self.class_sums_ = count_f, sums
         self.log_tau_mu_trace_ = np.stack([c["log_tau_mu"] for c in chains])
         self.log_tau_nu_trace_ = np.stack([c["log_tau_nu"] for c in chains])
         self.acceptance_rate_ = np.array([c["acceptance_rate"] for c in chains])
@@ -441,7 +521,12 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
     def _log_class_numerators(self, X):
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
         X_selected = X[:, self.selected_features_]
-        return log_class_numerators(X_selected, self.mu_samples_, self.tau_x_samples_, self.class_log_prior_)
+        if self.predictive == "samples":
+            return log_class_numerators(X_selected, self.mu_samples_, self.tau_x_samples_, self.class_log_prior_)
+        return rao_blackwell_log_class_numerators(
+            X_selected, self.nu_samples_, self.tau_x_samples_, self.tau_mu_samples_,
+            self.class_counts_, self.class_sums_, self.class_log_prior_,
+        )  # fmt: skip
 
     def to_inference_data(self):
         """The MCMC output as an ArviZ ``InferenceData``.
