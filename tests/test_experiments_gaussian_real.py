@@ -149,6 +149,11 @@ def test_lymphoma_small(lymphoma_small):
     # with 50 genes the error rate is small whatever the correction
     assert all(r["actual_error"] <= 0.1 for r in rows if r["k"] == 50)
     assert len(report.tables["probabilities"]) == 2 * 2 * 62
+    fits = report.tables["whole_data_fit"]
+    assert [(r["k"], r["method"]) for r in fits] == [(r["k"], r["method"]) for r in rows]
+    # the correction conditions on the discarded genes having small F: it can only raise τ^μ
+    for corrected, uncorrected in _gaussian_cv.compare_methods(fits, "k"):
+        assert corrected["log_tau_mu_mean"] > uncorrected["log_tau_mu_mean"]
     assert len(report.figures["measures_vs_k"].axes) == 4
     assert "No whitening" in report.summary
 

@@ -29,9 +29,11 @@ from tqdm.auto import tqdm
 from hdbayes.datasets import load_lymphoma
 from hdbayes.experiments._gaussian_cv import (
     MCMC_PAPER,
+    METHODS,
     compare_methods,
     cross_validate_methods,
     error_gap,
+    gaussian_model,
     probability_rows,
     seeds,
 )
@@ -70,7 +72,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
     -------
     Report
         Tables ``results`` (one row per k and method), ``probabilities``,
-        ``loss_matrix``; figure ``measures_vs_k``; checks.
+        ``loss_matrix``, ``whole_data_fit`` (threshold and posterior of log τ^μ when
+        fitted on all cases); figure ``measures_vs_k``; checks.
     """
     data = load_lymphoma(data_home=data_home)
     X, y = data.data, data.target
@@ -89,7 +92,27 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         rows += k_rows
         probabilities += probability_rows(y, proba, class_names, k=k)
 
+    # why the correction does what it does: τ^μ on all 62 cases
+    fits = []
+    for k in KS:
+        for method, correct in METHODS.items():
+            model = gaussian_model(n_features=k, correct=correct, random_state=model_seed, **PRIOR, **mcmc)
+            model.fit(X, y)
+            trace = model.log_tau_mu_trace_[:, mcmc["burn_in"] :]
+            fits.append(
+                {
+                    "k": k,
+                    "method": method,
+                    "threshold_F": float(model.threshold_),
+                    "log_tau_mu_mean": float(trace.mean()),
+                    "log_tau_mu_sd": float(trace.std()),
+                    "acceptance_rate": float(model.acceptance_rate_.mean()) if correct else float("nan"),
+                }
+            )
+
     pairs = compare_methods(rows, "k")
+    fit_pairs = compare_methods(fits, "k")
+    shifts = ", ".join(f"{c['log_tau_mu_mean'] - u['log_tau_mu_mean']:+.2f} (k = {c['k']})" for c, u in fit_pairs)
     report = Report(name="lymphoma")
     report.checks = {
         "uncorrected expected error rate below its actual error rate at every k": all(
@@ -101,6 +124,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
     }
     report.tables["results"] = rows
     report.tables["probabilities"] = probabilities
+    report.tables["whole_data_fit"] = fits
     report.tables["loss_matrix"] = [
         {"true": class_names[i], **{f"guess_{name}": float(loss[i, j]) for j, name in enumerate(class_names)}}
         for i in range(len(class_names))
@@ -136,6 +160,16 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         "",
         *comparison,
         "",
+        "## Posterior of log τ^μ, fitted on all 62 cases",
+        "",
+        markdown_table(fits),
+        "Under the model's single Gaussian spread of class means, the fact that all p − k discarded genes have F "
+        "below the (large) threshold is likely only if τ^μ is large (class means close together), so the "
+        f"correction moves the posterior mean of log τ^μ by {shifts} and narrows it; the selected genes, whose "
+        "class means differ by several within-class standard deviations, then have their differences shrunk. "
+        "Gene effects here look heavy-tailed (a few huge, most near zero), which one τ^μ cannot describe, so on "
+        "these data the correction need not improve calibration.",
+        "",
         "The paper reports no lymphoma numbers, so the checks are only its general claims: without correction the "
         "expected error is below the actual one, and the correction changes the actual error rate little.",
         "",
@@ -155,16 +189,16 @@ def _figure(pairs):
     fig = Figure(figsize=(8.5, 7), layout="constrained")
     axes = fig.subplots(2, 2).ravel()
     panels = (
-        ("error rate", (("actual_error", "actual", "-"), ("expected_error", "expected", "--"))),
-        ("loss (random log-normal matrix)", (("actual_loss", "actual", "-"), ("expected_loss", "expected", "--"))),
-        ("average minus log probability", (("amlp", None, "-"),)),
-        ("Brier score", (("brier", None, "-"),)),
+        ("error rate", (("actual_error", "actual", "-o"), ("expected_error", "expected", "--s"))),
+        ("loss (random log-normal matrix)", (("actual_loss", "actual", "-o"), ("expected_loss", "expected", "--s"))),
+        ("average minus log probability", (("amlp", None, "-o"),)),
+        ("Brier score", (("brier", None, "-o"),)),
     )
     for ax, (title, lines) in zip(axes, panels):
         for method, index, colour in (("corrected", 0, "black"), ("uncorrected", 1, "tab:grey")):
             for measure, label, style in lines:
                 name = method if label is None else f"{method}, {label}"
-                ax.plot(ks, [pair[index][measure] for pair in pairs], style, marker="o", color=colour, label=name)
+                ax.plot(ks, [pair[index][measure] for pair in pairs], style, color=colour, label=name)
         ax.set_xticks(ks)
         ax.set_xlabel("k (genes selected by F)")
         ax.set_title(title, fontsize=10)

@@ -134,19 +134,19 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
     }
     corrected_whole = next(r for r in whole if r["method"] == "corrected")
     report = Report(name="srbct")
-    if n_groups == N_GROUPS:
-        gap_check = (
-            f"corrected |expected - actual error| smaller than uncorrected in >= {needed} of {n_groups} groups",
-            counts["gap"] >= needed,
-        )
-    else:  # a per-group rule would be stricter than the paper's 8 of 10 (group 2 of seed 0 is an exception)
-        mean_gap = {m: np.mean([error_gap(pair[i]) for pair in pairs]) for i, m in enumerate(("corr", "unc"))}
-        gap_check = (
-            f"mean |expected - actual error| over the {n_groups} groups smaller when corrected",
-            mean_gap["corr"] < mean_gap["unc"],
-        )
     report.checks = {
-        gap_check[0]: bool(gap_check[1]),
+        f"uncorrected expected error rate below its actual error rate in all {n_groups} groups": all(
+            u["expected_error"] < u["actual_error"] for _, u in pairs
+        ),
+        f"corrected expected error rate above the uncorrected one (towards the actual) in all {n_groups} groups": all(
+            c["expected_error"] > u["expected_error"] for c, u in pairs
+        ),
+    }
+    if n_groups == N_GROUPS:
+        # with 2 groups the gap is dominated by ±1 misclassified case (0.012), larger than the correction's effect
+        key = f"corrected |expected - actual error| smaller than uncorrected in >= {needed} of {n_groups} groups"
+        report.checks[key] = bool(counts["gap"] >= needed)
+    report.checks |= {
         f"corrected AMLP better in >= {needed} of {n_groups} groups": bool(counts["amlp"] >= needed),
         f"whole data (LOOCV, top {WHOLE_SELECTED} genes by F): corrected misclassifies <= {WHOLE_MAX_ERRORS} "
         f"of {n}": bool(corrected_whole["misclassified"] <= WHOLE_MAX_ERRORS),
@@ -198,6 +198,15 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         f"- actual loss not larger when corrected in {counts['actual_loss']} of {n_groups}; |expected − actual "
         f"loss| smaller when corrected in {counts['loss_gap']} of {n_groups}",
         *tests,
+        *(
+            []
+            if n_groups == N_GROUPS
+            else [
+                "",
+                "The per-group gap check is made for all 10 groups only: with 2 groups one misclassified case "
+                "(0.012) outweighs the correction's effect on the expected error rate.",
+            ]
+        ),
         "",
         f"## Whole data: leave-one-out, top {WHOLE_SELECTED} of all {p} genes by F in each fold, no whitening",
         "",
