@@ -171,4 +171,14 @@ def test_classify_gaussian_multiclass(tmp_path, capsys):
 def test_classify_rejects_options_of_the_other_model(csv_files, tmp_path, capsys):
     train, test, _, _ = csv_files
     assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--n-iter", "100") == 2
-    assert "--n-iter applies to --model gaussian only" in capsys.readouterr().err
+    assert "--n-iter applies to --model gaussian or mixture only" in capsys.readouterr().err
+
+
+def test_classify_mixture(csv_files, tmp_path, capsys):
+    train, test, _, _ = csv_files
+    out = tmp_path / "m.csv"
+    argv = ["--model", "mixture", "--n-features", "5", "--n-iter", "30", "--burn-in", "10", "--thin", "2"]
+    assert classify(train, test, out, *argv) == 0
+    predictions = pd.read_csv(out)
+    np.testing.assert_allclose(predictions.iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
+    assert "log_alpha: posterior mean" in capsys.readouterr().out

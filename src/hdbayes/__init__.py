@@ -13,6 +13,7 @@ __version__ = "0.1.0"
 
 _ESTIMATORS = {
     "BiasCorrectedGaussianClassifier": "hdbayes.selection_bias.gaussian",
+    "BiasCorrectedMixture": "hdbayes.selection_bias.mixture",
     "BiasCorrectedNaiveBayes": "hdbayes.selection_bias.naive_bayes",
     "ShrunkCovarianceWhitener": "hdbayes.preprocessing",
 }

@@ -32,17 +32,23 @@ EXPERIMENTS = {
     "gaussian-simulation": "hdbayes.experiments.gaussian_simulation",
     "srbct": "hdbayes.experiments.srbct",
     "lymphoma": "hdbayes.experiments.lymphoma",
+    "mixture-simulation": "hdbayes.experiments.mixture_simulation",
 }
 
-MODELS = ("naive-bayes", "gaussian")
-# options that only one model understands: option name -> (model, default)
+MODELS = ("naive-bayes", "gaussian", "mixture")
+# options that only some models understand: option -> (models, estimator parameter)
 _MODEL_OPTIONS = {
-    "binarize": ("naive-bayes", None),
-    "theta_rule": ("naive-bayes", "simpson"),
-    "n_iter": ("gaussian", 6000),
-    "burn_in": ("gaussian", 750),
-    "thin": ("gaussian", 15),
-    "chains": ("gaussian", 2),
+    "binarize": ({"naive-bayes", "mixture"}, "binarize"),
+    "theta_rule": ({"naive-bayes"}, "theta_rule"),
+    "n_iter": ({"gaussian", "mixture"}, "n_iter"),
+    "burn_in": ({"gaussian", "mixture"}, "burn_in"),
+    "thin": ({"gaussian", "mixture"}, "thin"),
+    "chains": ({"gaussian", "mixture"}, "n_chains"),
+}
+_ESTIMATORS = {
+    "naive-bayes": "BiasCorrectedNaiveBayes",
+    "gaussian": "BiasCorrectedGaussianClassifier",
+    "mixture": "BiasCorrectedMixture",
 }
 
 
@@ -97,16 +103,18 @@ def _build_parser():
         "--threshold", type=float, help="keep features whose statistic (|correlation| or F) exceeds this"
     )
     classify.add_argument("--no-correct", action="store_true", help="do not correct for selection bias")
-    classify.add_argument("--binarize", type=float, help="naive-bayes: map feature values > this to 1, others to 0")
+    classify.add_argument(
+        "--binarize", type=float, help="naive-bayes, mixture: map feature values > this to 1, others to 0"
+    )
     classify.add_argument(
         "--theta-rule",
         choices=("simpson", "exact"),
         help="naive-bayes: θ integration by the thesis's 21-point Simpson rule (default) or exact Gauss–Legendre",
     )
-    classify.add_argument("--n-iter", type=int, help="gaussian: MCMC iterations per chain (default: 6000)")
-    classify.add_argument("--burn-in", type=int, help="gaussian: iterations discarded (default: 750)")
-    classify.add_argument("--thin", type=int, help="gaussian: keep every THIN-th iteration (default: 15)")
-    classify.add_argument("--chains", type=int, help="gaussian: number of chains (default: 2)")
+    classify.add_argument("--n-iter", type=int, help="gaussian, mixture: MCMC iterations per chain")
+    classify.add_argument("--burn-in", type=int, help="gaussian, mixture: iterations discarded")
+    classify.add_argument("--thin", type=int, help="gaussian, mixture: keep every THIN-th iteration")
+    classify.add_argument("--chains", type=int, help="gaussian, mixture: number of chains (default: 1)")
     classify.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     classify.add_argument("--out", required=True, help="output CSV of predictions")
     return parser
@@ -158,35 +166,29 @@ def _write_atomically(path, write):
 
 
 def _build_model(args):
-    """The estimator named by --model, refusing options that belong to the other model."""
-    options = {}
-    for name, (model, default) in _MODEL_OPTIONS.items():
-        value = getattr(args, name)
-        if value is not None and model != args.model:
-            raise InputError(f"--{name.replace('_', '-')} applies to --model {model} only")
-        options[name] = default if value is None else value
-    common = dict(n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct)
-    if args.model == "naive-bayes":
-        return hdbayes.BiasCorrectedNaiveBayes(
-            **common, binarize=options["binarize"], theta_rule=options["theta_rule"], random_state=args.seed
-        )
-    return hdbayes.BiasCorrectedGaussianClassifier(
-        **common, n_iter=options["n_iter"], burn_in=options["burn_in"], thin=options["thin"],
-        n_chains=options["chains"], random_state=args.seed, n_jobs=options["chains"],
-    )  # fmt: skip
+    """The estimator named by --model, refusing options that belong to other models."""
+    params = dict(n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct)
+    for option, (models, parameter) in _MODEL_OPTIONS.items():
+        value = getattr(args, option)
+        if value is None:
+            continue
+        if args.model not in models:
+            raise InputError(f"--{option.replace('_', '-')} applies to --model {' or '.join(sorted(models))} only")
+        params[parameter] = value
+    if args.model in ("gaussian", "mixture"):
+        params["n_jobs"] = params.get("n_chains", 1)
+    return getattr(hdbayes, _ESTIMATORS[args.model])(**params, random_state=args.seed)
 
 
 def _print_mcmc_diagnostics(model):
     import arviz as az
 
     idata = model.to_inference_data()
-    rhat = float(az.rhat(idata)["log_tau_mu"]) if model.n_chains > 1 else float("nan")
-    ess = float(az.ess(idata)["log_tau_mu"])
-    trace = model.log_tau_mu_trace_[:, model.burn_in :]
-    print(
-        f"log tau_mu: posterior mean {trace.mean():.3f}, R-hat {rhat:.3f}, effective sample size {ess:.0f}; "
-        f"Metropolis acceptance {model.acceptance_rate_.mean():.2f}"
-    )
+    name = "log_tau_mu" if "log_tau_mu" in idata.posterior else "log_alpha"
+    rhat = float(az.rhat(idata)[name]) if model.n_chains > 1 else float("nan")
+    ess = float(az.ess(idata)[name])
+    mean = float(idata.posterior[name].mean())
+    print(f"{name}: posterior mean {mean:.3f}, R-hat {rhat:.3f}, effective sample size {ess:.0f}")
     if model.n_chains > 1 and rhat > 1.1:
         print("warning: R-hat > 1.1; the chains have not mixed, consider more iterations (--n-iter)")
 
@@ -227,7 +229,7 @@ def _classify(args):
         f"kept {model.selected_features_.shape[0]} of {len(columns)} features (threshold {model.threshold_:.4g}): "
         f"{selected}{more}"
     )
-    if args.model == "gaussian":
+    if args.model in ("gaussian", "mixture"):
         _print_mcmc_diagnostics(model)
     print(f"expected error rate on the test rows: {expected_error_rate(proba):.4f}")
     if args.target in test.columns and not test[args.target].isna().any():

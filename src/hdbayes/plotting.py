@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "amlp_brier_by_k",
+    "error_rates_by_k",
     "new_axes",
     "plot_calibration",
     "plot_log_alpha_density",
@@ -66,3 +68,44 @@ def plot_calibration(tables, ax=None):
     ax.set_ylabel("actual fraction")
     ax.legend(frameon=False)
     return ax
+
+
+def error_rates_by_k(by, ks, title):
+    """Actual (solid) and expected (dotted) error rates against the number of features
+    selected, corrected and uncorrected side by side (thesis Fig. 2.5 and 2.13).
+
+    ``by[(k, method)]`` is a dict with ``actual_error`` and ``expected_error``; method is
+    "corrected" or "uncorrected". Returns the Figure.
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4), layout="constrained")
+    for ax, method in zip(fig.subplots(1, 2, sharey=True), ("corrected", "uncorrected")):
+        ax.plot(ks, [by[k, method]["actual_error"] for k in ks], "o-", color="black", label="actual")
+        ax.plot(ks, [by[k, method]["expected_error"] for k in ks], "o:", color="black", label="expected")
+        ax.set_xscale("log")
+        ax.set_xlabel("number of features selected")
+        ax.set_title(method)
+        ax.legend(frameon=False)
+    fig.axes[0].set_ylabel("error rate")
+    fig.suptitle(title)
+    return fig
+
+
+def amlp_brier_by_k(by, ks, title):
+    """Average minus log probability and average squared error against the number of
+    features selected, corrected (dashed) and uncorrected (dotted) (thesis Fig. 2.6 and 2.14)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4), layout="constrained")
+    for ax, (measure, label) in zip(
+        fig.subplots(1, 2), (("amlp", "average minus log probability"), ("brier", "average squared error"))
+    ):
+        ax.plot(ks, [by[k, "corrected"][measure] for k in ks], "o--", color="black", label="corrected")
+        ax.plot(ks, [by[k, "uncorrected"][measure] for k in ks], "o:", color="grey", label="uncorrected")
+        ax.set_xscale("log")
+        ax.set_xlabel("number of features selected")
+        ax.set_ylabel(label)
+        ax.legend(frameon=False)
+    fig.suptitle(title)
+    return fig

@@ -57,8 +57,8 @@ def log_beta_bernoulli(f1, f0, n1, n0):
 
     Examples
     --------
-    >>> float(np.exp(log_beta_bernoulli(1.0, 1.0, 1, 1)))  # ∫ ψ(1−ψ) dψ
-    0.16666666666666666
+    >>> round(float(np.exp(log_beta_bernoulli(1.0, 1.0, 1, 1))), 12)  # ∫ ψ(1−ψ) dψ = 1/6
+    0.166666666667
     """
     f1 = np.asarray(f1, dtype=np.float64)
     f0 = np.asarray(f0, dtype=np.float64)

@@ -8,7 +8,7 @@ See :func:`data_path`.
 
 from ._fetch import DataDownloadError, data_path, get_data_home
 from .real import load_colon, load_lymphoma, load_srbct
-from .simulate import simulate_gaussian, simulate_naive_bayes
+from .simulate import simulate_gaussian, simulate_mixture, simulate_naive_bayes
 
 __all__ = [
     "DataDownloadError",
@@ -18,5 +18,6 @@ __all__ = [
     "load_lymphoma",
     "load_srbct",
     "simulate_gaussian",
+    "simulate_mixture",
     "simulate_naive_bayes",
 ]

@@ -15,7 +15,7 @@ from sklearn.utils import Bunch
 
 from hdbayes._validation import check_generator
 
-__all__ = ["simulate_gaussian", "simulate_naive_bayes"]
+__all__ = ["simulate_gaussian", "simulate_mixture", "simulate_naive_bayes"]
 
 # Number of random uniforms drawn per column block of X.  Fixed, so the output
 # for a given seed never depends on anything but the arguments (in particular
@@ -309,3 +309,47 @@ def simulate_gaussian(
         tau_mu=float(tau_mu),
         tau_nu=float(tau_nu),
     )
+
+
+def simulate_mixture(
+    alpha=300.0,
+    n_features=10000,
+    n_train=200,
+    n_test=2000,
+    *,
+    phi00=0.1,
+    phi10=0.9,
+    random_state=None,
+):
+    r"""Simulate data from the Bayesian binary mixture model (thesis §2.4.4).
+
+    Equal numbers of latent labels z = 0 and z = 1 in each set (in random order);
+    the response x_0 ~ Bernoulli(φ_{z,0}) with φ_{0,0} = ``phi00`` and φ_{1,0} =
+    ``phi10``; features θ_j ~ Uniform(0, 1), φ_{z,j} ~ Beta(αθ_j, α(1 − θ_j)),
+    x_j ~ Bernoulli(φ_{z,j}). The thesis: α = 300, φ_00 = 0.1, φ_10 = 0.9, p = 10000,
+    200 training and 2000 test cases (the defaults).
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``X_train``, ``y_train`` (the response x_0), ``X_test``, ``y_test`` (int8 / int64),
+        ``z_train``, ``z_test`` (the latent labels), ``theta``, ``phi`` (2, p).
+    """
+    n_features = _check_size(n_features, "n_features")
+    n_train = _check_size(n_train, "n_train")
+    n_test = _check_size(n_test, "n_test")
+    if not np.isfinite(alpha) or alpha <= 0:
+        raise ValueError(f"alpha must be a finite number > 0, got {alpha}")
+    for name, value in (("phi00", phi00), ("phi10", phi10)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must lie in [0, 1], got {value}")
+    rng = check_generator(random_state)
+    theta = rng.uniform(size=n_features)
+    phi = rng.beta(alpha * theta, alpha * (1.0 - theta), size=(2, n_features))
+    out = {}
+    for name, n in (("train", n_train), ("test", n_test)):
+        z = _labels(n, True, rng)
+        y = (rng.uniform(size=n) < np.where(z == 1, phi10, phi00)).astype(np.int64)
+        X = (rng.uniform(size=(n, n_features)).astype(np.float32) < phi[z].astype(np.float32)).astype(np.int8)
+        out[f"X_{name}"], out[f"y_{name}"], out[f"z_{name}"] = X, y, z
+    return Bunch(**out, theta=theta, phi=phi, alpha=float(alpha))

@@ -28,7 +28,7 @@ from hdbayes.metrics import (
     error_rate,
     expected_error_rate,
 )
-from hdbayes.plotting import new_axes, plot_calibration, plot_log_alpha_density
+from hdbayes.plotting import amlp_brier_by_k, error_rates_by_k, new_axes, plot_calibration, plot_log_alpha_density
 from hdbayes.selection import abs_correlation
 from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes
 
@@ -141,8 +141,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     report.checks = _acceptance(by, size.ks, p)
     report.figures = {
         "fig2_4_correlations": _figure_correlations(data, size.ks),
-        "fig2_5_error_rates": _figure_error_rates(by, ks),
-        "fig2_6_amlp_brier": _figure_amlp_brier(by, ks),
+        "fig2_5_error_rates": error_rates_by_k(by, ks, "Fig. 2.5: actual and expected error rates"),
+        "fig2_6_amlp_brier": amlp_brier_by_k(by, ks, "Fig. 2.6: performance with and without correction"),
         "fig2_7_alpha_posterior": _figure_alpha_posterior(models, size.ks, p),
     }
     calibration = {
@@ -225,39 +225,6 @@ def _figure_correlations(data, ks):
     ax.set_ylabel("|correlation| in the test set")
     ax.set_title("Fig. 2.4: training vs test correlations")
     return ax.figure
-
-
-def _figure_error_rates(by, ks):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4), layout="constrained")
-    for ax, method in zip(fig.subplots(1, 2, sharey=True), ("corrected", "uncorrected")):
-        ax.plot(ks, [by[k, method]["actual_error"] for k in ks], "o-", color="black", label="actual")
-        ax.plot(ks, [by[k, method]["expected_error"] for k in ks], "o:", color="black", label="expected")
-        ax.set_xscale("log")
-        ax.set_xlabel("number of features selected")
-        ax.set_title(f"{method}")
-        ax.legend(frameon=False)
-    fig.axes[0].set_ylabel("error rate")
-    fig.suptitle("Fig. 2.5: actual and expected error rates")
-    return fig
-
-
-def _figure_amlp_brier(by, ks):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4), layout="constrained")
-    for ax, (measure, label) in zip(
-        fig.subplots(1, 2), (("amlp", "average minus log probability"), ("brier", "average squared error"))
-    ):
-        ax.plot(ks, [by[k, "corrected"][measure] for k in ks], "o--", color="black", label="corrected")
-        ax.plot(ks, [by[k, "uncorrected"][measure] for k in ks], "o:", color="grey", label="uncorrected")
-        ax.set_xscale("log")
-        ax.set_xlabel("number of features selected")
-        ax.set_ylabel(label)
-        ax.legend(frameon=False)
-    fig.suptitle("Fig. 2.6: performance with and without correction")
-    return fig
 
 
 def _figure_alpha_posterior(models, ks, p):
