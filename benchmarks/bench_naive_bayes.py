@@ -91,11 +91,13 @@ def colon(repeat):
 
     loocv(True)  # warm-up
     rows = []
-    for name, function in (("corrected", lambda: loocv(True)), ("uncorrected", lambda: loocv(False)),
-                           ("BernoulliNB (same selection)", loocv_bernoulli)):
+    for name, function in (
+        ("corrected", lambda: loocv(True)),
+        ("uncorrected", lambda: loocv(False)),
+        ("BernoulliNB (same selection)", loocv_bernoulli),
+    ):
         seconds, proba = best_time(function, repeat)
-        rows.append({"method": name, "seconds_for_62_fits": seconds,
-                     "amlp": average_minus_log_probability(y, proba)})
+        rows.append({"method": name, "seconds_for_62_fits": seconds, "amlp": average_minus_log_probability(y, proba)})
     return rows
 
 
@@ -119,8 +121,7 @@ print(json.dumps({"p": p, "nnz_train": int(data.X_train.nnz), "seconds": seconds
 
 
 def wide(p, n_test):
-    out = subprocess.run([sys.executable, "-c", CHILD, str(p), str(n_test)], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", CHILD, str(p), str(n_test)], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -138,8 +139,10 @@ def main():
     parser.add_argument("--wide-p", type=int, default=1_000_000)
     parser.add_argument("--skip", nargs="*", default=(), choices=("simulation", "colon", "wide"))
     args = parser.parse_args()
-    print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}, "
-          f"numpy {np.__version__}\n")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}, "
+        f"numpy {np.__version__}\n"
+    )
     if "simulation" not in args.skip:
         rows, total = simulation(args.repeat)
         print("## Simulation (thesis §2.3.5): fit + predict 2000 test cases\n")
