@@ -32,7 +32,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from hdbayes._validation import check_count, check_generator, check_positive
-from hdbayes.selection import f_statistic, select_from_scores
+from hdbayes.selection import f_statistic
 from hdbayes.selection_bias._base import SelectionBiasClassifier
 from hdbayes.selection_bias.gaussian_adjustment import (
     GaussianAdjustment,
@@ -410,12 +410,7 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         self.n_jobs = n_jobs
 
     def _check_params(self):
-        if self.n_features is not None and self.threshold is not None:
-            raise ValueError("give at most one of n_features and threshold")
-        if self.n_features is not None:
-            check_count("n_features", self.n_features)
-        if self.threshold is not None:
-            check_positive("threshold", self.threshold, allow_zero=True)
+        self._check_selection_params()
         for name in ("dirichlet_prior", "alpha_x", "w_x", "alpha_mu", "w_mu", "alpha_nu", "w_nu", "proposal_sd"):
             check_positive(name, getattr(self, name))
         check_count("n_iter", self.n_iter)
@@ -460,9 +455,6 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         if counts.min() < 2:
             label = self.classes_[np.argmin(counts)]
             raise ValueError(f"class {label!r} has {counts.min()} case; every class needs at least two")
-        p = X.shape[1]
-        if self.n_features is not None and self.n_features > p:
-            raise ValueError(f"n_features={self.n_features} is larger than the number of features p={p}")
         constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
         if constant.size:
             raise ValueError(
@@ -470,16 +462,7 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
             )
 
         rng = check_generator(self.random_state)
-        scores = f_statistic(X, codes)
-        if self.n_features is None and self.threshold is None:
-            selection = select_from_scores(scores, n_features=p, statistic="f")
-        else:
-            selection = select_from_scores(
-                scores, n_features=self.n_features, threshold=self.threshold, statistic="f", random_state=rng
-            )
-        self.selection_ = selection
-        self.selected_features_ = selection.indices
-        self.threshold_ = selection.threshold
+        selection = self._select_features(f_statistic(X, codes), "f", rng)
         count_f, sums, squares = class_statistics(X[:, selection.indices], codes, n_classes)
         n_discarded = selection.n_discarded if self.correct else 0
         self.adjustment_ = None

@@ -30,19 +30,17 @@ import math
 import numba
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import (
-    check_binary_features,
-    check_binary_target,
     check_count,
     check_generator,
     check_positive,
 )
 from hdbayes.mcmc.slice import slice_sample
 from hdbayes.quadrature import inverse_gamma_midpoint_grid, simpson_rule
-from hdbayes.selection import abs_correlation, select_from_scores
-from hdbayes.selection_bias._base import SelectionBiasClassifier
+from hdbayes.selection import abs_correlation
+from hdbayes.selection_bias._base import BinarySelectionBiasClassifier
 from hdbayes.selection_bias.adjustment import MixtureAdjustmentCache
 
 __all__ = ["BiasCorrectedMixture", "mixture_chain", "mixture_log_class_numerators"]
@@ -306,7 +304,7 @@ def mixture_log_class_numerators(X, theta, ones, sizes, alpha, alpha0, f0, f1):
     return out
 
 
-class BiasCorrectedMixture(SelectionBiasClassifier):
+class BiasCorrectedMixture(BinarySelectionBiasClassifier):
     """Bayesian binary mixture model with correction for feature-selection bias.
 
     The binary response is modelled as feature 0 of a two-component mixture of
@@ -404,19 +402,8 @@ class BiasCorrectedMixture(SelectionBiasClassifier):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def _check_params(self):
-        if self.n_features is not None and self.threshold is not None:
-            raise ValueError("give at most one of n_features and threshold")
-        if self.n_features is not None:
-            check_count("n_features", self.n_features)
-        if self.threshold is not None:
-            check_positive("threshold", self.threshold, allow_zero=True)
+        self._check_selection_params()
         for name in ("f0", "f1", "alpha0_shape", "alpha0_scale", "alpha_shape", "alpha_scale"):
             check_positive(name, getattr(self, name))
         check_positive("slice_width", self.slice_width)
@@ -447,25 +434,9 @@ class BiasCorrectedMixture(SelectionBiasClassifier):
         from joblib import Parallel, delayed
 
         self._check_params()
-        X, y = validate_data(
-            self, X, y, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True, ensure_min_samples=2
-        )
-        X = check_binary_features(X, self.binarize)
-        self.classes_, y01 = check_binary_target(y)
-        p = X.shape[1]
-        if self.n_features is not None and self.n_features > p:
-            raise ValueError(f"n_features={self.n_features} is larger than the number of features p={p}")
+        X, y01 = self._validate_training_data(X, y)
         rng = check_generator(self.random_state)
-        scores = abs_correlation(X, y01)
-        if self.n_features is None and self.threshold is None:
-            selection = select_from_scores(scores, n_features=p)
-        else:
-            selection = select_from_scores(
-                scores, n_features=self.n_features, threshold=self.threshold, random_state=rng
-            )
-        self.selection_ = selection
-        self.selected_features_ = selection.indices
-        self.threshold_ = selection.threshold
+        selection = self._select_features(abs_correlation(X, y01), "correlation", rng)
         selected = X[:, selection.indices]
         selected = selected.toarray() if hasattr(selected, "toarray") else np.asarray(selected)
         data = np.column_stack([y01.astype(np.int64), selected.astype(np.int64)])
@@ -508,9 +479,7 @@ class BiasCorrectedMixture(SelectionBiasClassifier):
         return self
 
     def _log_class_numerators(self, X):
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
-        X = check_binary_features(X, self.binarize)
-        X_selected = X[:, self.selected_features_]
+        X_selected = self._validate_test_data(X)[:, self.selected_features_]
         X_selected = X_selected.tocsr() if hasattr(X_selected, "tocsr") else X_selected.astype(np.float64)
         return mixture_log_class_numerators(
             X_selected, self.theta_samples_, self.ones_samples_, self.sizes_samples_,

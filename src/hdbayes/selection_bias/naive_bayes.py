@@ -21,17 +21,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import stats
 from scipy.special import logsumexp
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import (
-    check_binary_features,
-    check_binary_target,
     check_count,
     check_positive,
 )
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule, inverse_gamma_midpoint_grid, simpson_rule
-from hdbayes.selection import abs_correlation, select_from_scores
-from hdbayes.selection_bias._base import SelectionBiasClassifier
+from hdbayes.selection import abs_correlation
+from hdbayes.selection_bias._base import BinarySelectionBiasClassifier
 from hdbayes.selection_bias.adjustment import naive_bayes_log_discard_probability
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
 
@@ -166,7 +164,7 @@ def log_class_numerators(X, log_one, log_zero, log_adjustment, class_log_prior, 
     return logsumexp(scores, axis=1) - np.log(n_alpha) + class_log_prior[None, :]
 
 
-class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
+class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     """Bayesian binary naive Bayes with correction for feature-selection bias.
 
     ``fit`` receives **all p candidate features**, selects the ``n_features``
@@ -284,19 +282,8 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
         self.binarize = binarize
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # CSR/CSC are supported end to end
-        tags.classifier_tags.multi_class = False  # binary response only
-        return tags
-
     def _check_params(self):
-        if self.n_features is not None and self.threshold is not None:
-            raise ValueError("give at most one of n_features and threshold")
-        if self.n_features is not None:
-            check_count("n_features", self.n_features)
-        if self.threshold is not None:
-            check_positive("threshold", self.threshold, allow_zero=True)
+        self._check_selection_params()
         check_positive("f0", self.f0)
         check_positive("f1", self.f1)
         check_positive("alpha_shape", self.alpha_shape)
@@ -321,25 +308,8 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
         self
         """
         self._check_params()
-        X, y = validate_data(
-            self, X, y, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True, ensure_min_samples=2
-        )
-        X = check_binary_features(X, self.binarize)
-        self.classes_, y01 = check_binary_target(y)
-        p = X.shape[1]
-        if self.n_features is not None and self.n_features > p:
-            raise ValueError(f"n_features={self.n_features} is larger than the number of features p={p}")
-
-        scores = abs_correlation(X, y01)
-        if self.n_features is None and self.threshold is None:
-            selection = select_from_scores(scores, n_features=p)
-        else:
-            selection = select_from_scores(
-                scores, n_features=self.n_features, threshold=self.threshold, random_state=self.random_state
-            )
-        self.selection_ = selection
-        self.selected_features_ = selection.indices
-        self.threshold_ = selection.threshold
+        X, y01 = self._validate_training_data(X, y)
+        selection = self._select_features(abs_correlation(X, y01), "correlation", self.random_state)
 
         n1 = int(y01.sum())
         class_sizes = (y01.shape[0] - n1, n1)
@@ -381,8 +351,7 @@ class BiasCorrectedNaiveBayes(SelectionBiasClassifier):
         return self
 
     def _log_class_numerators(self, X):
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
-        X = check_binary_features(X, self.binarize)
+        X = self._validate_test_data(X)
         return log_class_numerators(
             X,
             self.log_integral_one_,
