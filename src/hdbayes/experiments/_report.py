@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Report", "markdown_table"]
+__all__ = ["Report", "Size", "markdown_table"]
 
 
 def _format_cell(value):
@@ -33,6 +33,19 @@ def markdown_table(rows, columns=None):
     lines = ["| " + " | ".join(columns) + " |", "|" + "---:|" * len(columns)]
     lines += ["| " + " | ".join(_format_cell(row.get(c, "")) for c in columns) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Size:
+    """The size of a simulation experiment: its default (small) or the paper's (full)."""
+
+    n_features: int
+    n_test: int
+    ks: tuple
+    n_train: int = 200
+    n_iter: int | None = None
+    burn_in: int | None = None
+    thin: int | None = None
 
 
 @dataclass

@@ -13,13 +13,12 @@ and the traces of log τ^μ (Fig. 3) with R-hat and effective sample sizes.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_gaussian
-from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._report import Report, Size, markdown_table
 from hdbayes.metrics import (
     average_minus_log_probability,
     calibration_markdown,
@@ -34,16 +33,6 @@ from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
 __all__ = ["SIZES", "run"]
 
 TRUE_LOG_TAU_MU = float(np.log(100.0))
-
-
-@dataclass(frozen=True)
-class Size:
-    n_features: int
-    n_test: int
-    ks: tuple
-    n_iter: int
-    burn_in: int
-    thin: int
 
 
 SIZES = {

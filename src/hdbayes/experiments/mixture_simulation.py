@@ -13,13 +13,12 @@ error rates (Fig. 2.13), average minus log probability and average squared error
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_mixture
-from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._report import Report, Size, markdown_table
 from hdbayes.metrics import (
     average_minus_log_probability,
     brier_score,
@@ -34,16 +33,6 @@ from hdbayes.selection_bias.mixture import BiasCorrectedMixture
 __all__ = ["SIZES", "run"]
 
 TRUE_ALPHA = 300.0
-
-
-@dataclass(frozen=True)
-class Size:
-    n_features: int
-    n_test: int
-    ks: tuple
-    n_iter: int
-    burn_in: int
-    thin: int
 
 
 SIZES = {

@@ -12,14 +12,13 @@ posterior of log α (Fig. 2.7), training and test |COR| (Fig. 2.4), and fit time
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_naive_bayes
-from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._report import Report, Size, markdown_table
 from hdbayes.metrics import (
     average_minus_log_probability,
     brier_score,
@@ -33,14 +32,6 @@ from hdbayes.selection import abs_correlation
 from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes
 
 __all__ = ["SIZES", "run"]
-
-
-@dataclass(frozen=True)
-class Size:
-    n_features: int
-    n_train: int
-    n_test: int
-    ks: tuple
 
 
 #: "full" is the thesis's size; "small" keeps the design at a fifth of the features.

@@ -25,14 +25,13 @@ the lattice point that equals γ is classified as the selection classified it.
 
 from __future__ import annotations
 
-import numbers
 from functools import lru_cache
 
 import numba
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from hdbayes._validation import check_count
+from hdbayes._validation import check_count, check_positive
 from hdbayes.quadrature import simpson_rule
 from hdbayes.selection import THRESHOLD_RTOL, correlation_from_sums
 from hdbayes.special import beta_binomial_log_pmf_table
@@ -183,15 +182,6 @@ def _check_label_counts(n0, n1, n0_label1, n1_label1):
     if n1_label1 > n1:
         raise ValueError(f"n1_label1 must be between 0 and n1={n1}, got {n1_label1}")
     return n0_label1, n1_label1
-
-
-def _check_threshold(threshold):
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
-        raise TypeError(f"threshold must be a real number, got {type(threshold).__name__}")
-    threshold = float(threshold)
-    if not np.isfinite(threshold) or threshold < 0:
-        raise ValueError(f"threshold must be a finite number >= 0, got {threshold}")
-    return threshold
 
 
 @lru_cache(maxsize=32)
@@ -420,7 +410,7 @@ class MixtureAdjustmentCache:
         self.alpha = _check_alpha(alpha)
         self.alpha.setflags(write=False)
         self.n0, self.n1 = _check_class_sizes(n0, n1)
-        self.threshold = _check_threshold(threshold)
+        self.threshold = check_positive("threshold", threshold, allow_zero=True)
         self.strict = bool(strict)
         self.theta_rule = theta_rule if theta_rule is not None else simpson_rule(11)
         self._lo, self._hi = _discarded_intervals(self.n0, self.n1, self.threshold, self.strict)

@@ -44,7 +44,6 @@ demand, so only the few dozen nodes near the chain's path are ever computed.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numba
@@ -91,15 +90,6 @@ def _check_class_counts(class_counts):
     return counts
 
 
-def _check_threshold(threshold):
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
-        raise TypeError(f"threshold must be a real number, got {type(threshold).__name__}")
-    threshold = float(threshold)
-    if not np.isfinite(threshold) or threshold < 0:
-        raise ValueError(f"threshold γ on the F-statistic must be finite and >= 0, got {threshold}")
-    return threshold
-
-
 def gaussian_f_series(threshold, class_counts, tol=DEFAULT_TOL):
     """log f_k, the probabilities of the central-F mixture components (Li 2009, eq. 30).
 
@@ -133,7 +123,7 @@ def gaussian_f_series(threshold, class_counts, tol=DEFAULT_TOL):
     z^k, so K grows with γ (K = 13, 19, 25, 33 for G = 6, n = 200 and γ = 1.79, 3.15,
     4.41, 6.2).
     """
-    threshold = _check_threshold(threshold)
+    threshold = check_positive("threshold", threshold, allow_zero=True)
     counts = _check_class_counts(class_counts)
     tol = check_positive("tol", tol)
     n, n_classes = int(counts.sum()), counts.shape[0]
@@ -385,7 +375,7 @@ class GaussianAdjustment:
     poisson_means: np.ndarray
 
     def __post_init__(self):
-        object.__setattr__(self, "threshold", _check_threshold(self.threshold))
+        object.__setattr__(self, "threshold", check_positive("threshold", self.threshold, allow_zero=True))
         counts = _check_class_counts(self.class_counts)
         object.__setattr__(self, "class_counts", tuple(int(c) for c in counts))
         for name in ("log_f", "poisson_means"):
