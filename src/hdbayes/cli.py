@@ -33,6 +33,7 @@ EXPERIMENTS = {
     "srbct": "hdbayes.experiments.srbct",
     "lymphoma": "hdbayes.experiments.lymphoma",
     "mixture-simulation": "hdbayes.experiments.mixture_simulation",
+    "interaction-counts": "hdbayes.experiments.interaction_counts",
 }
 
 MODELS = ("naive-bayes", "gaussian", "mixture")

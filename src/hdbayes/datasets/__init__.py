@@ -8,16 +8,21 @@ See :func:`data_path`.
 
 from ._fetch import DataDownloadError, data_path, get_data_home
 from .real import load_colon, load_lymphoma, load_srbct
+from .sequences import encode_english_text, load_english_text, simulate_cauchy_classification, simulate_hmm
 from .simulate import simulate_gaussian, simulate_mixture, simulate_naive_bayes
 
 __all__ = [
     "DataDownloadError",
     "data_path",
+    "encode_english_text",
     "get_data_home",
     "load_colon",
+    "load_english_text",
     "load_lymphoma",
     "load_srbct",
+    "simulate_cauchy_classification",
     "simulate_gaussian",
+    "simulate_hmm",
     "simulate_mixture",
     "simulate_naive_bayes",
 ]
