@@ -15,6 +15,8 @@ _ESTIMATORS = {
     "BiasCorrectedGaussianClassifier": "hdbayes.selection_bias.gaussian",
     "BiasCorrectedMixture": "hdbayes.selection_bias.mixture",
     "BiasCorrectedNaiveBayes": "hdbayes.selection_bias.naive_bayes",
+    "CompressedInteractionClassifier": "hdbayes.interactions.models",
+    "CompressedSequenceModel": "hdbayes.interactions.models",
     "ShrunkCovarianceWhitener": "hdbayes.preprocessing",
 }
 

@@ -1,17 +1,17 @@
 """High-order interaction models made feasible by compressing parameters (Li & Neal; thesis ch. 3).
 
-Building blocks so far:
-
 * :mod:`hdbayes.interactions.patterns` — grouping of interaction patterns into superpatterns
   (patterns expressed by the same training cases), for sequences and for classification, and
   :func:`count_parameters`;
 * :mod:`hdbayes.interactions.stable` — the Cauchy and Gaussian compressed priors and the
-  splitting distributions of a compressed parameter (eq. 3.27–3.34).
-
-The compressed logistic models themselves (MCMC over the compressed parameters) are not
-implemented yet.
+  splitting distributions of a compressed parameter (eq. 3.27–3.34);
+* :mod:`hdbayes.interactions.sampler` — the compiled slice-sampling MCMC over compressed
+  parameters and per-order widths σ_o, and prediction by splitting;
+* :mod:`hdbayes.interactions.models` — :class:`CompressedSequenceModel` and
+  :class:`CompressedInteractionClassifier`.
 """
 
+from hdbayes.interactions.models import CompressedInteractionClassifier, CompressedSequenceModel
 from hdbayes.interactions.patterns import (
     ClassificationGrouping,
     SequenceGrouping,
@@ -23,6 +23,8 @@ from hdbayes.interactions.stable import compressed_width, log_prior, split
 
 __all__ = [
     "ClassificationGrouping",
+    "CompressedInteractionClassifier",
+    "CompressedSequenceModel",
     "SequenceGrouping",
     "compressed_width",
     "count_parameters",

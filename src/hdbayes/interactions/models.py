@@ -1,0 +1,450 @@
+"""Bayesian logistic models with high-order interactions and compressed parameters.
+
+Li & Neal, thesis ch. 3 (spec compression.md §2–4): a multinomial logit model whose
+linear function of a case is the sum of the coefficients of the interaction patterns it
+expresses (sequence models: the suffixes of the history, eq. 3.2; classification models:
+all patterns of order ≤ O, §3.1), with Cauchy or Gaussian priors whose widths σ_o are
+shared by the patterns of order o. Coefficients of patterns with the same expression
+(the same training cases) enter the likelihood only through their sum, so the MCMC runs
+on one compressed parameter per group (:mod:`hdbayes.interactions.sampler`), and
+predictions split each sum with the prior conditional (eq. 3.27) — exact, not an
+approximation.
+
+Estimators
+    :class:`CompressedSequenceModel` — X holds histories, one per row in time order
+    (**the last column is the most recent symbol**); only the last ``order`` columns are used.
+    :class:`CompressedInteractionClassifier` — X holds discrete feature codes.
+
+With ``compress=False`` every pattern expressed by a training case is its own group (the
+original parameterisation, for comparisons; spec §4.3 "uncompressed baseline").
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import stats
+from scipy.special import gammaln
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from hdbayes._validation import check_count, check_generator, check_positive
+from hdbayes.interactions.patterns import group_classification_patterns, group_sequence_patterns
+from hdbayes.interactions.sampler import predict_kernel, run_chain, sigma_log_prior_kernel
+
+__all__ = [
+    "CompressedInteractionClassifier",
+    "CompressedSequenceModel",
+    "ExpandedGrouping",
+    "expand_grouping",
+    "sigma_log_prior",
+    "sigma_prior",
+]
+
+#: Defaults of spec §2.2 / §4.2 per prior: (σ_0, slice width of the coefficients, stable index α).
+_PRIORS = {"cauchy": (5.0, 20.0, 1), "gaussian": (10.0, 10.0, 2)}
+
+#: Slice updates of every log σ_o per iteration (spec §4.2).
+N_SIGMA_UPDATES = 10
+
+
+def sigma_prior(order, alpha_o=0.25, w_o_scale=0.1):
+    """The hyperprior of σ_o (o ≥ 1) as a frozen scipy distribution (spec §2.2).
+
+    σ_o ~ Inverse-Gamma(α_o, (α_o + 1) w_o) with w_o = ``w_o_scale``/o, the prior mode.
+
+    Examples
+    --------
+    >>> round(float(sigma_prior(1).ppf(0.5)), 2)
+    2.86
+    """
+    order = check_count("order", order, minimum=1)
+    w_o = w_o_scale / order
+    return stats.invgamma(alpha_o, scale=(alpha_o + 1.0) * w_o)
+
+
+def sigma_log_prior(sigma, order, alpha_o=0.25, w_o_scale=0.1):
+    """log density of σ_o as the sampler uses it (normalised), vectorised over ``sigma`` > 0.
+
+    The sampler works on τ = log σ with log f(τ) = −α_o τ − λ_o e^{−τ} (Jacobian
+    included; :func:`hdbayes.interactions.sampler.sigma_log_prior_kernel`); this returns
+    that kernel minus log σ plus the normalising constant α_o log λ_o − log Γ(α_o), i.e.
+    the IG(α_o, λ_o) log density, λ_o = (α_o + 1) w_o.
+    """
+    order = check_count("order", order, minimum=1)
+    lam = (alpha_o + 1.0) * w_o_scale / order
+    sigma = np.asarray(sigma, np.float64)
+    tau = np.log(sigma)
+    kernel = np.vectorize(lambda t: sigma_log_prior_kernel(float(t), float(alpha_o), float(lam)))(tau)
+    return kernel - tau + alpha_o * np.log(lam) - gammaln(alpha_o)
+
+
+# ---------------------------------------------------------------------------------------------
+# uncompressed groups
+
+
+class ExpandedGrouping:
+    """Every pattern its own group: group g's n_{g,o} order-o patterns become n_{g,o} groups.
+
+    Attributes
+    ----------
+    case_indptr, case_indices, order_counts : ndarray
+        As for a grouping (``order_counts`` rows are unit vectors).
+    start : ndarray of shape (G, O + 1)
+        Index of the first expanded group of (g, o); its n_{g,o} copies are consecutive.
+    source : ndarray
+        The compressed group each expanded group comes from.
+    """
+
+    def __init__(self, grouping):
+        counts = grouping.order_counts
+        G, n_orders = counts.shape
+        flat = counts.ravel()
+        self.start = (np.cumsum(flat) - flat).reshape(G, n_orders).astype(np.int64)
+        n_total = int(flat.sum())
+        self.source = np.repeat(np.arange(G), counts.sum(axis=1)).astype(np.int64)
+        orders = np.concatenate([np.repeat(np.arange(n_orders), counts[g]) for g in range(G)]).astype(np.int64)
+        self.order_counts = np.zeros((n_total, n_orders), np.int64)
+        self.order_counts[np.arange(n_total), orders] = 1
+        sizes = np.diff(grouping.case_indptr)[self.source]
+        self.case_indptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.case_indices = (
+            np.concatenate([grouping.cases(g) for g in self.source]).astype(np.int64)
+            if n_total
+            else np.empty(0, np.int64)
+        )
+        self.order = grouping.order
+
+    @property
+    def n_groups(self):
+        return int(self.order_counts.shape[0])
+
+    def translate(self, groups, counts):
+        """Expressed (compressed) groups of a test case → expressed expanded groups.
+
+        Of the n_{g,o} order-o copies of group g the first t_{g,o} are taken as the
+        expressed ones: the copies have the same prior and the same cases, so their
+        posterior is exchangeable and any t_{g,o} of them have the same joint law.
+        """
+        out_groups, out_counts = [], []
+        n_orders = self.order_counts.shape[1]
+        for g, row in zip(groups, counts):
+            for o in np.flatnonzero(row):
+                first = self.start[g, o]
+                for c in range(int(row[o])):
+                    out_groups.append(first + c)
+                    unit = np.zeros(n_orders, np.int64)
+                    unit[o] = 1
+                    out_counts.append(unit)
+        return np.asarray(out_groups, np.int64), np.asarray(out_counts, np.int64).reshape(-1, n_orders)
+
+
+def expand_grouping(grouping):
+    """The uncompressed parameterisation of ``grouping`` (see :class:`ExpandedGrouping`)."""
+    return ExpandedGrouping(grouping)
+
+
+# ---------------------------------------------------------------------------------------------
+# estimators
+
+
+class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
+    def __init__(
+        self,
+        order,
+        prior="cauchy",
+        compress=True,
+        sigma0=None,
+        alpha_o=0.25,
+        w_o_scale=0.1,
+        n_iter=2000,
+        burn_in=750,
+        thin=5,
+        coef_width=None,
+        sigma_width=1.0,
+        max_steps=50,
+        n_chains=1,
+        random_state=None,
+        n_jobs=None,
+    ):
+        self.order = order
+        self.prior = prior
+        self.compress = compress
+        self.sigma0 = sigma0
+        self.alpha_o = alpha_o
+        self.w_o_scale = w_o_scale
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.thin = thin
+        self.coef_width = coef_width
+        self.sigma_width = sigma_width
+        self.max_steps = max_steps
+        self.n_chains = n_chains
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # -- subclass hooks
+    def _group(self, X, order):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _n_columns(self, X):
+        return X.shape[1]
+
+    # -- checks
+    def _check_params(self):
+        if self.prior not in _PRIORS:
+            raise ValueError(f"prior must be 'cauchy' or 'gaussian', got {self.prior!r}")
+        order = check_count("order", self.order, minimum=1)
+        n_iter = check_count("n_iter", self.n_iter, minimum=1)
+        burn_in = check_count("burn_in", self.burn_in, minimum=0)
+        thin = check_count("thin", self.thin, minimum=1)
+        if (n_iter - burn_in) // thin < 1:
+            raise ValueError(
+                f"n_iter={n_iter}, burn_in={burn_in}, thin={thin} save no sample; need n_iter >= burn_in + thin"
+            )
+        check_count("max_steps", self.max_steps, minimum=1)
+        check_count("n_chains", self.n_chains, minimum=1)
+        check_positive("alpha_o", self.alpha_o)
+        check_positive("w_o_scale", self.w_o_scale)
+        check_positive("sigma_width", self.sigma_width)
+        sigma0_default, width_default, index = _PRIORS[self.prior]
+        sigma0 = sigma0_default if self.sigma0 is None else check_positive("sigma0", self.sigma0)
+        width = width_default if self.coef_width is None else check_positive("coef_width", self.coef_width)
+        if not isinstance(self.compress, (bool, np.bool_)):
+            raise TypeError(f"compress must be True or False, got {self.compress!r}")
+        return order, sigma0, width, index
+
+    @staticmethod
+    def _check_X(X, name="X"):
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D array (cases × columns), got {X.ndim} dimension(s)")
+        if X.dtype.kind in "fc" and not np.all(np.isfinite(X)):
+            raise ValueError(f"{name} contains NaN or infinite values; codes must be finite")
+        return X
+
+    def fit(self, X, y):
+        """Run the MCMC (``n_chains`` chains, in parallel threads with ``n_jobs``).
+
+        Parameters
+        ----------
+        X : array_like of shape (N, columns)
+            Discrete codes (see the class docstring).
+        y : array_like of shape (N,)
+            Class labels, at least two distinct.
+
+        Returns
+        -------
+        self
+        """
+        order, sigma0, width, index = self._check_params()
+        X = self._check_X(X)
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-D, got {y.ndim} dimension(s)")
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+        if X.shape[0] == 0:
+            raise ValueError("X has no rows (cases)")
+        if order > X.shape[1]:
+            raise ValueError(f"order={order} exceeds the number of columns of X ({X.shape[1]})")
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        n_classes = self.classes_.shape[0]
+        if n_classes < 2:
+            raise ValueError(f"y has a single class ({self.classes_[0]!r}); a classifier needs at least two")
+        self.n_features_in_ = X.shape[1]
+
+        start = time.perf_counter()
+        self.grouping_ = self._group(X, order)
+        self.n_original_ = self.grouping_.n_patterns
+        self.n_compressed_ = self.grouping_.n_groups
+        self.expanded_ = None if self.compress else expand_grouping(self.grouping_)
+        params = self.grouping_ if self.compress else self.expanded_
+        self._order_counts = params.order_counts.astype(np.float64)
+        n_orders = order + 1
+        order_lists = [np.flatnonzero(params.order_counts[:, o] > 0) for o in range(n_orders)]
+        order_ptr = np.concatenate([[0], np.cumsum([a.size for a in order_lists])]).astype(np.int64)
+        order_groups = np.concatenate(order_lists).astype(np.int64)
+        alpha = np.full(n_orders, float(self.alpha_o))
+        w_o = np.concatenate([[1.0], float(self.w_o_scale) / np.arange(1, n_orders)])
+
+        rng = check_generator(self.random_state)
+        seeds = rng.integers(0, 2**31 - 1, size=self.n_chains + 1)
+        self._predict_seed = int(seeds[-1])
+        self.index_ = index
+        args = (
+            params.case_indptr.astype(np.int64),
+            params.case_indices.astype(np.int64),
+            self._order_counts,
+            codes.astype(np.int64),
+            n_classes,
+            index,
+            float(sigma0),
+            alpha,
+            w_o,
+            order_ptr,
+            order_groups,
+            int(self.n_iter),
+            int(self.burn_in),
+            int(self.thin),
+            float(width),
+            float(self.sigma_width),
+            int(self.max_steps),
+            N_SIGMA_UPDATES,
+        )
+        chains = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(run_chain)(*args, int(seed)) for seed in seeds[:-1]
+        )
+        self.fit_seconds_ = time.perf_counter() - start
+        self.s_samples_ = np.concatenate([c[0] for c in chains])
+        self.sigma_samples_ = np.concatenate([c[1] for c in chains])
+        self.log_sigma_trace_ = np.stack([c[2] for c in chains])
+        return self
+
+    def to_inference_data(self):
+        """The log σ_o traces (all iterations, every chain) as ArviZ InferenceData."""
+        check_is_fitted(self, "log_sigma_trace_")
+        import arviz as az
+
+        return az.from_dict(
+            posterior={"log_sigma": self.log_sigma_trace_}, dims={"log_sigma": ["order"]},
+            coords={"order": np.arange(self.log_sigma_trace_.shape[2])},
+        )  # fmt: skip
+
+    def _test_structure(self, X):
+        T = X.shape[0]
+        ptr = [0]
+        groups, counts = [], []
+        new = np.zeros((T, self.grouping_.order + 1), np.int64)
+        for t in range(T):
+            expressed = self.grouping_.groups_expressed_by(X[t])
+            g, c = expressed.groups, expressed.counts
+            if self.expanded_ is not None:
+                g, c = self.expanded_.translate(g, c)
+            groups.append(g)
+            counts.append(c)
+            new[t] = expressed.new_counts
+            ptr.append(ptr[-1] + g.shape[0])
+        n_orders = self.grouping_.order + 1
+        return (
+            np.asarray(ptr, np.int64),
+            np.concatenate(groups).astype(np.int64) if groups else np.empty(0, np.int64),
+            np.concatenate(counts).astype(np.float64) if counts else np.empty((0, n_orders)),
+            new.astype(np.float64),
+        )
+
+    def predict_proba(self, X):
+        """Predictive class probabilities, averaged over the saved samples (spec §2.4, §3.4).
+
+        Deterministic for a fitted model (numba's generator is reseeded from the fit's
+        ``random_state`` on every call).
+
+        Returns
+        -------
+        ndarray of shape (n_cases, n_classes)
+        """
+        check_is_fitted(self, "s_samples_")
+        X = self._check_X(X)
+        if X.shape[0] == 0:
+            return np.empty((0, self.classes_.shape[0]))
+        ptr, groups, counts, new = self._test_structure(X)
+        return predict_kernel(
+            self.s_samples_,
+            self.sigma_samples_,
+            self._order_counts,
+            ptr,
+            groups,
+            counts,
+            new,
+            self.classes_.shape[0],
+            self.index_,
+            self._predict_seed,
+        )
+
+    def predict(self, X):
+        """Class with the largest predictive probability."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class CompressedSequenceModel(_CompressedLogisticModel):
+    """Bayesian logistic sequence prediction model of order O with compressed parameters.
+
+    Thesis §3.4 / spec §2: the linear function of class k for a history is the sum of the
+    coefficients of its suffixes of lengths 0..O; coefficients of order o have Cauchy
+    (or Gaussian) priors of width σ_o, σ_0 fixed, σ_o ~ IG(α_o, (α_o + 1) w_o),
+    w_o = ``w_o_scale``/o. For two classes only class 1 has coefficients.
+
+    Parameters
+    ----------
+    order : int
+        O ≥ 1; X must have at least O columns (only the last O are used).
+    prior : {"cauchy", "gaussian"}
+    compress : bool, default=True
+        False: sample the original coefficients (each pattern its own group).
+    sigma0 : float, optional
+        Fixed width of the intercept (default 5 Cauchy / 10 Gaussian; Gaussian width = sd).
+    alpha_o, w_o_scale : float, default=0.25, 0.1
+        Hyperprior of σ_o, o ≥ 1.
+    n_iter, burn_in, thin : int, default=2000, 750, 5
+        Iterations, discarded iterations, and thinning of the saved samples.
+    coef_width : float, optional
+        Slice width for the coefficients (default 20 Cauchy / 10 Gaussian).
+    sigma_width : float, default=1.0
+        Slice width for log σ_o.
+    max_steps : int, default=50
+        Stepping-out limit m.
+    n_chains : int, default=1
+    random_state : None, int or numpy Generator
+    n_jobs : int, optional
+        Threads for the chains; results do not depend on it.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    grouping_ : SequenceGrouping
+    n_original_, n_compressed_ : int
+        Expressed patterns and groups per parameter set.
+    fit_seconds_ : float
+        Grouping + MCMC wall time.
+    s_samples_ : ndarray of shape (n_chains · S, G', K')
+        Saved parameters (G' = groups, or patterns with ``compress=False``).
+    sigma_samples_ : ndarray of shape (n_chains · S, O + 1)
+    log_sigma_trace_ : ndarray of shape (n_chains, n_iter, O + 1)
+        log σ_o at every iteration (column 0: the fixed log σ_0).
+
+    Examples
+    --------
+    >>> from hdbayes.datasets import simulate_hmm
+    >>> d = simulate_hmm(n_train=50, n_test=5, random_state=0)
+    >>> m = CompressedSequenceModel(order=3, n_iter=30, burn_in=10, random_state=0).fit(d.X_train, d.y_train)
+    >>> m.predict_proba(d.X_test).shape
+    (5, 2)
+    """
+
+    def _group(self, X, order):
+        return group_sequence_patterns(X, order)
+
+
+class CompressedInteractionClassifier(_CompressedLogisticModel):
+    """Bayesian logistic classification with all interactions of order ≤ O, compressed.
+
+    Thesis §3.5 / spec §3: the linear function of class k is the sum of the coefficients
+    of all patterns of order ≤ O (any O of the p features) that the case expresses.
+    Parameters and attributes as for :class:`CompressedSequenceModel` (``order`` ≤ p;
+    ``grouping_`` is a ClassificationGrouping).
+
+    Examples
+    --------
+    >>> from hdbayes.datasets import simulate_cauchy_classification
+    >>> d = simulate_cauchy_classification(n_train=40, n_test=5, n_features=4, order=2, random_state=0)
+    >>> m = CompressedInteractionClassifier(order=2, n_iter=30, burn_in=10, random_state=0)
+    >>> m.fit(d.X_train, d.y_train).predict(d.X_test).shape
+    (5,)
+    """
+
+    def _group(self, X, order):
+        return group_classification_patterns(X, order)

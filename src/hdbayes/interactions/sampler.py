@@ -1,0 +1,450 @@
+"""Compiled MCMC for compressed logistic interaction models (Li & Neal; thesis §3.3; spec §4.2–4.4).
+
+State: the compressed parameters s[g, k] — one per group g and parameterised class k
+(K = 2: one set, class 0 has linear predictor 0; K > 2: K sets) — and τ_o = log σ_o for
+the orders o = 1..O (σ_0 is fixed). The linear predictors lv[i, k] are cached, so the
+update of s[g, k] touches only the cases of group g (its expression E_g).
+
+One iteration (spec §4.2) = one slice-sampling update (stepping out + shrinkage, Neal
+2003) of every s[g, k], then ``n_sigma_updates`` slice updates of every τ_o with the
+Jacobian of σ = e^τ:
+
+    log f(τ_o) = −α_o τ − λ_o e^{−τ} + Σ_{g: n_{g,o} > 0} Σ_k log P^s(s[g, k]; W_g),
+    W_g = Σ_o n_{g,o} σ_o^α,   λ_o = (α_o + 1) w_o,
+
+where σ_o ~ Inverse-Gamma(α_o, λ_o) (mode w_o) and τ is confined to [−30, 30] to guard
+exp() overflow. Initial state s = 0, σ_o = w_o. The slice updates are written out for
+these two densities (no function arguments), so everything is cached by numba. The
+chain draws from numba's generator, seeded at its start: a chain's output depends only
+on its seed (not on the thread it runs in).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from hdbayes.interactions.stable import log_prior_scalar
+from hdbayes.interactions.stable import prior_draw as _prior_draw
+from hdbayes.interactions.stable import split_cauchy as _split_cauchy
+from hdbayes.interactions.stable import split_gaussian as _split_gaussian
+
+__all__ = ["TAU_BOUND", "log_likelihood", "predict_kernel", "run_chain", "sigma_log_prior_kernel"]
+
+#: |log σ_o| is confined to this bound (spec §4.3: guard exp() overflow).
+TAU_BOUND = 30.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _logaddexp(a, b):
+    if a > b:
+        return a + math.log1p(math.exp(b - a))
+    return b + math.log1p(math.exp(a - b))
+
+
+@numba.njit(cache=True, nogil=True)
+def sigma_log_prior_kernel(tau, alpha_o, lam_o):
+    """log density of τ = log σ under σ ~ IG(α_o, λ_o), up to a constant: −α_o τ − λ_o e^{−τ}."""
+    return -alpha_o * tau - lam_o * math.exp(-tau)
+
+
+# ---------------------------------------------------------------------------------------------
+# conditional of one compressed parameter
+
+
+@numba.njit(cache=True, nogil=True)
+def _s_log_density(v, n, base, other, is_k, width, index):
+    """Σ_{cases of g} [I(y_i = k)(base_i + v) − log(e^{other_i} + e^{base_i + v})] + log P^s(v; W_g)."""
+    total = 0.0
+    for j in range(n):
+        l = base[j] + v
+        if is_k[j]:
+            total += l
+        total -= _logaddexp(other[j], l)
+    return total + log_prior_scalar(v, width, index)
+
+
+@numba.njit(cache=True, nogil=True)
+def _slice_s(x, fx, step, max_steps, n, base, other, is_k, width, index):
+    level = fx - np.random.exponential(1.0)
+    left = x - step * np.random.random()
+    right = left + step
+    steps_left = int(np.floor(max_steps * np.random.random()))
+    steps_right = max_steps - 1 - steps_left
+    while steps_left > 0 and _s_log_density(left, n, base, other, is_k, width, index) > level:
+        left -= step
+        steps_left -= 1
+    while steps_right > 0 and _s_log_density(right, n, base, other, is_k, width, index) > level:
+        right += step
+        steps_right -= 1
+    while True:
+        proposal = left + (right - left) * np.random.random()
+        value = _s_log_density(proposal, n, base, other, is_k, width, index)
+        if value > level:
+            return proposal
+        if proposal < x:
+            left = proposal
+        else:
+            right = proposal
+        if right - left < 1e-300:
+            return x
+
+
+# ---------------------------------------------------------------------------------------------
+# conditional of one log σ_o
+
+
+@numba.njit(cache=True, nogil=True)
+def _tau_log_density(tau, alpha_o, lam_o, index, n, groups, w_rest, n_go, s):
+    if tau < -TAU_BOUND or tau > TAU_BOUND:
+        return -np.inf
+    power = math.exp(index * tau)
+    total = sigma_log_prior_kernel(tau, alpha_o, lam_o)
+    n_params = s.shape[1]
+    for j in range(n):
+        width = w_rest[j] + n_go[j] * power
+        g = groups[j]
+        for k in range(n_params):
+            total += log_prior_scalar(s[g, k], width, index)
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _slice_tau(x, fx, step, max_steps, alpha_o, lam_o, index, n, groups, w_rest, n_go, s):
+    level = fx - np.random.exponential(1.0)
+    left = x - step * np.random.random()
+    right = left + step
+    steps_left = int(np.floor(max_steps * np.random.random()))
+    steps_right = max_steps - 1 - steps_left
+    while (
+        steps_left > 0
+        and left > -TAU_BOUND
+        and _tau_log_density(left, alpha_o, lam_o, index, n, groups, w_rest, n_go, s) > level
+    ):
+        left -= step
+        steps_left -= 1
+    while (
+        steps_right > 0
+        and right < TAU_BOUND
+        and _tau_log_density(right, alpha_o, lam_o, index, n, groups, w_rest, n_go, s) > level
+    ):
+        right += step
+        steps_right -= 1
+    left = max(left, -TAU_BOUND)
+    right = min(right, TAU_BOUND)
+    while True:
+        proposal = left + (right - left) * np.random.random()
+        value = _tau_log_density(proposal, alpha_o, lam_o, index, n, groups, w_rest, n_go, s)
+        if value > level:
+            return proposal, value
+        if proposal < x:
+            left = proposal
+        else:
+            right = proposal
+        if right - left < 1e-300:
+            return x, fx
+
+
+# ---------------------------------------------------------------------------------------------
+# likelihood
+
+
+@numba.njit(cache=True, nogil=True)
+def _linear_predictors(indptr, indices, s, n_cases):
+    lv = np.zeros((n_cases, s.shape[1]))
+    for g in range(s.shape[0]):
+        for p in range(indptr[g], indptr[g + 1]):
+            i = indices[p]
+            for k in range(s.shape[1]):
+                lv[i, k] += s[g, k]
+    return lv
+
+
+@numba.njit(cache=True, nogil=True)
+def _log_likelihood(indptr, indices, s, y, n_classes):
+    n = y.shape[0]
+    lv = _linear_predictors(indptr, indices, s, n)
+    total = 0.0
+    for i in range(n):
+        if n_classes == 2:
+            total += (lv[i, 0] if y[i] == 1 else 0.0) - _logaddexp(0.0, lv[i, 0])
+        else:
+            m = lv[i, 0]
+            for k in range(1, n_classes):
+                m = max(m, lv[i, k])
+            acc = 0.0
+            for k in range(n_classes):
+                acc += math.exp(lv[i, k] - m)
+            total += lv[i, y[i]] - m - math.log(acc)
+    return total
+
+
+def log_likelihood(case_indptr, case_indices, s, y, n_classes):
+    """log L(s) of the multinomial logit model (eq. 3.1, 3.8) from group parameters.
+
+    Parameters
+    ----------
+    case_indptr, case_indices : ndarray of int
+        Expressions of the groups (CSR, as in :mod:`hdbayes.interactions.patterns`).
+    s : ndarray of shape (G, K') or (G,)
+        Group parameters; K' = 1 for two classes (class 0 has linear predictor 0), else K.
+    y : ndarray of int, shape (N,)
+        Class codes 0..K−1.
+    n_classes : int
+        K ≥ 2.
+    """
+    s = np.asarray(s, np.float64)
+    if s.ndim == 1:
+        s = s[:, None]
+    return float(
+        _log_likelihood(
+            np.asarray(case_indptr, np.int64),
+            np.asarray(case_indices, np.int64),
+            np.ascontiguousarray(s),
+            np.asarray(y, np.int64),
+            int(n_classes),
+        )
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# the chain
+
+
+@numba.njit(cache=True, nogil=True)
+def _widths(order_counts, sigma, index):
+    G, n_orders = order_counts.shape
+    out = np.zeros(G)
+    for g in range(G):
+        w = 0.0
+        for o in range(n_orders):
+            if order_counts[g, o] > 0:
+                w += order_counts[g, o] * sigma[o] ** index
+        out[g] = w
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def run_chain(
+    case_indptr,
+    case_indices,
+    order_counts,
+    y,
+    n_classes,
+    index,
+    sigma0,
+    alpha_o,
+    w_o,
+    order_ptr,
+    order_groups,
+    n_iter,
+    burn_in,
+    thin,
+    coef_width,
+    sigma_width,
+    max_steps,
+    n_sigma_updates,
+    seed,
+):
+    """Run one chain of the compressed (or, with singleton groups, original) logistic model.
+
+    Parameters
+    ----------
+    case_indptr, case_indices : int64 arrays
+        Group expressions (CSR).
+    order_counts : float64 array (G, O + 1)
+        n_{g,o}.
+    y : int64 array (N,)
+        Class codes 0..K−1.
+    n_classes : int
+        K ≥ 2; K' = 1 parameter set if K = 2 (for class 1), else K.
+    index : int
+        1 (Cauchy) or 2 (Gaussian).
+    sigma0 : float
+        Fixed width of the intercept.
+    alpha_o, w_o : float64 arrays (O + 1,)
+        Hyperprior shapes and modes for o = 1..O (entry 0 unused).
+    order_ptr, order_groups : int64 arrays
+        Groups with n_{g,o} > 0: ``order_groups[order_ptr[o]:order_ptr[o + 1]]``.
+    n_iter, burn_in, thin : int
+    coef_width, sigma_width : float
+        Slice widths for s and for log σ_o.
+    max_steps : int
+        m, stepping-out limit.
+    n_sigma_updates : int
+        Slice updates of every log σ_o per iteration.
+    seed : int
+
+    Returns
+    -------
+    s_saved : (S, G, K'), sigma_saved : (S, O + 1), log_sigma_trace : (n_iter, O + 1)
+        S = (n_iter − burn_in) // thin; iteration it (0-based) is saved when
+        it ≥ burn_in and (it + 1 − burn_in) % thin == 0.
+    """
+    np.random.seed(seed)
+    G, n_orders = order_counts.shape
+    n = y.shape[0]
+    n_params = 1 if n_classes == 2 else n_classes
+    s = np.zeros((G, n_params))
+    lv = np.zeros((n, n_params))
+    sigma = np.empty(n_orders)
+    sigma[0] = sigma0
+    for o in range(1, n_orders):
+        sigma[o] = w_o[o]
+    lam = np.empty(n_orders)
+    for o in range(n_orders):
+        lam[o] = (alpha_o[o] + 1.0) * w_o[o]
+    widths = _widths(order_counts, sigma, index)
+
+    n_saved = (n_iter - burn_in) // thin if n_iter > burn_in else 0
+    s_saved = np.empty((n_saved, G, n_params))
+    sigma_saved = np.empty((n_saved, n_orders))
+    trace = np.empty((n_iter, n_orders))
+
+    base = np.empty(n)
+    other = np.empty(n)
+    is_k = np.empty(n, np.bool_)
+    w_rest = np.empty(G)
+    n_go = np.empty(G)
+    count = 0
+    for it in range(n_iter):
+        # ---- compressed parameters
+        for g in range(G):
+            lo, hi = case_indptr[g], case_indptr[g + 1]
+            m = hi - lo
+            for k in range(n_params):
+                cls = k + 1 if n_classes == 2 else k
+                old = s[g, k]
+                for j in range(m):
+                    i = case_indices[lo + j]
+                    base[j] = lv[i, k] - old
+                    is_k[j] = y[i] == cls
+                    if n_classes == 2:
+                        other[j] = 0.0
+                    else:
+                        # log Σ_{c ≠ k} exp(lv[i, c])
+                        mx = -np.inf
+                        for c in range(n_classes):
+                            if c != k and lv[i, c] > mx:
+                                mx = lv[i, c]
+                        acc = 0.0
+                        for c in range(n_classes):
+                            if c != k:
+                                acc += math.exp(lv[i, c] - mx)
+                        other[j] = mx + math.log(acc)
+                f0 = _s_log_density(old, m, base, other, is_k, widths[g], index)
+                new = _slice_s(old, f0, coef_width, max_steps, m, base, other, is_k, widths[g], index)
+                s[g, k] = new
+                for j in range(m):
+                    lv[case_indices[lo + j], k] = base[j] + new
+        # ---- hyperparameters σ_1..σ_O
+        for o in range(1, n_orders):
+            a = order_ptr[o]
+            m = order_ptr[o + 1] - a
+            if m == 0:
+                continue
+            power = sigma[o] ** index
+            for j in range(m):
+                g = order_groups[a + j]
+                n_go[j] = order_counts[g, o]
+                w_rest[j] = max(widths[g] - n_go[j] * power, 0.0)
+            groups = order_groups[a : a + m]
+            tau = math.log(sigma[o])
+            f0 = _tau_log_density(tau, alpha_o[o], lam[o], index, m, groups, w_rest, n_go, s)
+            for _ in range(n_sigma_updates):
+                tau, f0 = _slice_tau(
+                    tau, f0, sigma_width, max_steps, alpha_o[o], lam[o], index, m, groups, w_rest, n_go, s
+                )
+            sigma[o] = math.exp(tau)
+            power = sigma[o] ** index
+            for j in range(m):
+                widths[order_groups[a + j]] = w_rest[j] + n_go[j] * power
+        widths = _widths(order_counts, sigma, index)  # no drift from incremental updates
+        for o in range(n_orders):
+            trace[it, o] = math.log(sigma[o])
+        if it >= burn_in and (it + 1 - burn_in) % thin == 0 and count < n_saved:
+            s_saved[count] = s
+            sigma_saved[count] = sigma
+            count += 1
+    return s_saved, sigma_saved, trace
+
+
+# ---------------------------------------------------------------------------------------------
+# prediction (spec §1.5, §2.4, §3.4)
+
+
+@numba.njit(cache=True, nogil=True)
+def predict_kernel(
+    s_saved, sigma_saved, order_counts, test_ptr, test_groups, test_counts, new_counts, n_classes, index, seed
+):
+    """Predictive probabilities averaged over the saved samples.
+
+    For every sample and test case t, each touched group g (``test_groups[test_ptr[t]:
+    test_ptr[t + 1]]``, expressed members counted per order in ``test_counts``) contributes
+    its part s_g^t drawn from the split (3.27) with Σ_1 = Σ_o t_{g,o} σ_o^α and
+    Σ_2 = W_g − Σ_1 (s_g itself if Σ_2 ≤ 1e-12 W_g); the new patterns contribute one
+    prior draw with width Σ_o new_counts[t, o] σ_o^α per parameter set. The linear
+    predictors go through the softmax (K = 2: logistic, class 0 at 0), and the
+    probabilities are averaged over samples. Numba's generator is seeded with ``seed``.
+    """
+    np.random.seed(seed)
+    n_samples = s_saved.shape[0]
+    n_params = s_saved.shape[2]
+    n_orders = order_counts.shape[1]
+    T = test_ptr.shape[0] - 1
+    proba = np.zeros((T, n_classes))
+    power = np.empty(n_orders)
+    lin = np.empty(n_params)
+    logits = np.empty(n_classes)
+    for r in range(n_samples):
+        for o in range(n_orders):
+            power[o] = sigma_saved[r, o] ** index
+        for t in range(T):
+            for k in range(n_params):
+                lin[k] = 0.0
+            for p in range(test_ptr[t], test_ptr[t + 1]):
+                g = test_groups[p]
+                total = 0.0
+                part = 0.0
+                for o in range(n_orders):
+                    total += order_counts[g, o] * power[o]
+                    part += test_counts[p, o] * power[o]
+                rest = total - part
+                for k in range(n_params):
+                    if rest <= 1e-12 * total:
+                        lin[k] += s_saved[r, g, k]
+                    elif index == 1:
+                        lin[k] += _split_cauchy(s_saved[r, g, k], part, rest)
+                    else:
+                        lin[k] += _split_gaussian(s_saved[r, g, k], part, rest)
+            new_width = 0.0
+            for o in range(n_orders):
+                new_width += new_counts[t, o] * power[o]
+            if new_width > 0.0:
+                for k in range(n_params):
+                    lin[k] += _prior_draw(new_width, index)
+            if n_classes == 2:
+                z = lin[0]
+                if z >= 0:
+                    p1 = 1.0 / (1.0 + math.exp(-z))
+                else:
+                    ez = math.exp(z)
+                    p1 = ez / (1.0 + ez)
+                proba[t, 0] += 1.0 - p1
+                proba[t, 1] += p1
+            else:
+                mx = lin[0]
+                for k in range(1, n_classes):
+                    mx = max(mx, lin[k])
+                acc = 0.0
+                for k in range(n_classes):
+                    logits[k] = math.exp(lin[k] - mx)
+                    acc += logits[k]
+                for k in range(n_classes):
+                    proba[t, k] += logits[k] / acc
+    for t in range(T):
+        for k in range(n_classes):
+            proba[t, k] /= n_samples
+    return proba
