@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hdbayes.datasets import simulate_cauchy_classification, simulate_hmm
 from hdbayes.interactions import group_sequence_patterns
@@ -186,11 +187,11 @@ def test_three_classes_and_labels():
         ({"order": 3}, [[0, 1], [1, 0]], [0, 1], ValueError, "exceeds"),
         ({"order": 1}, [[0, np.nan], [1, 0]], [0, 1], ValueError, "NaN"),
         ({"order": 1}, [[0, 1], [1, 0]], [1, 1], ValueError, "single class"),
-        ({"order": 1}, [[0, 1], [1, 0]], [0, 1, 1], ValueError, "rows"),
+        ({"order": 1}, [[0, 1], [1, 0]], [0, 1, 1], ValueError, "inconsistent numbers of samples"),
         ({"order": 1, "prior": "laplace"}, [[0, 1], [1, 0]], [0, 1], ValueError, "prior"),
         ({"order": 1, "n_iter": 10, "burn_in": 10}, [[0, 1], [1, 0]], [0, 1], ValueError, "no sample"),
         ({"order": 1.5}, [[0, 1], [1, 0]], [0, 1], TypeError, "order"),
-        ({"order": 1}, [0, 1], [0, 1], ValueError, "2-D"),
+        ({"order": 1}, [0, 1], [0, 1], ValueError, "Expected 2D array"),
     ],
 )
 def test_bad_input(kwargs, X, y, error, match):
@@ -204,3 +205,22 @@ def test_predict_before_fit():
 
     with pytest.raises(NotFittedError):
         CompressedSequenceModel(order=1).predict_proba([[0, 1]])
+
+
+def _not_applicable(estimator):
+    return {
+        "check_dtype_object": "the models take arbitrary hashable codes (strings included), so an object "
+        "array of codes is valid input; only codes that cannot be compared are rejected",
+    }
+
+
+@parametrize_with_checks(
+    [
+        CompressedInteractionClassifier(order=1, n_iter=20, burn_in=5, thin=1, random_state=0),
+        CompressedSequenceModel(order=1, n_iter=20, burn_in=5, thin=1, random_state=0),
+    ],
+    expected_failed_checks=_not_applicable,
+)
+def test_sklearn_compatible(estimator, check):
+    """scikit-learn's checks (continuous test data are treated as codes, hence the poor_score tag)."""
+    check(estimator)

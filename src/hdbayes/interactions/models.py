@@ -29,7 +29,7 @@ from scipy import stats
 from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from hdbayes._validation import check_count, check_generator, check_positive
 from hdbayes.interactions.patterns import group_classification_patterns, group_sequence_patterns
@@ -241,14 +241,10 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         self
         """
         order, sigma0, width, index = self._check_params()
+        # codes may be strings: dtype=None keeps them; sparse input, empty data, NaN and a 2-D y
+        # get scikit-learn's standard messages
+        X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, ensure_min_samples=2)
         X = self._check_X(X)
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-D, got {y.ndim} dimension(s)")
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
-        if X.shape[0] == 0:
-            raise ValueError("X has no rows (cases)")
         if order > X.shape[1]:
             raise ValueError(f"order={order} exceeds the number of columns of X ({X.shape[1]})")
         check_classification_targets(y)
@@ -348,9 +344,7 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_cases, n_classes)
         """
         check_is_fitted(self, "s_samples_")
-        X = self._check_X(X)
-        if X.shape[0] == 0:
-            return np.empty((0, self.classes_.shape[0]))
+        X = self._check_X(validate_data(self, X, reset=False, dtype=None, ensure_all_finite=True))
         ptr, groups, counts, new = self._test_structure(X)
         return predict_kernel(
             self.s_samples_,
@@ -367,7 +361,15 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Class with the largest predictive probability."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # every distinct value of a column is a category: scikit-learn's checks feed continuous
+        # data, on which a model of discrete codes cannot generalise
+        tags.classifier_tags.poor_score = True
+        return tags
 
 
 class CompressedSequenceModel(_CompressedLogisticModel):
