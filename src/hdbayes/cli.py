@@ -34,6 +34,9 @@ EXPERIMENTS = {
     "lymphoma": "hdbayes.experiments.lymphoma",
     "mixture-simulation": "hdbayes.experiments.mixture_simulation",
     "interaction-counts": "hdbayes.experiments.interaction_counts",
+    "hmm": "hdbayes.experiments.hmm",
+    "english-text": "hdbayes.experiments.english_text",
+    "cauchy-classification": "hdbayes.experiments.cauchy_classification",
 }
 
 MODELS = ("naive-bayes", "gaussian", "mixture")

@@ -1,0 +1,81 @@
+"""Compression experiments (spec §5.3, §5.5): small versions by default, the papers' sizes slow.
+
+Checks asserted at the small size:
+
+- english-text: Cauchy AMLP ≤ Gaussian AMLP + 0.005 at O = 5 and 10; O = 10 beats O = 2
+  (Cauchy AMLP); counts identical for the two priors. All hold at the small size with the
+  default seed.
+- cauchy-classification: the best Cauchy AMLP among O = 1..5 is at O = 3..5; counts
+  identical for the two priors. The "compressed count stops growing by O = 6" check
+  exists only at full size (O = 6, 7 are not fitted in the small run).
+"""
+
+from __future__ import annotations
+
+import matplotlib.figure
+import pytest
+
+from hdbayes.experiments import cauchy_classification, english_text
+
+
+@pytest.fixture(scope="module")
+def alice_file():
+    from hdbayes.datasets import data_path
+
+    try:
+        return data_path("alice-gutenberg-11.txt", download=False)
+    except OSError as error:
+        pytest.skip(f"English text unavailable: {error}")
+
+
+def _check_figures(report, names):
+    assert set(report.figures) == set(names)
+    assert all(isinstance(f, matplotlib.figure.Figure) for f in report.figures.values())
+
+
+def test_english_text_small(alice_file, tmp_path):
+    report = english_text.run(full=False, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
+    rows = report.tables["results"]
+    assert len(rows) == 2 * len(english_text.SIZES["small"].orders)
+    by = {(r["order"], r["prior"]): r for r in rows}
+    # compression only bites at higher orders; never more groups than patterns
+    assert all(r["n_compressed"] <= r["n_original"] for r in rows)
+    assert by[10, "cauchy"]["n_compressed"] < by[10, "cauchy"]["n_original"]
+    assert by[1, "cauchy"]["n_original"] == 4  # suffixes of length 0 and 1: 1 + 3 symbols
+    assert all(0 < r["error_rate"] < 0.5 and 0 < r["amlp"] < 1.1 for r in rows)
+    _check_figures(
+        report,
+        ["fig3_10_counts", "fig3_10_times", "fig3_12_performance", "fig3_13_medians", "fig3_14_sigma_traces"],
+    )
+    folder = report.write(tmp_path / "english-text")
+    assert (folder / "summary.md").exists() and (folder / "results.csv").exists()
+
+
+def test_cauchy_classification_small(tmp_path):
+    report = cauchy_classification.run(full=False, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
+    rows = report.tables["results"]
+    by = {(r["order"], r["prior"]): r for r in rows}
+    # every pattern of order <= 2 is expressed by 300 uniform cases: 1 + 7·3 + 21·9 = 211
+    assert by[2, "cauchy"]["n_original"] == 211
+    assert by[5, "cauchy"]["n_compressed"] < by[5, "cauchy"]["n_original"]
+    true_amlp = report.tables["true_model"][0]["amlp"]
+    assert all(r["amlp"] > true_amlp for r in rows)
+    _check_figures(report, ["fig3_18_counts_times", "fig3_20_performance", "sigma_traces", "fig3_21_medians"])
+    folder = report.write(tmp_path / "cauchy-classification")
+    assert (folder / "true_model.csv").exists()
+
+
+@pytest.mark.slow
+def test_english_text_paper_size(alice_file):
+    report = english_text.run(full=True, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
+    assert len(report.tables["results"]) == 26
+
+
+@pytest.mark.slow
+def test_cauchy_classification_paper_size():
+    report = cauchy_classification.run(full=True, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
+    assert len(report.tables["results"]) == 14
