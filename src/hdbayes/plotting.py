@@ -10,6 +10,7 @@ import numpy as np
 
 __all__ = [
     "amlp_brier_by_k",
+    "posterior_medians_scatter",
     "error_rates_by_k",
     "new_axes",
     "plot_calibration",
@@ -107,5 +108,26 @@ def amlp_brier_by_k(by, ks, title):
         ax.set_xlabel("number of features selected")
         ax.set_ylabel(label)
         ax.legend(frameon=False)
+    fig.suptitle(title)
+    return fig
+
+
+def posterior_medians_scatter(cauchy_samples, gaussian_samples, *, zoom, title):
+    """Posterior medians of the same parameters under a Cauchy and a Gaussian prior, in full and
+    zoomed to (−zoom, zoom)² (thesis Fig. 3.13 and 3.21)."""
+    from matplotlib.figure import Figure
+
+    cauchy = np.median(cauchy_samples, axis=0).ravel()
+    gaussian = np.median(gaussian_samples, axis=0).ravel()
+    fig = Figure(figsize=(9, 4.2), layout="constrained")
+    for ax, limit in zip(fig.subplots(1, 2), (None, zoom)):
+        ax.scatter(gaussian, cauchy, s=4, alpha=0.5)
+        ax.axline((0, 0), slope=1, color="grey", linewidth=0.6)
+        ax.set_xlabel("median, Gaussian prior")
+        ax.set_ylabel("median, Cauchy prior")
+        if limit is not None:
+            ax.set_xlim(-limit, limit)
+            ax.set_ylim(-limit, limit)
+            ax.set_title(f"zoom (−{limit:g}, {limit:g})²", fontsize=9)
     fig.suptitle(title)
     return fig

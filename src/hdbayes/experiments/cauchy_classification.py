@@ -23,6 +23,7 @@ from hdbayes.datasets import simulate_cauchy_classification
 from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.interactions.models import CompressedInteractionClassifier
 from hdbayes.metrics import average_minus_log_probability, error_rate
+from hdbayes.plotting import posterior_medians_scatter
 
 __all__ = ["SIZES", "run"]
 
@@ -206,23 +207,10 @@ def _figure_performance(by, orders, true_error, true_amlp):
 
 
 def _figure_medians(models, order):
-    from matplotlib.figure import Figure
-
-    cauchy = np.median(models[order, "cauchy"].s_samples_, axis=0).ravel()
-    gaussian = np.median(models[order, "gaussian"].s_samples_, axis=0).ravel()
-    fig = Figure(figsize=(9, 4.2), layout="constrained")
-    axes = fig.subplots(1, 2)
-    for ax, zoom in zip(axes, (None, 1.0)):
-        ax.scatter(gaussian, cauchy, s=4, alpha=0.5)
-        ax.axline((0, 0), slope=1, color="grey", linewidth=0.6)
-        ax.set_xlabel("median, Gaussian prior")
-        ax.set_ylabel("median, Cauchy prior")
-        if zoom is not None:
-            ax.set_xlim(-zoom, zoom)
-            ax.set_ylim(-zoom, zoom)
-            ax.set_title(f"zoom (−{zoom:g}, {zoom:g})²", fontsize=9)
-    fig.suptitle(f"Fig. 3.21: posterior medians of the compressed parameters, O = {order}")
-    return fig
+    return posterior_medians_scatter(
+        models[order, "cauchy"].s_samples_, models[order, "gaussian"].s_samples_, zoom=1.0,
+        title=f"Fig. 3.21: posterior medians of the compressed parameters, O = {order}",
+    )  # fmt: skip
 
 
 def _figure_traces(models, order, burn_in):
