@@ -13,13 +13,13 @@ traces of log σ_o at the highest order fitted.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_cauchy_classification
+from hdbayes.experiments._compressed import fit_and_score
 from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.interactions.models import CompressedInteractionClassifier
 from hdbayes.metrics import average_minus_log_probability, error_rate
@@ -54,22 +54,8 @@ def _fit_and_score(data, order, prior, size, seed, n_jobs):
     model = CompressedInteractionClassifier(
         order=order, prior=prior, compress=True, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
         random_state=seed, n_jobs=n_jobs,
-    ).fit(data.X_train, data.y_train)  # fmt: skip
-    start = time.perf_counter()
-    proba = model.predict_proba(data.X_test)
-    predict_seconds = time.perf_counter() - start
-    row = {
-        "order": order,
-        "prior": prior,
-        "n_original": int(model.n_original_),
-        "n_compressed": int(model.n_compressed_),
-        "ratio": model.n_compressed_ / model.n_original_,
-        "fit_seconds": model.fit_seconds_,
-        "predict_seconds": predict_seconds,
-        "error_rate": error_rate(data.y_test, proba),
-        "amlp": average_minus_log_probability(data.y_test, proba),
-    }
-    return model, row
+    )  # fmt: skip
+    return fit_and_score(model, data.X_train, data.y_train, data.X_test, data.y_test, order=order, prior=prior)
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None):

@@ -17,15 +17,14 @@ the models do not keep).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_english_text
+from hdbayes.experiments._compressed import fit_and_score
 from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.interactions.models import CompressedSequenceModel
-from hdbayes.metrics import average_minus_log_probability, error_rate
 from hdbayes.plotting import posterior_medians_scatter
 
 __all__ = ["SIZES", "AMLP_TOLERANCE", "run"]
@@ -62,22 +61,10 @@ def _fit_and_score(data, order, prior, size, seed, n_jobs):
     model = CompressedSequenceModel(
         order=order, prior=prior, compress=True, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
         random_state=seed, n_jobs=n_jobs,
-    ).fit(data.X_train[:, -order:], data.y_train)  # fmt: skip
-    start = time.perf_counter()
-    proba = model.predict_proba(data.X_test[:, -order:])
-    predict_seconds = time.perf_counter() - start
-    row = {
-        "order": order,
-        "prior": prior,
-        "n_original": int(model.n_original_),
-        "n_compressed": int(model.n_compressed_),
-        "ratio": model.n_compressed_ / model.n_original_,
-        "fit_seconds": model.fit_seconds_,
-        "predict_seconds": predict_seconds,
-        "error_rate": error_rate(data.y_test, proba),
-        "amlp": average_minus_log_probability(data.y_test, proba),
-    }
-    return model, row
+    )  # fmt: skip
+    return fit_and_score(
+        model, data.X_train[:, -order:], data.y_train, data.X_test[:, -order:], data.y_test, order=order, prior=prior
+    )
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None):

@@ -13,15 +13,13 @@ average minus log probability (AMLP) on the test cases (Fig. 3.9).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_hmm
+from hdbayes.experiments._compressed import fit_and_score
 from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.interactions.models import CompressedSequenceModel
-from hdbayes.metrics import average_minus_log_probability, error_rate
 
 __all__ = ["SETTINGS", "run"]
 
@@ -59,23 +57,10 @@ def _fit_and_score(data, order, prior, compress, settings, random_state, n_jobs)
         order, prior=prior, compress=compress, n_iter=settings["n_iter"], burn_in=settings["burn_in"],
         thin=settings["thin"], random_state=random_state, n_jobs=n_jobs,
     )  # fmt: skip
-    model.fit(data.X_train, data.y_train)
-    start = time.perf_counter()
-    proba = model.predict_proba(data.X_test)
-    predict_seconds = time.perf_counter() - start
-    row = {
-        "order": order,
-        "prior": prior,
-        "compressed": compress,
-        "n_original": int(model.n_original_),
-        "n_compressed": int(model.n_compressed_),
-        "ratio": model.n_compressed_ / model.n_original_,
-        "n_sampled": int(model.n_compressed_ if compress else model.n_original_),
-        "fit_seconds": float(model.fit_seconds_),
-        "predict_seconds": predict_seconds,
-        "error_rate": error_rate(data.y_test, proba),
-        "amlp": average_minus_log_probability(data.y_test, proba),
-    }
+    model, row = fit_and_score(
+        model, data.X_train, data.y_train, data.X_test, data.y_test, order=order, prior=prior, compressed=compress
+    )
+    row["n_sampled"] = int(model.n_compressed_ if compress else model.n_original_)
     return model, row
 
 

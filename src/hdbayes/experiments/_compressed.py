@@ -1,0 +1,33 @@
+"""Shared by the experiments on compressed interaction models: fit, predict, time and score."""
+
+from __future__ import annotations
+
+import time
+
+from hdbayes.metrics import average_minus_log_probability, error_rate
+
+__all__ = ["fit_and_score"]
+
+
+def fit_and_score(model, X_train, y_train, X_test, y_test, **labels):
+    """Fit ``model``, predict the test cases and return ``(model, row)``.
+
+    The row holds ``labels`` (e.g. order and prior), the parameter counts, the fit time (which
+    includes the grouping), the prediction time, the error rate and the average minus log
+    probability.
+    """
+    model.fit(X_train, y_train)
+    start = time.perf_counter()
+    proba = model.predict_proba(X_test)
+    predict_seconds = time.perf_counter() - start
+    row = {
+        **labels,
+        "n_original": int(model.n_original_),
+        "n_compressed": int(model.n_compressed_),
+        "ratio": model.n_compressed_ / model.n_original_,
+        "fit_seconds": float(model.fit_seconds_),
+        "predict_seconds": predict_seconds,
+        "error_rate": error_rate(y_test, proba),
+        "amlp": average_minus_log_probability(y_test, proba),
+    }
+    return model, row
