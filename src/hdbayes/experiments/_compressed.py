@@ -6,7 +6,15 @@ import time
 
 from hdbayes.metrics import average_minus_log_probability, error_rate
 
-__all__ = ["fit_and_score"]
+__all__ = ["PRIOR_STYLE", "fit_and_score", "series"]
+
+#: Line styles of the two priors in the compression experiments' figures.
+PRIOR_STYLE = {"cauchy": dict(linestyle=":", color="tab:blue"), "gaussian": dict(linestyle="--", color="tab:red")}
+
+
+def series(by, orders, prior, key):
+    """``by[(order, prior)][key]`` for each order."""
+    return [by[o, prior][key] for o in orders]
 
 
 def fit_and_score(model, X_train, y_train, X_test, y_test, **labels):

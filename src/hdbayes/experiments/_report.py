@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Report", "Size", "markdown_table"]
+__all__ = ["Report", "Size", "checks_markdown", "markdown_table"]
 
 
 def _format_cell(value):
@@ -33,6 +33,11 @@ def markdown_table(rows, columns=None):
     lines = ["| " + " | ".join(columns) + " |", "|" + "---:|" * len(columns)]
     lines += ["| " + " | ".join(_format_cell(row.get(c, "")) for c in columns) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def checks_markdown(checks):
+    """The acceptance checks as a markdown task list: ``- [x] name`` or ``- [ ] name``."""
+    return [f"- [{'x' if ok else ' '}] {name}" for name, ok in checks.items()]
 
 
 @dataclass(frozen=True)

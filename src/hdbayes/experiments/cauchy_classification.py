@@ -19,8 +19,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_cauchy_classification
-from hdbayes.experiments._compressed import fit_and_score
-from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._compressed import PRIOR_STYLE, fit_and_score, series
+from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.interactions.models import CompressedInteractionClassifier
 from hdbayes.metrics import average_minus_log_probability, error_rate
 from hdbayes.plotting import posterior_medians_scatter
@@ -134,18 +134,11 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         "",
         "## Acceptance checks",
         "",
-        *[f"- [{'x' if ok else ' '}] {name}" for name, ok in checks.items()],
+        *checks_markdown(checks),
         "",
     ]
     report.summary = "\n".join(lines)
     return report
-
-
-_STYLE = {"cauchy": dict(linestyle=":", color="tab:blue"), "gaussian": dict(linestyle="--", color="tab:red")}
-
-
-def _series(by, orders, prior, key):
-    return [by[o, prior][key] for o in orders]
 
 
 def _figure_counts(by, orders):
@@ -154,14 +147,14 @@ def _figure_counts(by, orders):
     fig = Figure(figsize=(9, 6.4), layout="constrained")
     axes = fig.subplots(2, 2)
     for prior in PRIORS:
-        style = _STYLE[prior]
-        axes[0, 0].plot(orders, _series(by, orders, prior, "n_original"), marker="x", label=f"original ({prior})",
+        style = PRIOR_STYLE[prior]
+        axes[0, 0].plot(orders, series(by, orders, prior, "n_original"), marker="x", label=f"original ({prior})",
                         **style)  # fmt: skip
-        axes[0, 0].plot(orders, _series(by, orders, prior, "n_compressed"), marker="o", mfc="none",
+        axes[0, 0].plot(orders, series(by, orders, prior, "n_compressed"), marker="o", mfc="none",
                         label=f"compressed ({prior})", **style)  # fmt: skip
-        axes[0, 1].plot(orders, _series(by, orders, prior, "ratio"), marker="^", label=prior, **style)
-        axes[1, 0].plot(orders, _series(by, orders, prior, "fit_seconds"), marker="o", label=prior, **style)
-        axes[1, 1].plot(orders, _series(by, orders, prior, "predict_seconds"), marker="o", label=prior, **style)
+        axes[0, 1].plot(orders, series(by, orders, prior, "ratio"), marker="^", label=prior, **style)
+        axes[1, 0].plot(orders, series(by, orders, prior, "fit_seconds"), marker="o", label=prior, **style)
+        axes[1, 1].plot(orders, series(by, orders, prior, "predict_seconds"), marker="o", label=prior, **style)
     labels = ["number of parameters", "compressed / original", "training time (s)", "prediction time (s)"]
     for ax, label in zip(axes.ravel(), labels):
         ax.set_xlabel("order O")
@@ -177,9 +170,9 @@ def _figure_performance(by, orders, true_error, true_amlp):
     fig = Figure(figsize=(9, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     for prior in PRIORS:
-        style = _STYLE[prior]
-        left.plot(orders, _series(by, orders, prior, "error_rate"), marker="o", label=prior, **style)
-        right.plot(orders, _series(by, orders, prior, "amlp"), marker="o", label=prior, **style)
+        style = PRIOR_STYLE[prior]
+        left.plot(orders, series(by, orders, prior, "error_rate"), marker="o", label=prior, **style)
+        right.plot(orders, series(by, orders, prior, "amlp"), marker="o", label=prior, **style)
     left.axhline(true_error, color="black", linewidth=0.8, label="true model")
     right.axhline(true_amlp, color="black", linewidth=0.8, label="true model")
     left.set_ylabel("error rate")
@@ -207,7 +200,7 @@ def _figure_traces(models, order, burn_in):
     for o, ax in zip(range(1, order + 1), axes):
         for prior in PRIORS:
             trace = models[order, prior].log_sigma_trace_[0, :, o]
-            ax.plot(trace, linewidth=0.6, color=_STYLE[prior]["color"], label=prior)
+            ax.plot(trace, linewidth=0.6, color=PRIOR_STYLE[prior]["color"], label=prior)
         if o <= TRUE_ORDER:
             ax.axhline(np.log(1.0 / o), color="black", linewidth=0.6, linestyle="--")
         ax.axvline(burn_in, color="grey", linewidth=0.5, linestyle=":")

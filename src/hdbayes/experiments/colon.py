@@ -19,7 +19,7 @@ from sklearn.model_selection import LeaveOneOut, cross_val_predict
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_colon
-from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.metrics import (
     average_minus_log_probability,
     brier_score,
@@ -133,7 +133,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         "",
         "## Acceptance checks",
         "",
-        *[f"- [{'x' if ok else ' '}] {name}" for name, ok in report.checks.items()],
+        *checks_markdown(report.checks),
         "",
     ]
     report.summary = "\n".join(summary)

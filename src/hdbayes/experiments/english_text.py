@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_english_text
-from hdbayes.experiments._compressed import fit_and_score
-from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._compressed import PRIOR_STYLE, fit_and_score, series
+from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.interactions.models import CompressedSequenceModel
 from hdbayes.plotting import posterior_medians_scatter
 
@@ -158,18 +158,11 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         "",
         "## Acceptance checks",
         "",
-        *[f"- [{'x' if ok else ' '}] {name}" for name, ok in checks.items()],
+        *checks_markdown(checks),
         "",
     ]
     report.summary = "\n".join(lines)
     return report
-
-
-_STYLE = {"cauchy": dict(linestyle=":", color="tab:blue"), "gaussian": dict(linestyle="--", color="tab:red")}
-
-
-def _series(by, orders, prior, key):
-    return [by[o, prior][key] for o in orders]
 
 
 def _figure_counts(by, orders):
@@ -178,11 +171,11 @@ def _figure_counts(by, orders):
     fig = Figure(figsize=(9, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     for prior in PRIORS:
-        style = _STYLE[prior]
-        left.plot(orders, _series(by, orders, prior, "n_original"), marker="x", label=f"original ({prior})", **style)
-        left.plot(orders, _series(by, orders, prior, "n_compressed"), marker="o", mfc="none",
+        style = PRIOR_STYLE[prior]
+        left.plot(orders, series(by, orders, prior, "n_original"), marker="x", label=f"original ({prior})", **style)
+        left.plot(orders, series(by, orders, prior, "n_compressed"), marker="o", mfc="none",
                   label=f"compressed ({prior})", **style)  # fmt: skip
-        right.plot(orders, _series(by, orders, prior, "ratio"), marker="^", label=prior, **style)
+        right.plot(orders, series(by, orders, prior, "ratio"), marker="^", label=prior, **style)
     left.set_xlabel("order O")
     left.set_ylabel("number of parameters (per class)")
     left.legend(frameon=False, fontsize=7)
@@ -199,9 +192,9 @@ def _figure_times(by, orders):
     fig = Figure(figsize=(9, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     for prior in PRIORS:
-        style = _STYLE[prior]
-        left.plot(orders, _series(by, orders, prior, "fit_seconds"), marker="o", label=prior, **style)
-        right.plot(orders, _series(by, orders, prior, "predict_seconds"), marker="o", label=prior, **style)
+        style = PRIOR_STYLE[prior]
+        left.plot(orders, series(by, orders, prior, "fit_seconds"), marker="o", label=prior, **style)
+        right.plot(orders, series(by, orders, prior, "predict_seconds"), marker="o", label=prior, **style)
     left.set_ylabel("training time (s), compressed")
     right.set_ylabel("prediction time (s), compressed")
     for ax in (left, right):
@@ -217,9 +210,9 @@ def _figure_performance(by, orders):
     fig = Figure(figsize=(9, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     for prior in PRIORS:
-        style = _STYLE[prior]
-        left.plot(orders, _series(by, orders, prior, "error_rate"), marker="o", label=prior, **style)
-        right.plot(orders, _series(by, orders, prior, "amlp"), marker="o", label=prior, **style)
+        style = PRIOR_STYLE[prior]
+        left.plot(orders, series(by, orders, prior, "error_rate"), marker="o", label=prior, **style)
+        right.plot(orders, series(by, orders, prior, "amlp"), marker="o", label=prior, **style)
     left.set_ylabel("error rate")
     right.set_ylabel("AMLP")
     for ax in (left, right):

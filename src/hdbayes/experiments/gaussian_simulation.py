@@ -18,7 +18,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_gaussian
-from hdbayes.experiments._report import Report, Size, markdown_table
+from hdbayes.experiments._report import Report, Size, checks_markdown, markdown_table
 from hdbayes.metrics import (
     average_minus_log_probability,
     calibration_markdown,
@@ -144,7 +144,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2):
         markdown_table(rows),
         "## Acceptance checks",
         "",
-        *[f"- [{'x' if ok else ' '}] {name}" for name, ok in report.checks.items()],
+        *checks_markdown(report.checks),
         "",
         "## Calibration of P(y = first class) (Table 1 layout)",
         "",

@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_hmm
 from hdbayes.experiments._compressed import fit_and_score
-from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.interactions.models import CompressedSequenceModel
 
 __all__ = ["SETTINGS", "run"]
@@ -171,7 +171,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         "",
         "## Acceptance checks",
         "",
-        *[f"- [{'x' if ok else ' '}] {name}" for name, ok in checks.items()],
+        *checks_markdown(checks),
         "",
     ]
     report.summary = "\n".join(lines)

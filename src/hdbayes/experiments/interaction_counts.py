@@ -20,7 +20,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_hmm
-from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.interactions.patterns import count_parameters
 
 __all__ = ["run"]
@@ -107,7 +107,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
             markdown_table(classification_rows),
             "## Checks",
             "",
-            *[f"- [{'x' if ok else ' '}] {name}" for name, ok in report.checks.items()],
+            *checks_markdown(report.checks),
             "",
         ]
     )

@@ -37,7 +37,7 @@ from hdbayes.experiments._gaussian_cv import (
     probability_rows,
     seeds,
 )
-from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.metrics import random_lognormal_loss
 
 __all__ = ["KS", "MCMC_SMALL", "PRIOR", "run"]
@@ -175,7 +175,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         "",
         "## Acceptance checks",
         "",
-        *[f"- [{'x' if ok else ' '}] {name}" for name, ok in report.checks.items()],
+        *checks_markdown(report.checks),
         "",
     ]
     report.summary = "\n".join(summary)

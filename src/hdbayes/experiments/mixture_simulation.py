@@ -18,7 +18,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_mixture
-from hdbayes.experiments._report import Report, Size, markdown_table
+from hdbayes.experiments._report import Report, Size, checks_markdown, markdown_table
 from hdbayes.metrics import (
     average_minus_log_probability,
     brier_score,
@@ -129,7 +129,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         "",
         "## Acceptance checks",
         "",
-        *[f"- [{'x' if ok else ' '}] {name}" for name, ok in checks.items()],
+        *checks_markdown(checks),
         "",
         "## Calibration of P(x_0 = 1) (Table 2.3 layout)",
         "",

@@ -18,7 +18,7 @@ from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_naive_bayes
-from hdbayes.experiments._report import Report, Size, markdown_table
+from hdbayes.experiments._report import Report, Size, checks_markdown, markdown_table
 from hdbayes.metrics import (
     average_minus_log_probability,
     brier_score,
@@ -182,7 +182,7 @@ def _summary(size, rows, calibration, complete, checks, random_state):
         markdown_table(rows),
         "## Acceptance checks",
         "",
-        *[f"- [{'x' if ok else ' '}] {name}" for name, ok in checks.items()],
+        *checks_markdown(checks),
         "",
         "## Calibration of P(y = 1) (Table 2.1 layout)",
         "",
