@@ -13,6 +13,7 @@ Checks asserted at the small size:
 from __future__ import annotations
 
 import matplotlib.figure
+import numpy as np
 import pytest
 
 from hdbayes.experiments import cauchy_classification, english_text
@@ -65,6 +66,16 @@ def test_cauchy_classification_small(tmp_path):
     _check_figures(report, ["fig3_18_counts_times", "fig3_20_performance", "sigma_traces", "fig3_21_medians"])
     folder = report.write(tmp_path / "cauchy-classification")
     assert (folder / "true_model.csv").exists()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_growth_at_the_last_order_is_the_cases_without_private_subpattern(seed):
+    from hdbayes.interactions import count_parameters
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(40, 5))
+    grown = count_parameters(X, 5, kind="classification")[1] - count_parameters(X, 4, kind="classification")[1]
+    assert grown == cauchy_classification.cases_without_private_subpattern(X)
 
 
 @pytest.mark.slow
