@@ -1,0 +1,1 @@
+"""Generative models for discrete data (spec ``generative-discrete.md``; seed 004)."""
