@@ -15,7 +15,8 @@ from hdbayes.interactions.models import (
     sigma_log_prior,
     sigma_prior,
 )
-from hdbayes.interactions.sampler import log_likelihood
+from hdbayes.interactions.sampler import log_likelihood, sigma_log_prior_kernel, tau_log_density
+from hdbayes.interactions.stable import log_prior
 from hdbayes.metrics import average_minus_log_probability
 
 
@@ -38,6 +39,29 @@ def _patterns_of_groups(grouping):
         for o in range(lo, hi + 1):
             out[(o, tuple(rep[:o]))] = g
     return out
+
+
+@pytest.mark.parametrize("prior", ["cauchy", "gaussian"])
+@pytest.mark.parametrize("scale", [1e-9, 1.0, 1e4, 1e160])
+def test_sigma_conditional_by_classes_equals_the_sum_over_groups(prior, scale):
+    """The one-logarithm σ_o conditional equals Σ_g log P^s(s_g; W_g) term by term."""
+    rng = np.random.default_rng(7)
+    index = 1 if prior == "cauchy" else 2
+    sizes = rng.integers(1, 60, size=8)
+    ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    values = rng.standard_cauchy(ptr[-1]) * scale
+    rest = np.concatenate([[0.0], rng.random(7) * 3])
+    count = rng.integers(1, 4, size=8).astype(float)
+    with np.errstate(over="ignore"):  # the Cauchy case at 1e160: S_c is not used there
+        sumsq = np.array([np.sum(values[a:b] ** 2) for a, b in zip(ptr[:-1], ptr[1:])])
+    for tau in (-12.0, -0.7, 0.0, 2.5):
+        width = np.repeat(rest + count * np.exp(index * tau), sizes)
+        if prior == "gaussian" and scale > 1e100:
+            continue  # s² overflows: the Gaussian density is 0 either way
+        expected = sigma_log_prior_kernel(tau, 0.25, 0.3) + log_prior(values, width, prior).sum()
+        got = tau_log_density(tau, 0.25, 0.3, index, 8, ptr, rest, count, sumsq, values)
+        assert got == pytest.approx(expected, rel=1e-13, abs=1e-9)
+    assert tau_log_density(31.0, 0.25, 0.3, index, 8, ptr, rest, count, sumsq, values) == -np.inf
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])

@@ -262,7 +262,10 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         params = self.grouping_ if self.compress else self.expanded_
         self._order_counts = params.order_counts.astype(np.float64)
         n_orders = order + 1
+        # groups with equal order counts have equal widths: the σ_o conditional sums them by class
+        width_class = np.unique(params.order_counts, axis=0, return_inverse=True)[1].ravel().astype(np.int64)
         order_lists = [np.flatnonzero(params.order_counts[:, o] > 0) for o in range(n_orders)]
+        order_lists = [groups[np.argsort(width_class[groups], kind="stable")] for groups in order_lists]
         order_ptr = np.concatenate([[0], np.cumsum([a.size for a in order_lists])]).astype(np.int64)
         order_groups = np.concatenate(order_lists).astype(np.int64)
         alpha = np.full(n_orders, float(self.alpha_o))
@@ -284,6 +287,7 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
             w_o,
             order_ptr,
             order_groups,
+            width_class,
             int(self.n_iter),
             int(self.burn_in),
             int(self.thin),
