@@ -18,7 +18,7 @@ def series(by, orders, prior, key):
 
 
 def fit_and_score(model, X_train, y_train, X_test, y_test, **labels):
-    """Fit ``model``, predict the test cases and return ``(model, row)``.
+    """Fit ``model``, predict the test cases and return ``(model, row, proba)``.
 
     The row holds ``labels`` (e.g. order and prior), the parameter counts, the fit time (which
     includes the grouping), the prediction time, the error rate and the average minus log
@@ -38,4 +38,4 @@ def fit_and_score(model, X_train, y_train, X_test, y_test, **labels):
         "error_rate": error_rate(y_test, proba),
         "amlp": average_minus_log_probability(y_test, proba),
     }
-    return model, row
+    return model, row, proba

@@ -93,7 +93,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     runs = [(order, prior) for order in size.orders for prior in PRIORS]
     rows, models = [], {}
     for order, prior in tqdm(runs, desc="english-text fits", disable=None if progress is None else not progress):
-        model, row = _fit_and_score(data, order, prior, size, random_state, n_jobs)
+        model, row, _ = _fit_and_score(data, order, prior, size, random_state, n_jobs)
         rows.append(row)
         models[order, prior] = model
 

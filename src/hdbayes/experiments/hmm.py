@@ -57,7 +57,7 @@ def _fit_and_score(data, order, prior, compress, settings, random_state, n_jobs)
         order, prior=prior, compress=compress, n_iter=settings["n_iter"], burn_in=settings["burn_in"],
         thin=settings["thin"], random_state=random_state, n_jobs=n_jobs,
     )  # fmt: skip
-    model, row = fit_and_score(
+    model, row, _ = fit_and_score(
         model, data.X_train, data.y_train, data.X_test, data.y_test, order=order, prior=prior, compressed=compress
     )
     row["n_sampled"] = int(model.n_compressed_ if compress else model.n_original_)
