@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
@@ -139,8 +140,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     ``_joint_log_likelihood(X)``, and may override ``_prepare_X(X, fitting)``.
     """
 
-    #: the class prior is estimated with this method unless the estimator has ``method``
-    _class_prior_method = "posterior_mean"
+    #: whether ``partial_fit`` exists (count-based conjugate updates)
+    _incremental = True
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -187,6 +188,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             del self.n_features_in_
         return self._partial_fit(X, y, classes=None, first=True)
 
+    @available_if(lambda self: self._incremental)
     def partial_fit(self, X, y, classes=None):
         """Add a batch of training cases; the result equals ``fit`` on all batches (spec §1.3).
 

@@ -1,0 +1,273 @@
+"""The Dirichlet-compound-multinomial (Pólya) document classifier (spec §1.8; an addition to the seed).
+
+The seed (Murphy ch. 3.5.5) presents the DCM document model
+
+    p(x_i | y_i = c, α_c) = N_i!/∏_j x_ij! · B(x_i + α_c)/B(α_c)
+
+(erratum 13 corrected) but not how to fit α_c. Following Madsen, Kauchak & Elkan (2005)
+we maximise each class's likelihood Σ_{i: y_i = c} log DCM(x_i | α_c) with Minka's
+(2000) fixed point
+
+    α_jc ← α_jc · Σ_i [ψ(x_ij + α_jc) − ψ(α_jc)] / Σ_i [ψ(N_i + α_c0) − ψ(α_c0)],
+
+which never decreases the likelihood. For integer counts the digamma differences are
+finite sums, ψ(x + a) − ψ(a) = Σ_{l<x} 1/(a + l), so with
+
+    G_jc(l) = #{i in class c: x_ij > l},   H_c(l) = #{i in class c: N_i > l}
+
+one iteration costs O(Σ_j max_i x_ij + max_i N_i) per class — independent of the number
+of documents, and only the words seen in the class take part. Words never seen in class
+c are driven to 0 by the fixed point; they (and every other α) are floored at
+``alpha_min``, the smoothing that keeps an unseen word possible (Madsen et al. smooth
+the fitted α by a small constant in the same way; the default here was chosen on the
+bursty simulated corpora of :mod:`hdbayes.datasets.documents`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numba
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from hdbayes._validation import check_count, check_positive
+from hdbayes.discrete._base import GenerativeClassifier
+from hdbayes.discrete.conjugate import check_count_matrix, dirichlet_multinomial_log_pmf
+
+__all__ = ["DCMClassifier", "DirichletFit", "dirichlet_multinomial_log_likelihood", "fit_dirichlet_multinomial"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _exceedance_counts(indptr, counts):
+    """For every column of a CSC count matrix with at least one non-zero: G(l) = #{x > l},
+    l = 0..max − 1, concatenated (pointer array returned alongside)."""
+    n_cols = indptr.shape[0] - 1
+    sizes = np.zeros(n_cols, dtype=np.int64)
+    for j in range(n_cols):
+        for k in range(indptr[j], indptr[j + 1]):
+            if counts[k] > sizes[j]:
+                sizes[j] = counts[k]
+    pointer = np.zeros(n_cols + 1, dtype=np.int64)
+    for j in range(n_cols):
+        pointer[j + 1] = pointer[j] + sizes[j]
+    exceed = np.zeros(pointer[-1], dtype=np.float64)
+    for j in range(n_cols):
+        for k in range(indptr[j], indptr[j + 1]):
+            for l in range(counts[k]):  # x > l for l < x
+                exceed[pointer[j] + l] += 1.0
+    return pointer, exceed
+
+
+@numba.njit(cache=True, nogil=True)
+def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min, max_iter, tol):
+    """Minka's fixed point on the words with data; ``n_fixed`` further words sit at alpha_min.
+
+    Returns (alpha, n_iter, converged); alpha is updated in place.
+    """
+    m = alpha.shape[0]
+    for iteration in range(1, max_iter + 1):
+        alpha0 = n_fixed * alpha_min
+        for k in range(m):
+            alpha0 += alpha[k]
+        denominator = 0.0
+        for l in range(length_exceed.shape[0]):
+            denominator += length_exceed[l] / (alpha0 + l)
+        largest_change = 0.0
+        for k in range(m):
+            numerator = 0.0
+            a = alpha[k]
+            for l in range(pointer[k + 1] - pointer[k]):
+                numerator += exceed[pointer[k] + l] / (a + l)
+            new = a * numerator / denominator
+            if new < alpha_min:
+                new = alpha_min
+            change = abs(new - a) / a
+            if change > largest_change:
+                largest_change = change
+            alpha[k] = new
+        if largest_change < tol:
+            return alpha, iteration, True
+    return alpha, max_iter, False
+
+
+class DirichletFit:
+    """Result of :func:`fit_dirichlet_multinomial`: ``alpha`` (D,), ``n_iter``, ``converged``."""
+
+    __slots__ = ("alpha", "converged", "n_iter")
+
+    def __init__(self, alpha, n_iter, converged):
+        self.alpha = alpha
+        self.n_iter = n_iter
+        self.converged = converged
+
+    def __repr__(self):
+        return f"DirichletFit(alpha0={self.alpha.sum():.4g}, n_iter={self.n_iter}, converged={self.converged})"
+
+
+def fit_dirichlet_multinomial(X, *, alpha_init=None, alpha_min=1e-2, max_iter=1000, tol=1e-6):
+    """Maximum-likelihood α of a Dirichlet-compound-multinomial by Minka's fixed point (spec §1.8).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_documents, D)
+        Integer counts; at least one document must be non-empty.
+    alpha_init : array-like of shape (D,), optional
+        Starting point (> 0); default: the mean count of each word per document (floored),
+        so α_0 starts at the mean document length.
+    alpha_min : float, default=1e-2
+        Floor of every α_j (the smoothing of unseen words).
+    max_iter : int, default=1000
+    tol : float, default=1e-6
+        Stop when no α_j changes by more than this relative amount.
+
+    Returns
+    -------
+    DirichletFit
+
+    Examples
+    --------
+    >>> from hdbayes.datasets.documents import sample_polya_urn
+    >>> X = sample_polya_urn([2.0, 1.0, 0.5], 30, n_documents=400, random_state=0)
+    >>> fit = fit_dirichlet_multinomial(X)
+    >>> fit.converged, np.round(fit.alpha / fit.alpha.sum(), 1).tolist()
+    (True, [0.6, 0.3, 0.1])
+    """
+    X = check_count_matrix(X).tocsc()
+    D = X.shape[1]
+    alpha_min = check_positive("alpha_min", alpha_min)
+    max_iter = check_count("max_iter", max_iter)
+    tol = check_positive("tol", tol)
+    lengths = np.asarray(X.sum(axis=1)).ravel().astype(np.int64)
+    if lengths.max(initial=0) == 0:
+        raise ValueError("every document is empty: the Dirichlet-compound-multinomial cannot be fitted")
+    X.eliminate_zeros()
+    seen = np.flatnonzero(np.diff(X.indptr) > 0)
+    sub = X[:, seen]
+    pointer, exceed = _exceedance_counts(sub.indptr.astype(np.int64), sub.data.astype(np.int64))
+    length_exceed = np.bincount(lengths, minlength=lengths.max() + 1)[::-1].cumsum()[::-1][1:].astype(np.float64)
+    if alpha_init is None:
+        start = np.asarray(sub.sum(axis=0)).ravel() / X.shape[0]
+    else:
+        alpha_init = np.asarray(alpha_init, dtype=np.float64)
+        if alpha_init.shape != (D,) or not np.all(np.isfinite(alpha_init)) or np.any(alpha_init <= 0):
+            raise ValueError(f"alpha_init must hold {D} finite numbers > 0")
+        start = alpha_init[seen]
+    start = np.maximum(start, alpha_min)
+    fitted, n_iter, converged = _minka_fixed_point(
+        pointer, exceed, length_exceed, start.copy(), D - seen.shape[0], alpha_min, max_iter, tol
+    )
+    alpha = np.full(D, alpha_min)
+    alpha[seen] = fitted
+    return DirichletFit(alpha, int(n_iter), bool(converged))
+
+
+def dirichlet_multinomial_log_likelihood(X, alpha):
+    """Σ_i log DCM(x_i | α) without the multinomial coefficients (the objective of the fixed point)."""
+    return float(dirichlet_multinomial_log_pmf(X, alpha, include_coefficient=False).sum())
+
+
+class DCMClassifier(GenerativeClassifier):
+    """Document classifier with a Dirichlet-compound-multinomial (Pólya urn) model per class.
+
+    Fits α_c by maximum likelihood (Minka's fixed point, :func:`fit_dirichlet_multinomial`)
+    and predicts with b_c(x) = log π̄_c + log DCM(x | α_c), π̄_c = (N_c + alpha)/(N + C·alpha)
+    (spec §1.8; Madsen et al. 2005). Unlike the multinomial, the DCM makes a word that has
+    appeared once more likely to appear again (burstiness). Counts must be integers; an
+    empty document is valid for prediction (likelihood 1 under every class), but a class
+    whose training documents are all empty cannot be fitted (ValueError). Documents that
+    are not over-dispersed relative to the multinomial have their likelihood maximum at
+    α_c0 → ∞ (the multinomial limit); the fixed point then stops at ``max_iter`` with a
+    ConvergenceWarning and ``converged_`` False.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_classes,), default=1.0
+        Dirichlet pseudo-counts of the class prior (posterior mean plugged in).
+    alpha_min : float, default=1e-2
+        Floor of the fitted α_jc (words never seen in class c).
+    max_iter : int, default=1000
+    tol : float, default=1e-6
+    include_multinomial_coef : bool, default=False
+        Add log N_i!/∏_j x_ij! (cancels in p(y | x)).
+    class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
+
+    Attributes
+    ----------
+    classes_, class_count_ : ndarray of shape (n_classes,)
+    alpha_ : ndarray of shape (n_classes, n_features)
+        Fitted α_c.
+    n_iter_ : ndarray of shape (n_classes,)
+    converged_ : ndarray of bool, shape (n_classes,)
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        T_jc.
+    class_log_prior_ : ndarray of shape (n_classes,)
+
+    Examples
+    --------
+    >>> from hdbayes.datasets.documents import simulate_bursty_documents
+    >>> corpus = simulate_bursty_documents(200, 100, random_state=0)
+    >>> model = DCMClassifier().fit(corpus.X[:150], corpus.y[:150])
+    >>> model.alpha_.shape, bool(model.converged_.all())
+    ((2, 100), True)
+    >>> bool(model.score(corpus.X[150:], corpus.y[150:]) > 0.8)
+    True
+    """
+
+    def __init__(
+        self, *, alpha=1.0, alpha_min=1e-2, max_iter=1000, tol=1e-6, include_multinomial_coef=False, class_prior=None
+    ):
+        self.alpha = alpha
+        self.alpha_min = alpha_min
+        self.max_iter = max_iter
+        self.tol = tol
+        self.include_multinomial_coef = include_multinomial_coef
+        self.class_prior = class_prior
+
+    def _check_params(self):
+        check_positive("alpha_min", self.alpha_min)
+        check_count("max_iter", self.max_iter)
+        check_positive("tol", self.tol)
+
+    def _prepare_X(self, X, fitting):
+        return check_count_matrix(X)
+
+    #: no ``partial_fit``: the maximum-likelihood α needs all documents of a class at once
+    _incremental = False
+
+    def _reset_counts(self, n_features):
+        self.feature_count_ = np.zeros((self.classes_.shape[0], n_features))
+        self._documents = []
+
+    def _count(self, X, Y):
+        self.feature_count_ = self.feature_count_ + (Y.T @ X).toarray()
+        codes = Y.indices  # one non-zero per row: the class code
+        self._documents = [X[codes == c] for c in range(self.classes_.shape[0])]
+
+    def _update_parameters(self):
+        C, D = self.feature_count_.shape
+        self.alpha_ = np.empty((C, D))
+        self.n_iter_ = np.zeros(C, dtype=np.int64)
+        self.converged_ = np.zeros(C, dtype=bool)
+        for c, documents in enumerate(self._documents):
+            if documents.shape[0] == 0 or documents.sum() == 0:
+                raise ValueError(
+                    f"class {self.classes_[c].item()!r} has no words (no documents, or all empty): "
+                    "its Dirichlet-compound-multinomial cannot be fitted"
+                )
+            fit = fit_dirichlet_multinomial(documents, alpha_min=self.alpha_min, max_iter=self.max_iter, tol=self.tol)
+            self.alpha_[c], self.n_iter_[c], self.converged_[c] = fit.alpha, fit.n_iter, fit.converged
+        del self._documents
+        if not self.converged_.all():
+            warnings.warn(
+                f"Minka's fixed point did not converge in max_iter={self.max_iter} iterations for "
+                f"{int((~self.converged_).sum())} class(es); increase max_iter or tol",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        self.class_log_prior_ = self._class_log_prior("posterior_mean")
+
+    def _joint_log_likelihood(self, X):
+        coefficient = self.include_multinomial_coef
+        return dirichlet_multinomial_log_pmf(X, self.alpha_, include_coefficient=coefficient) + self.class_log_prior_
+

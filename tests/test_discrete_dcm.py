@@ -1,0 +1,165 @@
+"""DCM (Pólya) document classifier and Minka's fixed point (spec generative-discrete.md §1.8, §4.6)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import digamma
+from sklearn.metrics import log_loss
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from hdbayes.datasets.documents import sample_polya_urn, simulate_bursty_documents
+from hdbayes.discrete.conjugate import dirichlet_multinomial_log_pmf
+from hdbayes.discrete.dcm import (
+    DCMClassifier,
+    _exceedance_counts,
+    dirichlet_multinomial_log_likelihood,
+    fit_dirichlet_multinomial,
+)
+from hdbayes.discrete.naive_bayes import BayesianMultinomialNB
+
+
+@pytest.fixture(scope="module")
+def urn_data():
+    return sample_polya_urn([2.0, 1.0, 0.5, 3.0, 0.2], 40, n_documents=3000, random_state=0)
+
+
+def test_exceedance_counts_give_the_digamma_sums():
+    X = sp.csc_matrix(np.array([[3, 0, 1], [1, 0, 4], [0, 0, 2], [2, 0, 0]]))
+    pointer, exceed = _exceedance_counts(X.indptr.astype(np.int64), X.data.astype(np.int64))
+    assert pointer.tolist() == [0, 3, 3, 7]
+    assert exceed.tolist() == [3, 2, 1, 3, 2, 1, 1]  # column 0: #{x > 0}, #{x > 1}, #{x > 2}; column 2
+    a = 0.37
+    for j, column in enumerate(X.toarray().T):
+        direct = np.sum(digamma(column + a) - digamma(a))
+        via_exceedance = np.sum(exceed[pointer[j] : pointer[j + 1]] / (a + np.arange(pointer[j + 1] - pointer[j])))
+        assert via_exceedance == pytest.approx(direct, rel=1e-12, abs=1e-14)
+
+
+def test_fixed_point_never_decreases_the_likelihood(urn_data):
+    X = urn_data[:300]
+    start = np.full(5, 0.3)
+    values = []
+    for n_iter in range(1, 16):
+        fit = fit_dirichlet_multinomial(X, alpha_init=start, alpha_min=1e-8, max_iter=n_iter, tol=1e-15)
+        values.append(dirichlet_multinomial_log_likelihood(X, fit.alpha))
+    assert np.all(np.diff(values) >= -1e-9 * abs(values[0]))
+    assert values[-1] > values[0] + 1.0
+
+
+def test_fixed_point_reaches_a_stationary_point_and_recovers_alpha(urn_data):
+    fit = fit_dirichlet_multinomial(urn_data, alpha_min=1e-8, tol=1e-10, max_iter=5000)
+    assert fit.converged
+    np.testing.assert_allclose(fit.alpha, [2.0, 1.0, 0.5, 3.0, 0.2], rtol=0.1)
+    # gradient of the log-likelihood: Σ_i [ψ(x_ij + α_j) − ψ(α_j)] − Σ_i [ψ(N_i + α_0) − ψ(α_0)] = 0
+    X = urn_data.toarray()
+    alpha = fit.alpha
+    gradient = (digamma(X + alpha) - digamma(alpha)).sum(axis=0) - np.sum(
+        digamma(X.sum(axis=1) + alpha.sum()) - digamma(alpha.sum())
+    )
+    assert np.max(np.abs(gradient)) < 1e-5 * X.shape[0]
+
+
+def test_fixed_point_floors_unseen_words():
+    X = np.array([[2, 0, 1], [1, 0, 3], [0, 0, 2]])
+    fit = fit_dirichlet_multinomial(X, alpha_min=0.05)
+    assert fit.alpha[1] == 0.05
+    assert np.all(fit.alpha >= 0.05)
+
+
+def test_fixed_point_bad_input():
+    with pytest.raises(ValueError, match="every document is empty"):
+        fit_dirichlet_multinomial(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="integer counts"):
+        fit_dirichlet_multinomial([[0.5, 1.0]])
+    with pytest.raises(ValueError, match="alpha_init must hold 2"):
+        fit_dirichlet_multinomial([[1, 1]], alpha_init=[1.0])
+    with pytest.raises(ValueError, match="alpha_min must be a finite number > 0"):
+        fit_dirichlet_multinomial([[1, 1]], alpha_min=0.0)
+
+
+def test_classifier_prediction_is_the_dcm_of_the_fitted_alpha():
+    corpus = simulate_bursty_documents(300, 200, random_state=2)
+    model = DCMClassifier(include_multinomial_coef=True).fit(corpus.X[:200], corpus.y[:200])
+    counts = np.bincount(corpus.y[:200], minlength=2)
+    np.testing.assert_allclose(np.exp(model.class_log_prior_), (counts + 1) / (200 + 2), rtol=1e-14)
+    for c in range(2):
+        fit = fit_dirichlet_multinomial(corpus.X[:200][corpus.y[:200] == c])
+        np.testing.assert_allclose(model.alpha_[c], fit.alpha, rtol=1e-14)
+    expected = dirichlet_multinomial_log_pmf(corpus.X[200:], model.alpha_) + model.class_log_prior_
+    np.testing.assert_allclose(model.predict_joint_log_proba(corpus.X[200:]), expected, rtol=1e-13)
+    assert model.converged_.all() and np.all(model.n_iter_ >= 1)
+    empty = np.zeros((1, 200))
+    np.testing.assert_allclose(model.predict_log_proba(empty)[0], model.class_log_prior_ - np.log(
+        np.exp(model.class_log_prior_).sum()), rtol=1e-13)  # fmt: skip
+
+
+def test_dcm_beats_multinomial_on_bursty_documents():
+    corpus = simulate_bursty_documents(1200, 1000, concentration=20, class_spread=0.35, mean_length=60, random_state=1)
+    X_train, y_train, X_test, y_test = corpus.X[:600], corpus.y[:600], corpus.X[600:], corpus.y[600:]
+    dcm = DCMClassifier().fit(X_train, y_train)
+    multinomial = BayesianMultinomialNB("posterior_mean").fit(X_train, y_train)
+    dcm_loss = log_loss(y_test, dcm.predict_proba(X_test))
+    multinomial_loss = log_loss(y_test, multinomial.predict_proba(X_test))
+    assert dcm_loss < multinomial_loss
+    assert dcm.score(X_test, y_test) > 0.7
+
+
+@pytest.mark.parametrize(
+    ("X", "y", "match"),
+    [
+        ([[1, 0], [0, 0], [0, 0]], [0, 1, 1], "class 1 has no words"),
+        ([[1, -2], [0, 1]], [0, 1], "Negative values in data passed to DCMClassifier"),
+        ([[1, 0.5], [0, 1]], [0, 1], "integer counts"),
+        ([[1, np.nan], [0, 1]], [0, 1], "NaN"),
+        ([[1, 2], [0, 1]], [0, 1, 1], "inconsistent numbers of samples"),
+    ],
+)
+def test_classifier_bad_input(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        DCMClassifier().fit(X, y)
+
+
+def test_classifier_parameters_and_shapes():
+    with pytest.raises(ValueError, match="alpha_min"):
+        DCMClassifier(alpha_min=-1).fit([[1, 0], [0, 1]], [0, 1])
+    with pytest.raises(TypeError, match="max_iter must be an integer"):
+        DCMClassifier(max_iter=2.5).fit([[1, 0], [0, 1]], [0, 1])
+    model = DCMClassifier().fit([[1, 0], [0, 1]], [0, 1])
+    with pytest.raises(ValueError, match="features"):
+        model.predict([[1, 0, 0]])
+    assert not hasattr(model, "partial_fit")
+    restored = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(restored.predict_proba([[3, 1]]), model.predict_proba([[3, 1]]))
+
+
+def test_non_convergence_warns():
+    X = sample_polya_urn([2.0, 1.0, 0.5], 20, n_documents=50, random_state=1)
+    with pytest.warns(UserWarning, match="did not converge"):
+        model = DCMClassifier(max_iter=1).fit(X, np.arange(50) % 2)
+    assert not model.converged_.any()
+
+
+class RoundedDCMClassifier(DCMClassifier):
+    """The DCM needs integer counts and scikit-learn's check data are continuous: this test-only
+    subclass rounds X up before the integer check (so no class becomes all-empty), and every
+    other check runs on the real code."""
+
+    def _prepare_X(self, X, fitting):
+        X = X.copy()
+        if sp.issparse(X):
+            X.data = np.ceil(X.data)
+        else:
+            X = np.ceil(X)
+        return super()._prepare_X(X, fitting)
+
+
+# the check data are not over-dispersed, so the likelihood grows towards the multinomial limit
+# α_0 → ∞ and the fixed point stops at max_iter with a ConvergenceWarning (documented behaviour)
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@parametrize_with_checks([RoundedDCMClassifier()])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
