@@ -1,0 +1,118 @@
+"""Mutual-information feature selection (spec generative-discrete.md §1.7, T6, T7)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics import mutual_info_score
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from hdbayes.discrete.mutual_information import (
+    MutualInformationSelector,
+    mutual_information_binary,
+    mutual_information_discrete,
+)
+from hdbayes.discrete.naive_bayes import BayesianBernoulliNB, BayesianMultinomialNB
+
+X_T6 = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])
+Y_T6 = np.array([0, 0, 0, 1, 1])
+
+
+def test_t6_mutual_information_both_formulas():
+    expected = np.log(5) - 1.2 * np.log(3)
+    assert expected == pytest.approx(0.29110316603236, rel=1e-13)
+    general = mutual_information_discrete(X_T6, Y_T6)
+    np.testing.assert_allclose(general, [expected, expected], rtol=1e-12)
+    model = BayesianBernoulliNB("mle").fit(X_T6, Y_T6)
+    binary = mutual_information_binary(np.exp(model.class_log_prior_), np.exp(model.feature_log_prob_))
+    np.testing.assert_allclose(binary, general, rtol=1e-12)
+
+
+def test_t7_values():
+    assert mutual_information_binary([0.5, 0.5], [[0.9], [0.1]])[0] == pytest.approx(0.3680642071684971, rel=1e-14)
+    assert mutual_information_binary([0.5, 0.5], [[0.3], [0.3]])[0] == 0.0
+
+
+def test_matches_sklearn_mutual_info_score_dense_and_sparse():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(200, 7)) * (rng.random((200, 7)) < 0.5)
+    y = rng.integers(0, 3, size=200)
+    X[y == 2, 0] += 2
+    expected = [mutual_info_score(X[:, j], y) for j in range(X.shape[1])]
+    np.testing.assert_allclose(mutual_information_discrete(X, y), expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(mutual_information_discrete(sp.csr_matrix(X), y), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_posterior_mean_estimate_is_the_smoothed_table():
+    smoothed = mutual_information_discrete(X_T6, Y_T6, estimate="posterior_mean", prior=0.5)
+    # feature 0 table (value × class) = [[1, 2], [2, 0]] + 0.5
+    joint = (np.array([[1, 2], [2, 0]]) + 0.5) / 7.0
+    expected = np.sum(joint * np.log(joint / np.outer(joint.sum(1), joint.sum(0))))
+    assert smoothed[0] == pytest.approx(expected, rel=1e-12)
+    assert smoothed[0] < mutual_information_discrete(X_T6, Y_T6)[0]
+
+
+def test_selector_records_the_selection_and_works_in_a_pipeline():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, size=300)
+    X = rng.poisson(1.0, size=(300, 40))
+    X[:, 5] += 3 * y
+    X[:, 17] += 2 * (1 - y)
+    selector = MutualInformationSelector(n_features=2).fit(X, y)
+    assert set(selector.selected_features_) == {5, 17}
+    assert selector.n_discarded_ == 38 and selector.selection_.n_total == 40
+    assert selector.threshold_ == pytest.approx(selector.scores_[selector.selected_features_].min())
+    assert np.all(selector.scores_[selector.ranking_[:-1]] >= selector.scores_[selector.ranking_[1:]])
+    assert selector.transform(X).shape == (300, 2)
+    assert sp.issparse(selector.transform(sp.csr_matrix(X)))
+    by_threshold = MutualInformationSelector(threshold=selector.threshold_ * 0.99).fit(X, y)
+    assert set(by_threshold.selected_features_) == {5, 17}
+    pipeline = make_pipeline(MutualInformationSelector(n_features=2), BayesianMultinomialNB()).fit(X, y)
+    assert pipeline.score(X, y) > 0.8
+    assert MutualInformationSelector(n_features=100).fit(X, y).get_support().all()  # K > p keeps all
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(selector)).get_support(), selector.get_support())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "X", "match"),
+    [
+        ({}, [[1, -1], [0, 1]], "Negative values in data passed to MutualInformationSelector"),
+        ({}, [[1, 0.5], [0, 1]], "integer counts"),
+        ({}, [[1, np.nan], [0, 1]], "NaN"),
+        ({"estimate": "map"}, [[1, 0], [0, 1]], "estimate must be"),
+        ({"n_features": 0}, [[1, 0], [0, 1]], "n_features must be at least 1"),
+        ({"threshold": -1.0}, [[1, 0], [0, 1]], "threshold must be a finite number"),
+    ],
+)
+def test_bad_input(kwargs, X, match):
+    with pytest.raises(ValueError, match=match):
+        MutualInformationSelector(**kwargs).fit(X, [0, 1])
+
+
+def test_binary_formula_validation():
+    with pytest.raises(ValueError, match=r"\(C, D\)"):
+        mutual_information_binary([0.5, 0.5], [0.1, 0.2])
+    with pytest.raises(ValueError, match="summing to 1"):
+        mutual_information_binary([0.5, 0.6], [[0.1], [0.2]])
+
+
+class CeiledMutualInformationSelector(MutualInformationSelector):
+    """Scores need integer codes and scikit-learn's check data are continuous: this test-only subclass
+    rounds X up before scoring, so every other check runs on the real code."""
+
+    def _scores(self, X, y):
+        X = X.copy()
+        if sp.issparse(X):
+            X.data = np.ceil(X.data)
+        else:
+            X = np.ceil(X)
+        return super()._scores(X, y)
+
+
+@parametrize_with_checks([CeiledMutualInformationSelector(n_features=2)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
