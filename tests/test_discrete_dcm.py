@@ -88,7 +88,11 @@ def test_classifier_prediction_is_the_dcm_of_the_fitted_alpha():
     np.testing.assert_allclose(np.exp(model.class_log_prior_), (counts + 1) / (200 + 2), rtol=1e-14)
     for c in range(2):
         fit = fit_dirichlet_multinomial(corpus.X[:200][corpus.y[:200] == c])
-        np.testing.assert_allclose(model.alpha_[c], fit.alpha, rtol=1e-14)
+        floor = fit.alpha.sum() / 200  # alpha_min="auto": α̂_c0 / D
+        np.testing.assert_allclose(model.alpha_[c], np.maximum(fit.alpha, floor), rtol=1e-14)
+        assert np.any(fit.alpha < floor) and np.any(fit.alpha > floor)
+    absolute = DCMClassifier(alpha_min=0.05).fit(corpus.X[:200], corpus.y[:200])
+    assert absolute.alpha_.min() == 0.05
     expected = dirichlet_multinomial_log_pmf(corpus.X[200:], model.alpha_) + model.class_log_prior_
     np.testing.assert_allclose(model.predict_joint_log_proba(corpus.X[200:]), expected, rtol=1e-13)
     assert model.converged_.all() and np.all(model.n_iter_ >= 1)
