@@ -15,7 +15,7 @@ from hdbayes.interactions.models import (
     sigma_log_prior,
     sigma_prior,
 )
-from hdbayes.interactions.sampler import log_likelihood, sigma_log_prior_kernel, tau_log_density
+from hdbayes.interactions.sampler import log_likelihood, sigma_log_prior_kernel, softplus_sum, tau_log_density
 from hdbayes.interactions.stable import log_prior
 from hdbayes.metrics import average_minus_log_probability
 
@@ -39,6 +39,17 @@ def _patterns_of_groups(grouping):
         for o in range(lo, hi + 1):
             out[(o, tuple(rep[:o]))] = g
     return out
+
+
+@pytest.mark.parametrize("scale", [0.1, 5.0, 50.0, 400.0, 1000.0])
+def test_softplus_sum_equals_logaddexp(scale):
+    """Σ log(1 + e^{shift + v}) by one renormalised product, against numpy's logaddexp."""
+    rng = np.random.default_rng(3)
+    shift = rng.normal(size=300) * scale
+    odds = np.where(shift < 300, np.exp(np.minimum(shift, 300)), np.inf)
+    for v in (-800.0, -30.0, -1.0, 0.0, 2.0, 40.0, 800.0):
+        expected = np.logaddexp(0.0, shift + v).sum()
+        assert softplus_sum(300, odds, shift, v) == pytest.approx(expected, rel=1e-13, abs=1e-12)
 
 
 @pytest.mark.parametrize("prior", ["cauchy", "gaussian"])

@@ -13,7 +13,13 @@ Jacobian of σ = e^τ:
     W_g = Σ_o n_{g,o} σ_o^α,   λ_o = (α_o + 1) w_o,
 
 where σ_o ~ Inverse-Gamma(α_o, λ_o) (mode w_o) and τ is confined to [−30, 30] to guard
-exp() overflow. Initial state s = 0, σ_o = w_o. The slice updates are written out for
+exp() overflow.
+
+Both conditionals are evaluated with one logarithm: the likelihood's Σ log(1 + e^{shift + v})
+as a product of 1 + odds · e^v (:func:`softplus_sum`, odds computed once per update) and the
+σ_o conditional's prior terms as a product over width classes (:func:`tau_log_density`); the
+products are kept in range with frexp, so an evaluation costs a multiplication per case or
+parameter instead of an exp and a log. Initial state s = 0, σ_o = w_o. The slice updates are written out for
 these two densities (no function arguments), so everything is cached by numba. The
 chain draws from numba's generator, seeded at its start: a chain's output depends only
 on its seed (not on the thread it runs in).
@@ -31,7 +37,15 @@ from hdbayes.interactions.stable import prior_draw as _prior_draw
 from hdbayes.interactions.stable import split_cauchy as _split_cauchy
 from hdbayes.interactions.stable import split_gaussian as _split_gaussian
 
-__all__ = ["TAU_BOUND", "log_likelihood", "predict_kernel", "run_chain", "sigma_log_prior_kernel", "tau_log_density"]
+__all__ = [
+    "TAU_BOUND",
+    "log_likelihood",
+    "predict_kernel",
+    "run_chain",
+    "sigma_log_prior_kernel",
+    "softplus_sum",
+    "tau_log_density",
+]
 
 #: |log σ_o| is confined to this bound (spec §4.3: guard exp() overflow).
 TAU_BOUND = 30.0
@@ -56,33 +70,56 @@ def sigma_log_prior_kernel(tau, alpha_o, lam_o):
 
 
 @numba.njit(cache=True, nogil=True)
-def _s_log_density(v, n, base, other, is_k, width, index):
-    """Σ_{cases of g} [I(y_i = k)(base_i + v) − log(e^{other_i} + e^{base_i + v})] + log P^s(v; W_g)."""
-    total = 0.0
+def softplus_sum(n, odds, shift, v):
+    """Σ_{j<n} log(1 + e^{shift_j + v}) with one logarithm, given ``odds`` = e^{shift}.
+
+    The factors 1 + odds_j e^v ≥ 1 are multiplied and the product's binary exponent is moved
+    out with frexp before it can overflow; a term whose factor is ≥ 1e150 (or whose odds
+    overflowed, stored as inf) is added as a stable logaddexp(0, shift_j + v). Rounding
+    error about n × 1e-16 in absolute terms.
+    """
+    t = math.exp(v) if v < 700.0 else np.inf
+    product = 1.0
+    exponent = 0
+    extra = 0.0
     for j in range(n):
-        l = base[j] + v
-        if is_k[j]:
-            total += l
-        total -= _logaddexp(other[j], l)
-    return total + log_prior_scalar(v, width, index)
+        x = odds[j] * t
+        if x < 1e150:  # False for inf and for inf · 0 = NaN
+            product *= 1.0 + x
+            if product > 1e150:
+                product, e = math.frexp(product)
+                exponent += e
+        else:
+            extra += _logaddexp(0.0, shift[j] + v)
+    return math.log(product) + exponent * _LN2 + extra
 
 
 @numba.njit(cache=True, nogil=True)
-def _slice_s(x, fx, step, max_steps, n, base, other, is_k, width, index):
+def _s_log_density(v, n, n_k, odds, shift, width, index):
+    """log f(v) of s[g, k] up to a constant: n_k v − Σ_j log(1 + e^{shift_j + v}) + log P^s(v; W_g).
+
+    Over the cases of g, Σ [I(y_i = k)(base_i + v) − log(e^{other_i} + e^{base_i + v})] equals
+    this with shift_i = base_i − other_i and n_k = #{i: y_i = k}, less terms free of v.
+    """
+    return n_k * v - softplus_sum(n, odds, shift, v) + log_prior_scalar(v, width, index)
+
+
+@numba.njit(cache=True, nogil=True)
+def _slice_s(x, fx, step, max_steps, n, n_k, odds, shift, width, index):
     level = fx - np.random.exponential(1.0)
     left = x - step * np.random.random()
     right = left + step
     steps_left = int(np.floor(max_steps * np.random.random()))
     steps_right = max_steps - 1 - steps_left
-    while steps_left > 0 and _s_log_density(left, n, base, other, is_k, width, index) > level:
+    while steps_left > 0 and _s_log_density(left, n, n_k, odds, shift, width, index) > level:
         left -= step
         steps_left -= 1
-    while steps_right > 0 and _s_log_density(right, n, base, other, is_k, width, index) > level:
+    while steps_right > 0 and _s_log_density(right, n, n_k, odds, shift, width, index) > level:
         right += step
         steps_right -= 1
     while True:
         proposal = left + (right - left) * np.random.random()
-        value = _s_log_density(proposal, n, base, other, is_k, width, index)
+        value = _s_log_density(proposal, n, n_k, odds, shift, width, index)
         if value > level:
             return proposal
         if proposal < x:
@@ -374,8 +411,8 @@ def run_chain(
     trace = np.empty((n_iter, n_orders))
 
     base = np.empty(n)
-    other = np.empty(n)
-    is_k = np.empty(n, np.bool_)
+    shift = np.empty(n)
+    odds = np.empty(n)
     values = np.empty(G * n_params)
     class_ptr = np.empty(G + 1, np.int64)
     class_rest = np.empty(G)
@@ -390,14 +427,16 @@ def run_chain(
             for k in range(n_params):
                 cls = k + 1 if n_classes == 2 else k
                 old = s[g, k]
+                n_k = 0
                 for j in range(m):
                     i = case_indices[lo + j]
                     base[j] = lv[i, k] - old
-                    is_k[j] = y[i] == cls
+                    if y[i] == cls:
+                        n_k += 1
                     if n_classes == 2:
-                        other[j] = 0.0
+                        shift[j] = base[j]
                     else:
-                        # log Σ_{c ≠ k} exp(lv[i, c])
+                        # base − log Σ_{c ≠ k} exp(lv[i, c])
                         mx = -np.inf
                         for c in range(n_classes):
                             if c != k and lv[i, c] > mx:
@@ -406,9 +445,10 @@ def run_chain(
                         for c in range(n_classes):
                             if c != k:
                                 acc += math.exp(lv[i, c] - mx)
-                        other[j] = mx + math.log(acc)
-                f0 = _s_log_density(old, m, base, other, is_k, widths[g], index)
-                new = _slice_s(old, f0, coef_width, max_steps, m, base, other, is_k, widths[g], index)
+                        shift[j] = base[j] - mx - math.log(acc)
+                    odds[j] = math.exp(shift[j]) if shift[j] < 300.0 else np.inf
+                f0 = _s_log_density(old, m, n_k, odds, shift, widths[g], index)
+                new = _slice_s(old, f0, coef_width, max_steps, m, n_k, odds, shift, widths[g], index)
                 s[g, k] = new
                 for j in range(m):
                     lv[case_indices[lo + j], k] = base[j] + new
