@@ -47,7 +47,7 @@ class ReconstructionSize:
 
 
 SIZES = {
-    "small": ReconstructionSize((70, 100), 2, 300, 150, 3, 40, 40),
+    "small": ReconstructionSize((100,), 2, 300, 150, 3, 40, 40),
     "full": ReconstructionSize((40, 50, 60, 70, 80, 90, 100), 10, 1500, 500, 10, 40, 60),
 }
 
@@ -136,7 +136,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     Parameters
     ----------
     full : bool, default=False
-        n from 40 to 100, 10 repetitions, 10 design runs of 60 steps; otherwise n ∈ {70, 100},
+        n from 40 to 100, 10 repetitions, 10 design runs of 60 steps; otherwise n = 100,
         2 repetitions (Gibbs on the first only), 3 design runs of 40 steps.
     random_state : int
     progress : bool or None

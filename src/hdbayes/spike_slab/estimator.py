@@ -216,6 +216,8 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
             self._X_offset = np.zeros(X.shape[1])
             self._y_offset = 0.0
         if self.hyperparameters == "evidence":
+            if X.shape[0] < 2:
+                raise ValueError(f"hyperparameters='evidence' needs at least 2 samples, got n_samples = {X.shape[0]}")
             prior_inclusion, slab_variance, noise_variance, result = self._maximise_evidence(
                 X, y, codes, prior_inclusion, slab_variance, noise_variance
             )

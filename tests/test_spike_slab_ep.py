@@ -1,0 +1,269 @@
+"""EP for the group spike-and-slab model against exact oracles (spec spike-slab-ep §2-3, §9)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import expit, log_expit, logit
+from sklearn.exceptions import ConvergenceWarning
+
+from hdbayes.spike_slab.ep import (
+    SiteParameters,
+    cavity_parameters,
+    check_group_values,
+    check_groups,
+    damp_sites,
+    expectation_propagation,
+    gaussian_part,
+    group_log_odds,
+    site_update,
+)
+from hdbayes.spike_slab.exact import exact_posterior
+
+
+def random_problem(n, n_groups, group_size, n_active, noise_variance, seed):
+    rng = np.random.default_rng(seed)
+    d = n_groups * group_size
+    X = rng.normal(size=(n, d))
+    groups = np.repeat(np.arange(n_groups), group_size)
+    w = np.zeros(d)
+    for g in rng.choice(n_groups, n_active, replace=False):
+        w[groups == g] = rng.normal(size=group_size)
+    return X, X @ w + np.sqrt(noise_variance) * rng.normal(size=n), groups
+
+
+# ---------------------------------------------------------------------------------------------- site update
+
+
+def test_site_update_matches_the_tilted_moments():
+    """Site × cavity must have the moments of the tilted spike-and-slab mixture (§2.9)."""
+    rng = np.random.default_rng(0)
+    m, vc, p_c = rng.normal(size=50) * 2, rng.uniform(0.05, 3, 50), rng.normal(size=50) * 2
+    vs = 1.3
+    variance, mean, log_odds, clamped = site_update(m, vc, p_c, vs, infinite_variance=1e6)
+    # exact tilted distribution: π N(w | slab posterior) + (1 − π) δ(0)
+    log_slab = -0.5 * (np.log(2 * np.pi * (vc + vs)) + m**2 / (vc + vs))
+    log_spike = -0.5 * (np.log(2 * np.pi * vc) + m**2 / vc)
+    pi = expit(p_c + log_slab - log_spike)
+    mu1, s1 = m * vs / (vs + vc), vc * vs / (vs + vc)
+    tilted_mean = pi * mu1
+    tilted_var = pi * (s1 + mu1**2) - tilted_mean**2
+    ok = ~clamped
+    assert ok.sum() > 30
+    q_var = 1.0 / (1.0 / variance + 1.0 / vc)
+    q_mean = q_var * (mean / variance + m / vc)
+    np.testing.assert_allclose(q_var[ok], tilted_var[ok], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(q_mean[ok], tilted_mean[ok], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(log_odds, log_slab - log_spike, rtol=1e-12)
+
+
+def test_site_collapses_onto_zero_when_the_spike_dominates():
+    """The corrected sign: π → 0 gives ṽ → 0 and m̃ → 0 (the seed's '+' would give 2 m^c)."""
+    variance, mean, _, clamped = site_update(np.array([0.3]), np.array([0.5]), np.array([-40.0]), 1.0, 100.0)
+    assert not clamped[0]
+    assert variance[0] < 1e-12 and abs(mean[0]) < 1e-12
+
+
+def test_negative_site_variance_is_clamped_and_the_mean_matched():
+    m, vc, vs, v_inf = np.array([1.2]), np.array([0.05]), 1.0, 100.0
+    log_slab = -0.5 * (np.log(2 * np.pi * (vc + vs)) + m**2 / (vc + vs))
+    log_spike = -0.5 * (np.log(2 * np.pi * vc) + m**2 / vc)
+    p_c = log_spike - log_slab  # π = 1/2: a bimodal tilted distribution, ν < 0
+    variance, mean, _, clamped = site_update(m, vc, p_c, vs, v_inf)
+    assert clamped[0] and variance[0] == v_inf
+    q_mean = (mean / v_inf + m / vc) / (1 / v_inf + 1 / vc)
+    np.testing.assert_allclose(q_mean, 0.5 * m * vs / (vs + vc), rtol=1e-10)
+
+
+def test_damping_in_natural_parameters():
+    old = SiteParameters(np.array([1.0, 2.0]), np.array([0.5, -1.0]), np.array([0.0, 1.0]))
+    new = SiteParameters(np.array([4.0, 0.5]), np.array([2.0, 1.0]), np.array([2.0, -1.0]))
+    damped = damp_sites(old, new, 0.25)
+    np.testing.assert_allclose(1 / damped.variance, 0.25 / new.variance + 0.75 / old.variance)
+    np.testing.assert_allclose(damped.mean / damped.variance, 0.25 * new.mean / new.variance
+                               + 0.75 * old.mean / old.variance)  # fmt: skip
+    np.testing.assert_allclose(damped.log_odds, [0.5, 0.5])
+    assert damp_sites(old, new, 1.0).variance.tolist() == new.variance.tolist()
+
+
+def test_group_log_odds_sums_votes():
+    np.testing.assert_allclose(group_log_odds(np.array([1.0, 2.0, -1.0]), np.array([0, 1, 0]), np.array([0.5, -0.5])),
+                               [0.5, 1.5])  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------- Gaussian part
+
+
+def test_gaussian_part_and_cavities_against_a_dense_posterior():
+    rng = np.random.default_rng(1)
+    n, d, noise = 7, 15, 0.3
+    X, y = rng.normal(size=(n, d)), rng.normal(size=n)
+    v, mt = rng.uniform(1e-3, 3, d), rng.normal(size=d)
+    part = gaussian_part(X, y, X.T @ y / noise, noise, v, mt)
+    V = np.linalg.inv(X.T @ X / noise + np.diag(1 / v))
+    m = V @ (X.T @ y / noise + mt / v)
+    np.testing.assert_allclose(part.mean, m, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(part.variance, np.diag(V), rtol=1e-9, atol=1e-12)
+    cavity_mean, cavity_variance = cavity_parameters(part.r, X.T @ y / noise, part.xt_k_xu, v, mt)
+    dense_cv = 1 / (1 / np.diag(V) - 1 / v)
+    np.testing.assert_allclose(cavity_variance, dense_cv, rtol=1e-8)
+    np.testing.assert_allclose(cavity_mean, dense_cv * (m / np.diag(V) - mt / v), rtol=1e-7, atol=1e-9)
+    rows = rng.normal(size=(4, d))
+    np.testing.assert_allclose(part.quadratic_form(rows), np.einsum("ij,jk,ik->i", rows, V, rows), rtol=1e-9)
+    vector = rng.normal(size=d)
+    np.testing.assert_allclose(part.covariance_matvec(vector), V @ vector, rtol=1e-9, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------- EP vs exact
+
+
+@pytest.mark.parametrize(
+    ("n", "n_groups", "group_size", "n_active", "noise"),
+    [(20, 8, 3, 2, 0.01), (30, 10, 2, 2, 0.1), (15, 10, 1, 2, 0.01)],
+)
+def test_ep_against_exact_enumeration(n, n_groups, group_size, n_active, noise):
+    """Spec §9 settings, 20 random problems each: median max |ΔP(z_g)| and |Δ log Z| ≤ 5e-3."""
+    dp, dz = [], []
+    for seed in range(20):
+        X, y, groups = random_problem(n, n_groups, group_size, n_active, noise, seed)
+        p0, vs = np.full(n_groups, n_active / n_groups), np.ones(n_groups)
+        exact = exact_posterior(X, y, groups, p0, vs, noise)
+        ep = expectation_propagation(X, y, groups, p0, vs, noise, warn=False)
+        dp.append(np.max(np.abs(ep.group_inclusion_probabilities - exact.group_inclusion_probabilities)))
+        dz.append(abs(ep.log_evidence - exact.log_evidence))
+    assert np.median(dp) <= 5e-3
+    assert np.median(dz) <= 5e-3
+
+
+def test_ep_means_and_variances_close_to_exact_on_a_clear_problem():
+    X, y, groups = random_problem(40, 6, 3, 2, 0.05, seed=3)
+    p0, vs = np.full(6, 0.3), np.ones(6)
+    exact = exact_posterior(X, y, groups, p0, vs, 0.05)
+    ep = expectation_propagation(X, y, groups, p0, vs, 0.05)
+    assert ep.converged
+    np.testing.assert_allclose(ep.mean, exact.coef_mean, atol=5e-3)
+    np.testing.assert_allclose(ep.variance, exact.coef_variance, atol=5e-3)
+
+
+def test_woodbury_and_direct_paths_agree():
+    X, y, groups = random_problem(50, 5, 4, 2, 0.1, seed=4)
+    p0, vs = np.full(5, 0.3), np.ones(5)
+    direct = expectation_propagation(X, y, groups, p0, vs, 0.1, solver="direct")
+    woodbury = expectation_propagation(X, y, groups, p0, vs, 0.1, solver="woodbury")
+    auto = expectation_propagation(X, y, groups, p0, vs, 0.1)
+    assert (direct.solver, woodbury.solver, auto.solver) == ("direct", "woodbury", "direct")
+    np.testing.assert_allclose(direct.mean, woodbury.mean, atol=1e-10)
+    np.testing.assert_allclose(direct.variance, woodbury.variance, atol=1e-10)
+    np.testing.assert_allclose(direct.group_log_odds, woodbury.group_log_odds, atol=1e-8)
+    assert direct.log_evidence == pytest.approx(woodbury.log_evidence, abs=1e-8)
+    assert direct.n_iter == woodbury.n_iter
+    with pytest.raises(ValueError, match="direct solver needs n >= d"):
+        expectation_propagation(X[:10], y[:10], groups, p0, vs, 0.1, solver="direct")
+    with pytest.raises(ValueError, match="solver must be"):
+        expectation_propagation(X, y, groups, p0, vs, 0.1, solver="qr")
+
+
+def _evidence_eq28(X, y, groups, prior_log_odds, vs, noise, sites):
+    """Eq. (28) with dense matrices (spec §3.1-3.2, unstable original form)."""
+    n, d = X.shape
+    v, mt, pt = sites.variance, sites.mean, sites.log_odds
+    V = np.linalg.inv(X.T @ X / noise + np.diag(1 / v))
+    upsilon = X.T @ y / noise + mt / v
+    m = V @ upsilon
+    p = group_log_odds(pt, groups, prior_log_odds)
+    cv = 1 / (1 / np.diag(V) - 1 / v)
+    cm = cv * (m / np.diag(V) - mt / v)
+    pc = p[groups] - pt
+
+    def log_n0(mean, var):
+        return -0.5 * (np.log(2 * np.pi * var) + mean**2 / var)
+
+    log_kappa = np.logaddexp(log_expit(pc) + log_n0(cm, vs + cv), log_expit(-pc) + log_n0(cm, cv))
+    log_s2 = (log_kappa - np.logaddexp(log_expit(pt) + log_expit(pc), log_expit(-pt) + log_expit(-pc))
+              - 0.5 * np.log(2 * np.pi * v) - log_n0(cm - mt, v + cv))  # fmt: skip
+    log_s1 = -0.5 * n * np.log(2 * np.pi * noise) - y @ y / (2 * noise)
+    G = prior_log_odds.shape[0]
+    on = log_expit(prior_log_odds) + np.bincount(groups, log_expit(pt), G)
+    off = log_expit(-prior_log_odds) + np.bincount(groups, log_expit(-pt), G)
+    return (log_s1 + log_s2.sum() + np.logaddexp(on, off).sum() - 0.5 * mt @ (mt / v) + 0.5 * d * np.log(2 * np.pi)
+            + 0.5 * np.linalg.slogdet(V)[1] + 0.5 * upsilon @ V @ upsilon)  # fmt: skip
+
+
+def test_stable_evidence_equals_equation_28():
+    X, y, groups = random_problem(12, 5, 3, 2, 0.2, seed=5)
+    p0, vs = np.full(5, 0.4), np.ones(5)
+    ep = expectation_propagation(X, y, groups, p0, vs, 0.2)
+    reference = _evidence_eq28(X, y, groups, logit(p0), vs[groups], 0.2, ep.sites)
+    assert ep.log_evidence == pytest.approx(reference, abs=1e-7)
+
+
+def test_warm_start_from_converged_sites():
+    X, y, groups = random_problem(20, 8, 3, 2, 0.01, seed=6)
+    p0, vs = np.full(8, 0.25), np.ones(8)
+    cold = expectation_propagation(X, y, groups, p0, vs, 0.01)
+    warm = expectation_propagation(X, y, groups, p0, vs, 0.01, init=cold.sites)
+    assert warm.n_iter <= 2 < cold.n_iter
+    np.testing.assert_allclose(warm.mean, cold.mean, atol=1e-4)
+    with pytest.raises(ValueError, match="init sites must have 24 entries"):
+        expectation_propagation(X, y, groups, p0, vs, 0.01, init=SiteParameters(*(np.ones(3),) * 3))
+
+
+def test_non_convergence_is_reported():
+    X, y, groups = random_problem(20, 8, 3, 2, 0.01, seed=7)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 1 iterations"):
+        result = expectation_propagation(X, y, groups, np.full(8, 0.25), np.ones(8), 0.01, max_iter=1)
+    assert not result.converged and result.n_iter == 1
+
+
+def test_large_d_never_forms_a_d_by_d_matrix():
+    """d = 20000 with n = 30: a d × d matrix would take 3.2 GB."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(30, 20000))
+    y = X[:, :4] @ np.ones(4) + 0.1 * rng.normal(size=30)
+    groups = np.arange(20000) // 4
+    result = expectation_propagation(X, y, groups, np.full(5000, 1e-3), np.ones(5000), 0.01)
+    assert result.solver == "woodbury" and result.converged
+    assert result.group_inclusion_probabilities[0] > 0.99
+    assert np.all(result.group_inclusion_probabilities[1:] < 0.5)
+
+
+# ---------------------------------------------------------------------------------------------- validation
+
+
+def test_check_groups_forms():
+    np.testing.assert_array_equal(check_groups(None, 3)[0], [0, 1, 2])
+    np.testing.assert_array_equal(check_groups(2, 4)[0], [0, 0, 1, 1])
+    codes, n_groups = check_groups(["b", "a", "b"], 3)
+    assert n_groups == 2 and codes.tolist() == [1, 0, 1]
+    codes, n_groups = check_groups([[2, 0], [1]], 3)
+    assert n_groups == 2 and codes.tolist() == [0, 1, 0]
+    np.testing.assert_array_equal(check_groups(np.array([3.0, 3.0, 7.0]), 3)[0], [0, 0, 1])
+
+
+@pytest.mark.parametrize(
+    ("groups", "message"),
+    [
+        ([[0, 1], [1, 2]], "groups overlap: feature 1"),
+        ([[0, 1]], "feature 2 is in no group"),
+        ([[0, 5], [1, 2]], "outside 0..2"),
+        ([0, 1], "groups has length 2, but X has 3 features"),
+        (np.array([0.0, np.nan, 1.0]), "NaN"),
+        (np.array([0.5, 1.0, 1.0]), "non-integer"),
+        (2, "must be >= 1 and divide n_features=3"),
+        (np.zeros((3, 1)), "1-D array"),
+        ([[0, 1], []], "group 1 is empty"),
+    ],
+)
+def test_check_groups_errors(groups, message):
+    with pytest.raises(ValueError, match=message):
+        check_groups(groups, 3)
+
+
+def test_check_group_values():
+    np.testing.assert_array_equal(check_group_values("p0", 0.2, 3, upper=1.0), [0.2] * 3)
+    for bad, message in ((0.0, r"in \(0, 1.0\)"), (1.0, r"in \(0, 1.0\)"), ([0.1, 0.2], "has 2 values"),
+                         (np.nan, "finite")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            check_group_values("p0", bad, 3, upper=1.0)
+    with pytest.raises(ValueError, match="slab_variance must be > 0"):
+        check_group_values("slab_variance", -1.0, 3)

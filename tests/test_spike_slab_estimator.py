@@ -1,0 +1,152 @@
+"""GroupSpikeSlabRegression: scikit-learn contract, input validation, predictions, hyperparameters."""
+
+from __future__ import annotations
+
+import pickle
+
+import matplotlib.axes
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from hdbayes.spike_slab import GroupSpikeSlabRegression, exact_posterior
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 12))
+    w = np.zeros(12)
+    w[:3] = [1.0, -2.0, 1.5]
+    return X, X @ w + 3.0 + 0.1 * rng.normal(size=40), w
+
+
+@parametrize_with_checks([GroupSpikeSlabRegression(), GroupSpikeSlabRegression(hyperparameters="evidence")])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_fitted_attributes_and_intercept(data):
+    X, y, w = data
+    model = GroupSpikeSlabRegression(groups=3, prior_inclusion=0.25, noise_variance=0.01).fit(X, y)
+    np.testing.assert_allclose(model.coef_, w, atol=0.05)
+    assert model.intercept_ == pytest.approx(3.0, abs=0.05)
+    assert model.n_groups_ == 4 and model.groups_.tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert model.group_inclusion_probabilities_[0] > 0.99 and np.all(model.group_inclusion_probabilities_[1:] < 0.01)
+    assert model.converged_ and model.n_iter_ >= 1 and np.isfinite(model.log_evidence_)
+    assert model.solver_ == "direct" and np.all(model.coef_variance_ >= 0)
+
+
+def test_matches_exact_enumeration_without_intercept(data):
+    X, y, _ = data
+    model = GroupSpikeSlabRegression(groups=3, prior_inclusion=0.3, noise_variance=0.5, fit_intercept=False).fit(X, y)
+    exact = exact_posterior(X, y, model.groups_, np.full(4, 0.3), np.ones(4), 0.5)
+    np.testing.assert_allclose(model.group_inclusion_probabilities_, exact.group_inclusion_probabilities, atol=5e-3)
+    assert model.log_evidence_ == pytest.approx(exact.log_evidence, abs=5e-3)
+
+
+def test_predict_std_against_a_dense_computation(data):
+    X, y, _ = data
+    model = GroupSpikeSlabRegression(groups=3, prior_inclusion=0.25, noise_variance=0.01, solver="woodbury")
+    model.fit(X[:10], y[:10])
+    Xc = X[:10] - X[:10].mean(0)
+    v = model.sites_.variance
+    V = np.linalg.inv(Xc.T @ Xc / 0.01 + np.diag(1 / v))
+    mean, std = model.predict(X[10:], return_std=True)
+    Xt = X[10:] - X[:10].mean(0)
+    np.testing.assert_allclose(std, np.sqrt(np.einsum("ij,jk,ik->i", Xt, V, Xt) + 0.01), rtol=1e-7)
+    np.testing.assert_allclose(mean, model.predict(X[10:]))
+    np.testing.assert_allclose(model.coef_, V @ (Xc.T @ (y[:10] - y[:10].mean()) / 0.01 + model.sites_.mean / v),
+                               atol=1e-8)  # fmt: skip
+
+
+def test_woodbury_and_direct_agree_in_the_estimator(data):
+    X, y, _ = data
+    kwargs = dict(groups=3, prior_inclusion=0.25, noise_variance=0.05)
+    a = GroupSpikeSlabRegression(solver="direct", **kwargs).fit(X, y)
+    b = GroupSpikeSlabRegression(solver="woodbury", **kwargs).fit(X, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-9)
+    np.testing.assert_allclose(a.predict(X, return_std=True)[1], b.predict(X, return_std=True)[1], rtol=1e-8)
+
+
+def test_pickle_and_reproducibility(data):
+    X, y, _ = data
+    model = GroupSpikeSlabRegression(groups=3, noise_variance=0.1).fit(X, y)
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(clone.predict(X, return_std=True)[1], model.predict(X, return_std=True)[1])
+    again = GroupSpikeSlabRegression(groups=3, noise_variance=0.1).fit(X, y)
+    np.testing.assert_array_equal(again.coef_, model.coef_)
+
+
+def test_evidence_maximisation_beats_the_start_and_a_grid(data):
+    X, y, _ = data
+    start = GroupSpikeSlabRegression(groups=3).fit(X, y)
+    tuned = GroupSpikeSlabRegression(groups=3, hyperparameters="evidence").fit(X, y)
+    assert tuned.log_evidence_ > start.log_evidence_ + 10
+    assert tuned.noise_variance_ == pytest.approx(0.01, rel=0.6)
+    grid = [GroupSpikeSlabRegression(groups=3, prior_inclusion=p, slab_variance=v, noise_variance=s).fit(X, y)
+            for p in (0.2, 0.4) for v in (1.0, 3.0) for s in (0.005, 0.01, 0.02)]  # fmt: skip
+    assert tuned.log_evidence_ >= max(m.log_evidence_ for m in grid) - 0.05
+
+
+def test_grid_search_cv(data):
+    X, y, _ = data
+    search = GridSearchCV(GroupSpikeSlabRegression(groups=3), {"noise_variance": [0.01, 10.0]}, cv=3).fit(X, y)
+    assert search.best_params_ == {"noise_variance": 0.01}
+
+
+def test_group_specific_prior_and_labels(data):
+    X, y, _ = data
+    labels = np.array(["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["d"] * 3)
+    model = GroupSpikeSlabRegression(groups=labels, prior_inclusion=[0.9, 0.1, 0.1, 0.1], slab_variance=[4, 1, 1, 1],
+                                     noise_variance=0.01).fit(X, y)  # fmt: skip
+    assert model.prior_inclusion_.tolist() == [0.9, 0.1, 0.1, 0.1]
+    assert model.group_inclusion_probabilities_[0] > 0.99
+
+
+def test_plot(data):
+    X, y, _ = data
+    ax = GroupSpikeSlabRegression(groups=3, noise_variance=0.01).fit(X, y).plot_group_inclusion_probabilities(
+        true_groups=[0])  # fmt: skip
+    assert isinstance(ax, matplotlib.axes.Axes) and len(ax.patches) == 4
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "message"),
+    [
+        ({"groups": [[0, 1, 2], [2, 3]] + [[j] for j in range(4, 12)]}, ValueError, "groups overlap: feature 2"),
+        ({"groups": [0, 1, 2]}, ValueError, "groups has length 3, but X has 12 features"),
+        ({"groups": np.r_[np.nan, np.zeros(11)]}, ValueError, "NaN"),
+        ({"groups": 5}, ValueError, "divide n_features=12"),
+        ({"prior_inclusion": 0.0}, ValueError, r"prior_inclusion must be in \(0, 1.0\)"),
+        ({"prior_inclusion": 1.0}, ValueError, r"prior_inclusion must be in \(0, 1.0\)"),
+        ({"prior_inclusion": 1.5}, ValueError, r"prior_inclusion must be in \(0, 1.0\)"),
+        ({"groups": 3, "prior_inclusion": [0.1, 0.2]}, ValueError, "prior_inclusion has 2 values, but there are 4"),
+        ({"slab_variance": 0.0}, ValueError, "slab_variance must be > 0"),
+        ({"noise_variance": -1.0}, ValueError, "noise_variance must be a finite number > 0"),
+        ({"noise_variance": "big"}, TypeError, "noise_variance must be a real number"),
+        ({"damping": 1.5}, ValueError, r"damping must be in \(0, 1\]"),
+        ({"max_iter": 0}, ValueError, "max_iter must be at least 1"),
+        ({"hyperparameters": "cv"}, ValueError, "hyperparameters must be 'fixed' or 'evidence'"),
+        ({"solver": "qr"}, ValueError, "solver must be"),
+    ],
+)
+def test_parameter_errors(data, params, error, message):
+    X, y, _ = data
+    with pytest.raises(error, match=message):
+        GroupSpikeSlabRegression(**params).fit(X, y)
+
+
+def test_data_errors(data):
+    X, y, _ = data
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        GroupSpikeSlabRegression().fit(bad, y)
+    with pytest.raises(ValueError, match="Input y contains NaN"):
+        GroupSpikeSlabRegression().fit(X, np.r_[np.nan, y[1:]])
+    with pytest.raises(ValueError, match="0 sample"):
+        GroupSpikeSlabRegression().fit(X[:0], y[:0])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        GroupSpikeSlabRegression().fit(X, y[:5])
