@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numbers
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy import stats
@@ -31,11 +32,6 @@ from scipy.special import gammaln
 from hdbayes.special import beta_binomial_log_pmf_table, log_beta_bernoulli, log_rising_factorial
 
 __all__ = ["BetaBinomial", "DirichletMultinomial", "check_count_matrix", "dirichlet_multinomial_log_pmf"]
-
-#: Number of count levels handled by sparse matrix products in
-#: :func:`dirichlet_multinomial_log_pmf`; larger counts go through log-Gamma differences.
-_N_LAYERS = 8
-
 
 def _check_hyperparameter(name, value):
     """A finite real number > 0, returned unchanged (so a Fraction stays a Fraction)."""
@@ -391,32 +387,85 @@ def check_count_matrix(X, *, integer=True, name="X"):
     return X
 
 
-def _rising_factorial_sums(X, log_alpha_layers, alpha):
-    """Σ_j log Γ(x_ij + α_cj)/Γ(α_cj) for CSR counts X (n, D) and α (C, D) → (n, C).
+class DirichletMultinomialTables:
+    """Precomputed pieces of log DCM(x | α_c) for fixed α of shape (C, D): αᵀ, log αᵀ and α_c0.
 
-    Σ_{l < x} log(α + l) is split into count levels: the ones with l < L are sparse
-    matrix products (X > l) @ log(α + l)ᵀ; the rare counts above L add
-    log Γ(x + α) − log Γ(α + L) entry by entry. Cost O(nnz · C) with BLAS-like speed.
+    A fitted classifier keeps one, so that prediction does not recompute C·D logarithms.
     """
-    n = X.shape[0]
-    out = np.zeros((n, alpha.shape[0]))
-    for l, log_alpha in enumerate(log_alpha_layers):
-        above = X.data > l
-        if not above.any():
-            return out
-        level = sp.csr_matrix((above.astype(np.float64), X.indices.copy(), X.indptr.copy()), shape=X.shape)
-        level.eliminate_zeros()
-        out += np.asarray(level @ log_alpha.T)
-    big = X.data > len(log_alpha_layers)
-    if big.any():
-        rows = np.repeat(np.arange(n), np.diff(X.indptr))[big]
-        cols = X.indices[big]
-        values = X.data[big]
-        L = len(log_alpha_layers)
-        a = alpha[:, cols]
-        extra = gammaln(values + a) - gammaln(a + L)  # (C, m)
-        np.add.at(out, rows, extra.T)
-    return out
+
+    __slots__ = ("alpha0", "alpha_t", "log_alpha_t")
+
+    def __init__(self, alpha):
+        self.alpha_t = np.ascontiguousarray(np.asarray(alpha, dtype=np.float64).T)  # (D, C)
+        self.log_alpha_t = np.log(self.alpha_t)
+        self.alpha0 = self.alpha_t.sum(axis=0)
+
+    def __getstate__(self):
+        return self.alpha_t.T.copy()
+
+    def __setstate__(self, alpha):
+        self.__init__(alpha)
+
+    def log_pmf(self, X, include_coefficient):
+        """log DCM(x_i | α_c) for validated CSR float64 integer counts X → (n, C)."""
+        lengths, inverse = np.unique(np.asarray(X.sum(axis=1)).ravel(), return_inverse=True)
+        # log Γ(α_0)/Γ(N + α_0) once per distinct document length
+        out = self._rising_factorial_sums(X) - log_rising_factorial(self.alpha0[None, :], lengths[:, None])[inverse]
+        if include_coefficient:
+            log_factorials = sp.csr_matrix((gammaln(X.data + 1), X.indices, X.indptr), shape=X.shape)
+            out += (gammaln(lengths + 1)[inverse] - np.asarray(log_factorials.sum(axis=1)).ravel())[:, None]
+        return out
+
+    def _rising_factorial_sums(self, X):
+        """Σ_j log Γ(x_ij + α_cj)/Γ(α_cj) for CSR integer counts X (n, D) → (n, C).
+
+        Σ_{l < x} log(α + l) = log α + Σ_{1 ≤ l < x} log(α + l). The first term is one sparse
+        matrix product X⁰ @ log αᵀ (X⁰ the non-zero pattern); the rest, needed only for the
+        counts ≥ 2 — few entries, concentrated on few words — is read from per-word tables
+        of cumulative log sums built in a compiled pass. Cost O(nnz · C); nothing of size
+        n × D is formed, and the sums are exact also for huge α (no log-Gamma cancellation).
+        """
+        n, D = X.shape
+        pattern = sp.csr_matrix((np.ones(X.data.size), X.indices, X.indptr), shape=(n, D))
+        out = np.asarray(pattern @ self.log_alpha_t)
+        _add_log_rising_tail(X.indptr, X.indices, X.data, self.alpha_t, out)
+        return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_log_rising_tail(indptr, indices, data, alpha_t, out):
+    """out[i, c] += Σ_{l=1}^{x−1} log(α_jc + l) for the CSR entries (i, j, x) with x ≥ 2.
+
+    One table of cumulative sums per repeated word, up to its largest count.
+    """
+    D, n_classes = alpha_t.shape
+    top = np.zeros(D, dtype=np.int64)
+    for k in range(indices.shape[0]):
+        x = np.int64(data[k])
+        if x > top[indices[k]]:
+            top[indices[k]] = x
+    words = np.flatnonzero(top >= 2)
+    offset = np.zeros(D, dtype=np.int64)
+    size = 0
+    for j in words:
+        offset[j] = size
+        size += top[j]
+    table = np.zeros((size, n_classes))  # row offset[j] + x − 1 holds Σ_{l=1}^{x−1} log(α_j + l)
+    running = np.zeros(n_classes)
+    for j in words:
+        running[:] = 0.0
+        for t in range(1, top[j]):
+            row = offset[j] + t
+            for c in range(n_classes):
+                running[c] += np.log(alpha_t[j, c] + t)
+                table[row, c] = running[c]
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            if data[k] < 2:
+                continue
+            row = offset[indices[k]] + np.int64(data[k]) - 1
+            for c in range(n_classes):
+                out[i, c] += table[row, c]
 
 
 def dirichlet_multinomial_log_pmf(X, alpha, *, include_coefficient=True):
@@ -456,13 +505,5 @@ def dirichlet_multinomial_log_pmf(X, alpha, *, include_coefficient=True):
     X = check_count_matrix(X)
     if X.shape[1] != alpha2.shape[1]:
         raise ValueError(f"X has {X.shape[1]} columns but alpha has {alpha2.shape[1]} entries")
-    n_layers = int(min(_N_LAYERS, X.data.max(initial=0)))
-    log_alpha_layers = [np.log(alpha2 + l) for l in range(n_layers)]
-    lengths = np.asarray(X.sum(axis=1)).ravel()
-    alpha0 = alpha2.sum(axis=1)
-    out = _rising_factorial_sums(X, log_alpha_layers, alpha2) - log_rising_factorial(alpha0[None, :], lengths[:, None])
-    if include_coefficient:
-        log_factorials = X.copy()
-        log_factorials.data = gammaln(X.data + 1)
-        out += (gammaln(lengths + 1) - np.asarray(log_factorials.sum(axis=1)).ravel())[:, None]
+    out = DirichletMultinomialTables(alpha2).log_pmf(X, include_coefficient)
     return out[:, 0] if one_vector else out

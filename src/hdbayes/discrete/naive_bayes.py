@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from hdbayes.discrete._base import GenerativeClassifier, _check_prior_array, log_dirichlet_estimate, masked_log_dot
-from hdbayes.discrete.conjugate import check_count_matrix, dirichlet_multinomial_log_pmf
+from hdbayes.discrete.conjugate import DirichletMultinomialTables, check_count_matrix
 
 __all__ = ["BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"]
 
@@ -138,6 +138,9 @@ class BayesianBernoulliNB(GenerativeClassifier):
         self.class_log_prior_ = self._class_log_prior(self.method)
 
     def _joint_log_likelihood(self, X):
+        log_p, log_neg = self.feature_log_prob_, self.feature_log_neg_prob_
+        if np.isfinite(log_p).all() and np.isfinite(log_neg).all():  # one product when no estimate is 0 or 1
+            return np.asarray(X @ (log_p - log_neg).T) + log_neg.sum(axis=1) + self.class_log_prior_
         ones = masked_log_dot(X, self.feature_log_prob_)
         # Σ_j (1 − x_j) log(1 − θ_jc) = Σ_j log(1 − θ_jc) − Σ_j x_j log(1 − θ_jc), with 0·log 0 = 0
         log_neg = self.feature_log_neg_prob_
@@ -335,16 +338,16 @@ class BayesianMultinomialNB(GenerativeClassifier):
                 f"every training document of class {self.classes_[c].item()!r} is empty: the MLE of its word "
                 "probabilities is undefined (use method='posterior_mean' or 'bayes')"
             )
-        if self.method == "bayes" and np.any(self.posterior_beta_ <= 0):
-            raise ValueError("method='bayes' needs beta > 0 for words never seen in a class (the DCM needs α > 0)")
+        if self.method == "bayes":
+            if np.any(self.posterior_beta_ <= 0):
+                raise ValueError("method='bayes' needs beta > 0 for words never seen in a class (the DCM needs α > 0)")
+            self._dcm_tables = DirichletMultinomialTables(self.posterior_beta_)
         self.feature_log_prob_ = log_dirichlet_estimate(self.feature_count_, beta, self.method)
         self.class_log_prior_ = self._class_log_prior(self.method)
 
     def _joint_log_likelihood(self, X):
         if self.method == "bayes":
-            log_likelihood = dirichlet_multinomial_log_pmf(
-                X, self.posterior_beta_, include_coefficient=self.include_multinomial_coef
-            )
+            log_likelihood = self._dcm_tables.log_pmf(X, self.include_multinomial_coef)
             return log_likelihood + self.class_log_prior_
         jll = masked_log_dot(X, self.feature_log_prob_) + self.class_log_prior_
         if self.include_multinomial_coef:
