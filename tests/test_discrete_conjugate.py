@@ -209,3 +209,13 @@ def test_pickle_and_immutability():
     assert pickle.loads(pickle.dumps(BetaBinomial(2, 3))) == BetaBinomial(2, 3)
     with pytest.raises(ValueError):
         model.alpha[0] = 5.0
+
+
+def test_dcm_huge_alpha_is_the_multinomial_without_cancellation():
+    # α = s·p with s → ∞ gives Mu(x | N, p); the sums of logarithms stay exact where
+    # log Γ(x + α) − log Γ(α) would lose every digit
+    p = np.array([0.2, 0.3, 0.5])
+    X = np.array([[3, 0, 12], [1, 1, 1], [0, 25, 0]])
+    expected = stats.multinomial.logpmf(X, X.sum(axis=1), p)
+    np.testing.assert_allclose(dirichlet_multinomial_log_pmf(X, 1e12 * p), expected, rtol=1e-9)
+    np.testing.assert_allclose(dirichlet_multinomial_log_pmf(X, 1e3 * p), expected, rtol=0.05)

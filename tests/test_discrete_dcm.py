@@ -167,3 +167,22 @@ class RoundedDCMClassifier(DCMClassifier):
 @parametrize_with_checks([RoundedDCMClassifier()])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_scale_newton_step_makes_the_fixed_point_fast():
+    # documents with a large concentration: the plain fixed point crawls along α_0 for
+    # hundreds of iterations; with the Newton step on the scale a few dozen suffice
+    corpus = simulate_bursty_documents(400, 2000, concentration=1000.0, mean_length=150, random_state=3)
+    fit = fit_dirichlet_multinomial(corpus.X[corpus.y == 0])
+    assert fit.converged and fit.n_iter <= 50
+    assert fit.alpha.sum() == pytest.approx(1000.0, rel=0.3)
+
+
+def test_underdispersed_data_hit_the_multinomial_limit():
+    # identical documents: no over-dispersion, the likelihood grows with α_0 without bound
+    X = np.tile([[3, 2, 5]], (20, 1))
+    fit = fit_dirichlet_multinomial(X)
+    assert not fit.converged and fit.alpha.sum() == pytest.approx(1e10, rel=1e-6)
+    np.testing.assert_allclose(fit.alpha / fit.alpha.sum(), [0.3, 0.2, 0.5], rtol=1e-6)
+    with pytest.warns(UserWarning, match="did not converge"):
+        DCMClassifier().fit(np.vstack([X, X[:, ::-1]]), [0] * 20 + [1] * 20)
