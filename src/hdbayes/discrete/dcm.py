@@ -74,18 +74,22 @@ def _exceedance_counts(indptr, counts):
 
 
 @numba.njit(cache=True, nogil=True)
-def _scale_objective(scale, alpha, pointer, exceed, length_exceed, fixed_mass):
-    """Log-likelihood along α = e^u · α/Σα (u = log of the scale) and its first two u-derivatives.
+def _scale_objective(scale, alpha, free, pointer, exceed, length_exceed, fixed_mass):
+    """Log-likelihood along α_free = e^u · α_free/Σα_free (u = log of the scale; the other
+    words fixed, with total ``fixed_mass``) and its first two u-derivatives, up to a constant.
 
-    L(u) = Σ_k Σ_l G_k(l) log(e^u m_k + l) − Σ_l H(l) log(e^u + fixed + l), up to a constant.
+    L(u) = Σ_{k free} Σ_l G_k(l) log(e^u m_k + l) − Σ_l H(l) log(e^u + fixed + l).
     """
     total = 0.0
     for k in range(alpha.shape[0]):
-        total += alpha[k]
+        if free[k]:
+            total += alpha[k]
     value = 0.0
     first = 0.0
     second = 0.0
     for k in range(alpha.shape[0]):
+        if not free[k]:
+            continue
         a = scale * alpha[k] / total
         for l in range(pointer[k + 1] - pointer[k]):
             g = exceed[pointer[k] + l]
@@ -111,6 +115,7 @@ def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min
     """
     m = alpha.shape[0]
     fixed_mass = n_fixed * alpha_min
+    free = np.zeros(m, dtype=np.bool_)
     for iteration in range(1, max_iter + 1):
         alpha0 = fixed_mass
         for k in range(m):
@@ -131,12 +136,17 @@ def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min
             if change > largest_change:
                 largest_change = change
             alpha[k] = new
-        # Newton step on u = log(scale), with backtracking
+        # Newton step on u = log(scale) of the words above the floor, with backtracking
         scale = 0.0
+        held = fixed_mass
         for k in range(m):
-            scale += alpha[k]
-        value, first, second = _scale_objective(scale, alpha, pointer, exceed, length_exceed, fixed_mass)
-        if second < 0.0:
+            free[k] = alpha[k] > alpha_min
+            if free[k]:
+                scale += alpha[k]
+            else:
+                held += alpha[k]
+        value, first, second = _scale_objective(scale, alpha, free, pointer, exceed, length_exceed, held)
+        if second < 0.0 and scale > 0.0:
             step = -first / second
             if step > 2.0:
                 step = 2.0
@@ -144,11 +154,12 @@ def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min
                 step = -2.0
             for _ in range(20):
                 trial = min(scale * np.exp(step), _MAX_SCALE)
-                trial_value, _, _ = _scale_objective(trial, alpha, pointer, exceed, length_exceed, fixed_mass)
+                trial_value, _, _ = _scale_objective(trial, alpha, free, pointer, exceed, length_exceed, held)
                 if trial_value > value:
                     ratio = trial / scale
                     for k in range(m):
-                        alpha[k] = max(alpha[k] * ratio, alpha_min)
+                        if free[k]:
+                            alpha[k] = max(alpha[k] * ratio, alpha_min)
                     if abs(ratio - 1.0) > largest_change:
                         largest_change = abs(ratio - 1.0)
                     break
