@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from scipy.special import digamma
 from sklearn.metrics import log_loss
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from test_discrete_naive_bayes import ceil_check_data  # the tests folder is on sys.path (pytest rootdir)
 
 from hdbayes.datasets.documents import sample_polya_urn, simulate_bursty_documents
 from hdbayes.discrete.conjugate import dirichlet_multinomial_log_pmf
@@ -148,17 +149,10 @@ def test_non_convergence_warns():
 
 
 class RoundedDCMClassifier(DCMClassifier):
-    """The DCM needs integer counts and scikit-learn's check data are continuous: this test-only
-    subclass rounds X up before the integer check (so no class becomes all-empty), and every
-    other check runs on the real code."""
+    """The DCM needs integer counts (see ``test_discrete_naive_bayes.ceil_check_data``)."""
 
     def _prepare_X(self, X, fitting):
-        X = X.copy()
-        if sp.issparse(X):
-            X.data = np.ceil(X.data)
-        else:
-            X = np.ceil(X)
-        return super()._prepare_X(X, fitting)
+        return super()._prepare_X(ceil_check_data(X), fitting)
 
 
 # the check data are not over-dispersed, so the likelihood grows towards the multinomial limit

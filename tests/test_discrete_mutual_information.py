@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.metrics import mutual_info_score
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from test_discrete_naive_bayes import ceil_check_data  # the tests folder is on sys.path (pytest rootdir)
 
 from hdbayes.discrete.mutual_information import (
     MutualInformationSelector,
@@ -101,16 +102,10 @@ def test_binary_formula_validation():
 
 
 class CeiledMutualInformationSelector(MutualInformationSelector):
-    """Scores need integer codes and scikit-learn's check data are continuous: this test-only subclass
-    rounds X up before scoring, so every other check runs on the real code."""
+    """Scores need integer codes (see ``test_discrete_naive_bayes.ceil_check_data``)."""
 
     def _scores(self, X, y):
-        X = X.copy()
-        if sp.issparse(X):
-            X.data = np.ceil(X.data)
-        else:
-            X = np.ceil(X)
-        return super()._scores(X, y)
+        return super()._scores(ceil_check_data(X), y)
 
 
 @parametrize_with_checks([CeiledMutualInformationSelector(n_features=2)])

@@ -307,28 +307,30 @@ def test_wrong_shape_and_partial_fit_contract():
     assert fractional.predict([[1.0, 0.0]]).tolist() == [1]
 
 
+def ceil_check_data(X):
+    """scikit-learn's check data are continuous, and the integer-count models reject them: their
+    test-only subclasses round the validated, non-negative X up (no non-zero becomes 0, so no class
+    becomes all-empty), and every other check runs on the real code."""
+    X = X.copy()
+    if sp.issparse(X):
+        X.data = np.ceil(X.data)
+    else:
+        X = np.ceil(X)
+    return X
+
+
 class RoundedMultinomialNB(BayesianMultinomialNB):
-    """method="bayes" needs integer counts, and scikit-learn's check data are continuous: this
-    test-only subclass rounds X before the integer check, so every other check runs on the real code."""
+    """method="bayes" needs integer counts (see :func:`ceil_check_data`)."""
 
     def _prepare_X(self, X, fitting):
-        return super()._prepare_X(_round_counts(X), fitting)
+        return super()._prepare_X(ceil_check_data(X), fitting)
 
 
 class RoundedCategoricalNB(BayesianCategoricalNB):
-    """Category codes must be integers; rounds the continuous check data (see RoundedMultinomialNB)."""
+    """Category codes must be integers (see :func:`ceil_check_data`)."""
 
     def _prepare_X(self, X, fitting):
-        return super()._prepare_X(_round_counts(X), fitting)
-
-
-def _round_counts(X):
-    X = X.copy()
-    if sp.issparse(X):
-        X.data = np.round(X.data)
-    else:
-        X = np.round(X)
-    return X
+        return super()._prepare_X(ceil_check_data(X), fitting)
 
 
 @parametrize_with_checks(
