@@ -31,6 +31,9 @@ def test_t6_mutual_information_both_formulas():
     model = BayesianBernoulliNB("mle").fit(X_T6, Y_T6)
     binary = mutual_information_binary(np.exp(model.class_log_prior_), np.exp(model.feature_log_prob_))
     np.testing.assert_allclose(binary, general, rtol=1e-12)
+    np.testing.assert_allclose(model.mutual_information(), general, rtol=1e-12)
+    # with the posterior means plugged in the estimate shrinks towards 0
+    assert np.all(BayesianBernoulliNB().fit(X_T6, Y_T6).mutual_information() < general)
 
 
 def test_t7_values():

@@ -18,7 +18,7 @@ def test_discrete_models_small(tmp_path):
     report = discrete_models.run(full=False, random_state=0, progress=False)
     assert report.name == "discrete-models"
     assert all(report.checks.values()), report.checks
-    assert len(report.checks) == 9
+    assert len(report.checks) == 11
     predictive = report.tables["beta_binomial_predictive"]
     assert len(predictive) == 11
     assert sum(row["beta_binomial"] for row in predictive) == pytest.approx(1.0, rel=1e-12)
@@ -27,6 +27,9 @@ def test_discrete_models_small(tmp_path):
     assert set(rows) == {"multinomial NB", "Bernoulli NB", "DCM classifier"}
     losses = [row["log_loss"] for row in report.tables["bursty_corpus"]]
     assert np.argmin(losses) == 3  # the DCM has the lowest log-loss of the four models
+    generalisation = report.tables["number_game_generalisation"]
+    assert generalisation[1]["map"] == "powers of 2" and generalisation[1]["p(32 in C)"] > 0.9
+    assert generalisation[1]["p(37 in C)"] < 0.1
     swan = report.tables["black_swan"][0]
     assert (swan["mle"], swan["laplace_add_one"], swan["seed_misprint"]) == (0.0, 0.2, 0.25)
     assert set(report.figures) == {"beta_binomial", "bursty_corpus"}

@@ -29,9 +29,11 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
+from sklearn.utils.validation import check_is_fitted
 
 from hdbayes.discrete._base import GenerativeClassifier, _check_prior_array, log_dirichlet_estimate, masked_log_dot
 from hdbayes.discrete.conjugate import DirichletMultinomialTables, check_count_matrix
+from hdbayes.discrete.mutual_information import mutual_information_binary
 
 __all__ = ["BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"]
 
@@ -136,6 +138,20 @@ class BayesianBernoulliNB(GenerativeClassifier):
         self.feature_log_prob_ = log_theta[..., 0]
         self.feature_log_neg_prob_ = log_theta[..., 1]
         self.class_log_prior_ = self._class_log_prior(self.method)
+
+    def mutual_information(self):
+        """The seed's mutual information I(X_j; Y) of every feature (spec §1.7), in nats, from the
+        fitted class prior π and θ_jc of the chosen ``method`` ("mle": the seed's plug-in).
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+        """
+        check_is_fitted(self)
+        theta = np.exp(self.feature_log_prob_)
+        if np.isnan(theta).any():
+            raise ValueError("a class has no training cases: θ is undefined under method='mle'")
+        return mutual_information_binary(np.exp(self.class_log_prior_), theta)
 
     def _joint_log_likelihood(self, X):
         log_p, log_neg = self.feature_log_prob_, self.feature_log_neg_prob_

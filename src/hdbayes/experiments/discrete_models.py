@@ -1,11 +1,13 @@
 """Experiment: generative models for discrete data (spec ``generative-discrete.md``; seed 004).
 
-Three parts:
+Four parts:
 
 * **The beta-binomial worked example** (spec §1.3, T1): prior Beta(2, 2), N_1 = 3, N_0 = 17.
   Figure of prior, (normalised) likelihood and posterior Beta(5, 19); the posterior summaries;
   the predictive distribution of the number of heads in M = 10 future trials, Bayesian
   (beta-binomial) against the plug-in Bin(10, θ_MAP) (erratum 15).
+* **The number game** (spec §1.2, T4): the size principle on h_even and h_pow2, the data
+  overwhelming the prior, and the generalisation p(x̃ ∈ C | D) over Murphy's hypothesis space.
 * **The black swan / add-one smoothing** (spec §1.3, T2): the MLE predicts probability 0 for
   an event never seen, Laplace's rule (N_1 + 1)/(N + 2) does not; in document classification
   the multinomial MLE gives test documents probability zero under every class, add-one none.
@@ -24,6 +26,7 @@ import numpy as np
 from scipy import stats
 
 from hdbayes.datasets.documents import simulate_bursty_documents
+from hdbayes.discrete.concept_learning import BayesianConceptLearner, number_game_hypotheses
 from hdbayes.discrete.conjugate import BetaBinomial
 from hdbayes.discrete.dcm import DCMClassifier
 from hdbayes.discrete.naive_bayes import BayesianBernoulliNB, BayesianMultinomialNB
@@ -63,6 +66,42 @@ def _beta_binomial_part():
         {"heads": int(x), "beta_binomial": float(b), "plugin_map": float(p)} for x, b, p in zip(k, bayes, plugin)
     ]
     return prior, posterior, summary, predictive
+
+
+NUMBER_GAME_DATA = ((16,), (16, 8, 2, 64), (16, 6))
+PROBES = (2, 6, 32, 37, 64, 80)
+
+
+def _number_game_rows():
+    """Posterior of h_pow2 against h_even (T4) and the generalisation over Murphy's hypothesis space."""
+    pair = {"even": range(2, 101, 2), "powers of 2": [2, 4, 8, 16, 32, 64]}
+    rows = []
+    for prior_name, prior in (("uniform", None), ("even 0.99", {"even": 0.99, "powers of 2": 0.01})):
+        for data in NUMBER_GAME_DATA:
+            learner = BayesianConceptLearner(pair, prior=prior).fit(list(data))
+            rows.append({"prior": prior_name, "D": str(list(data)), "p_pow2": float(learner.posterior_[1]),
+                         "map": learner.map_hypothesis_})  # fmt: skip
+    hypotheses = number_game_hypotheses()
+    full = BayesianConceptLearner(hypotheses, prior=_number_game_prior(hypotheses))
+    generalisation = []
+    for data in NUMBER_GAME_DATA[:2]:
+        membership = full.fit(list(data)).predict_membership(list(PROBES))
+        generalisation.append({"D": str(list(data)), "map": full.map_hypothesis_,
+                               **{f"p({x} in C)": float(p) for x, p in zip(PROBES, membership)}})  # fmt: skip
+    return rows, generalisation
+
+
+def _number_game_prior(hypotheses):
+    """Murphy's kind of prior: every mathematical rule weight 1, the two conceptually unnatural
+    rules ("powers of 2 + {37}", "powers of 2 - {32}") 10^-3, and the intervals together 20% of
+    the mass (our choice; the seed gives no numbers)."""
+    names = list(hypotheses)
+    intervals = [name for name in names if name.startswith("interval")]
+    rules = [name for name in names if not name.startswith("interval")]
+    prior = {name: (1e-3 if "{" in name else 1.0) for name in rules}
+    rule_mass = sum(prior.values())
+    prior.update({name: 0.25 * rule_mass / len(intervals) for name in intervals})
+    return prior
 
 
 def _black_swan_rows():
@@ -146,12 +185,15 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     size = SIZES["full" if full else "small"]
     prior, posterior, summary, predictive = _beta_binomial_part()
     swan_rows = _black_swan_rows()
+    number_rows, generalisation_rows = _number_game_rows()
     corpus_rows, concentration_rows, swan_documents, _ = _corpus_part(size, random_state, bool(progress))
 
     report = Report(name="discrete-models")
     report.tables = {
         "beta_binomial_posterior": summary,
         "beta_binomial_predictive": predictive,
+        "number_game": number_rows,
+        "number_game_generalisation": generalisation_rows,
         "black_swan": swan_rows,
         "bursty_corpus": corpus_rows,
         "dcm_concentration": concentration_rows,
@@ -161,6 +203,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         "bursty_corpus": _figure_corpus(corpus_rows),
     }
     report.checks = _checks(posterior, predictive, swan_rows, swan_documents, corpus_rows, concentration_rows)
+    report.checks.update(_number_game_checks(number_rows))
     n_train, n_test, n_words, mean_length, concentration, spread = size
     report.summary = "\n".join(
         [
@@ -173,6 +216,14 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
             "beta-binomial Bb(x | 5, 19, 10) against the plug-in Bin(x | 10, θ_MAP = 2/11).",
             "",
             markdown_table(predictive),
+            "## The number game: h_even (|h| = 50) against h_pow2 (|h| = 6) (spec T4)",
+            "",
+            markdown_table(number_rows),
+            "Generalisation p(x̃ ∈ C | D) over Murphy's hypothesis space (even, odd, squares, powers, multiples, "
+            "endings, intervals), with a prior of weight 1 per rule, 10^-3 for the two unnatural rules "
+            "'powers of 2 ± one number' and 20% of the mass on the intervals:",
+            "",
+            markdown_table(generalisation_rows),
             "## Black swan: p(x̃ = 1 | D) after N1 heads in N tosses",
             "",
             markdown_table(swan_rows),
@@ -235,6 +286,19 @@ def _checks(posterior, predictive, swan_rows, swan_documents, corpus_rows, conce
         "the fixed point converged in every class": all(row["converged"] for row in concentration_rows),
     }  # fmt: skip
     return {name: bool(value) for name, value in checks.items()}
+
+
+def _number_game_checks(rows):
+    by = {(row["prior"], row["D"]): row["p_pow2"] for row in rows}
+    return {
+        "number game: p(pow2 | {16}) = 25/28, p(pow2 | {16, 8, 2, 64}) = 390625/390706 (T4)": bool(
+            abs(by["uniform", "[16]"] - 25 / 28) < 1e-12
+            and abs(by["uniform", "[16, 8, 2, 64]"] - 390625 / 390706) < 1e-12
+        ),
+        "number game: the data overwhelm a 0.99 prior on even (390625/398644), and 6 rules out pow2": bool(
+            abs(by["even 0.99", "[16, 8, 2, 64]"] - 390625 / 398644) < 1e-12 and by["uniform", "[16, 6]"] == 0.0
+        ),
+    }
 
 
 def _figure_beta_binomial(prior, posterior, predictive):
