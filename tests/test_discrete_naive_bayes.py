@@ -353,3 +353,16 @@ def test_integer_models_reject_the_continuous_check_data():
         BayesianMultinomialNB().fit(X, [0, 1])
     with pytest.raises(ValueError, match="integer category codes"):
         BayesianCategoricalNB().fit(X, [0, 1])
+
+
+def test_multinomial_coefficient_gives_the_true_joint_log_probability(counts_data):
+    from scipy import stats
+
+    X, y = counts_data
+    model = BayesianMultinomialNB("posterior_mean", include_multinomial_coef=True).fit(X, y)
+    theta = np.exp(model.feature_log_prob_)
+    x = X[:4]
+    expected = np.array([[stats.multinomial.logpmf(row, row.sum(), theta[c]) for c in range(3)] for row in x])
+    np.testing.assert_allclose(model.predict_joint_log_proba(x) - model.class_log_prior_, expected, rtol=1e-12)
+    without = BayesianMultinomialNB("posterior_mean").fit(X, y)
+    np.testing.assert_allclose(without.predict_proba(x), model.predict_proba(x), rtol=1e-12)
