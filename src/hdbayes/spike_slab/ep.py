@@ -44,8 +44,10 @@ __all__ = [
     "GaussianPart",
     "SiteParameters",
     "cavity_parameters",
+    "center_data",
     "check_groups",
     "check_group_values",
+    "check_model_parameters",
     "damp_sites",
     "expectation_propagation",
     "gaussian_part",
@@ -151,6 +153,34 @@ def check_group_values(name, value, n_groups, *, upper=None):
         interval = f"in (0, {upper})" if upper is not None else "> 0"
         raise ValueError(f"{name} must be {interval}, got {np.atleast_1d(array)[np.atleast_1d(bad)][0]!r}")
     return np.broadcast_to(array, (n_groups,)).astype(float)
+
+
+def check_model_parameters(groups, prior_inclusion, slab_variance, noise_variance, n_features):
+    """Validate the model of spec §1 for ``n_features`` features.
+
+    Returns
+    -------
+    codes : ndarray of int64, shape (d,)
+    n_groups : int
+    prior_inclusion, slab_variance : ndarray of shape (G,)
+        p0,g in (0, 1) and v_{s,g} > 0.
+    noise_variance : float
+        σ0² > 0.
+    """
+    from hdbayes._validation import check_positive
+
+    codes, n_groups = check_groups(groups, n_features)
+    return (codes, n_groups, check_group_values("prior_inclusion", prior_inclusion, n_groups, upper=1.0),
+            check_group_values("slab_variance", slab_variance, n_groups),
+            check_positive("noise_variance", noise_variance))  # fmt: skip
+
+
+def center_data(X, y, fit_intercept):
+    """Centre X and y for an intercept with a flat prior; returns (X, y, X_offset, y_offset)."""
+    if not fit_intercept:
+        return X, y, np.zeros(X.shape[1]), 0.0
+    x_offset, y_offset = X.mean(axis=0), float(y.mean())
+    return X - x_offset, y - y_offset, x_offset, y_offset
 
 
 # ----------------------------------------------------------------------------------------------

@@ -17,8 +17,8 @@ from hdbayes._validation import check_count, check_positive
 from hdbayes.spike_slab.ep import (
     _log_normal_at_zero,
     cavity_parameters,
-    check_group_values,
-    check_groups,
+    center_data,
+    check_model_parameters,
     expectation_propagation,
 )
 
@@ -166,10 +166,9 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         self.infinite_variance = infinite_variance
 
     def _check_params(self, n_features):
-        codes, n_groups = check_groups(self.groups, n_features)
-        prior_inclusion = check_group_values("prior_inclusion", self.prior_inclusion, n_groups, upper=1.0)
-        slab_variance = check_group_values("slab_variance", self.slab_variance, n_groups)
-        noise_variance = check_positive("noise_variance", self.noise_variance)
+        codes, n_groups, prior_inclusion, slab_variance, noise_variance = check_model_parameters(
+            self.groups, self.prior_inclusion, self.slab_variance, self.noise_variance, n_features
+        )
         check_count("max_iter", self.max_iter)
         check_positive("tol", self.tol)
         for name in ("damping", "damping_decay"):
@@ -207,14 +206,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         codes, n_groups, prior_inclusion, slab_variance, noise_variance = self._check_params(X.shape[1])
-        if self.fit_intercept:
-            self._X_offset = X.mean(axis=0)
-            self._y_offset = float(y.mean())
-            X = X - self._X_offset
-            y = y - self._y_offset
-        else:
-            self._X_offset = np.zeros(X.shape[1])
-            self._y_offset = 0.0
+        X, y, self._X_offset, self._y_offset = center_data(X, y, self.fit_intercept)
         if self.hyperparameters == "evidence":
             if X.shape[0] < 2:
                 raise ValueError(f"hyperparameters='evidence' needs at least 2 samples, got n_samples = {X.shape[0]}")

@@ -24,8 +24,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
-from hdbayes._validation import check_count, check_generator, check_positive
-from hdbayes.spike_slab.ep import check_group_values, check_groups
+from hdbayes._validation import check_count, check_generator
+from hdbayes.spike_slab.ep import center_data, check_model_parameters
 
 __all__ = ["GroupSpikeSlabGibbs", "collapsed_group_sweep"]
 
@@ -177,19 +177,16 @@ class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
         self
         """
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        codes, n_groups = check_groups(self.groups, X.shape[1])
-        prior_inclusion = check_group_values("prior_inclusion", self.prior_inclusion, n_groups, upper=1.0)
-        slab_variance = check_group_values("slab_variance", self.slab_variance, n_groups)
-        noise_variance = check_positive("noise_variance", self.noise_variance)
+        codes, n_groups, prior_inclusion, slab_variance, noise_variance = check_model_parameters(
+            self.groups, self.prior_inclusion, self.slab_variance, self.noise_variance, X.shape[1]
+        )
         n_iter = check_count("n_iter", self.n_iter)
         burn_in = check_count("burn_in", self.burn_in, minimum=0)
         if burn_in >= n_iter:
             raise ValueError(f"burn_in={burn_in} must be smaller than n_iter={n_iter}")
         n_chains = check_count("n_chains", self.n_chains)
         rng = check_generator(self.random_state)
-        x_offset = X.mean(axis=0) if self.fit_intercept else np.zeros(X.shape[1])
-        y_offset = float(y.mean()) if self.fit_intercept else 0.0
-        X, y = X - x_offset, y - y_offset
+        X, y, x_offset, y_offset = center_data(X, y, self.fit_intercept)
         n, d = X.shape
 
         permutation = np.argsort(codes, kind="stable")
