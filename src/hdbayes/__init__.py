@@ -12,11 +12,16 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _ESTIMATORS = {
+    "BayesianBernoulliNB": "hdbayes.discrete.naive_bayes",
+    "BayesianCategoricalNB": "hdbayes.discrete.naive_bayes",
+    "BayesianMultinomialNB": "hdbayes.discrete.naive_bayes",
     "BiasCorrectedGaussianClassifier": "hdbayes.selection_bias.gaussian",
     "BiasCorrectedMixture": "hdbayes.selection_bias.mixture",
     "BiasCorrectedNaiveBayes": "hdbayes.selection_bias.naive_bayes",
     "CompressedInteractionClassifier": "hdbayes.interactions.models",
     "CompressedSequenceModel": "hdbayes.interactions.models",
+    "DCMClassifier": "hdbayes.discrete.dcm",
+    "MutualInformationSelector": "hdbayes.discrete.mutual_information",
     "ShrunkCovarianceWhitener": "hdbayes.preprocessing",
 }
 

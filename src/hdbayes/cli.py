@@ -37,6 +37,7 @@ EXPERIMENTS = {
     "hmm": "hdbayes.experiments.hmm",
     "english-text": "hdbayes.experiments.english_text",
     "cauchy-classification": "hdbayes.experiments.cauchy_classification",
+    "discrete-models": "hdbayes.experiments.discrete_models",
 }
 
 MODELS = ("naive-bayes", "gaussian", "mixture")

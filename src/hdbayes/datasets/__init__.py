@@ -7,6 +7,7 @@ See :func:`data_path`.
 """
 
 from ._fetch import DataDownloadError, data_path, get_data_home
+from .documents import sample_polya_urn, simulate_bursty_documents
 from .real import load_colon, load_lymphoma, load_srbct
 from .sequences import encode_english_text, load_english_text, simulate_cauchy_classification, simulate_hmm
 from .simulate import simulate_gaussian, simulate_mixture, simulate_naive_bayes
@@ -20,6 +21,8 @@ __all__ = [
     "load_english_text",
     "load_lymphoma",
     "load_srbct",
+    "sample_polya_urn",
+    "simulate_bursty_documents",
     "simulate_cauchy_classification",
     "simulate_gaussian",
     "simulate_hmm",
