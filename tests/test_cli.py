@@ -182,3 +182,69 @@ def test_classify_mixture(csv_files, tmp_path, capsys):
     predictions = pd.read_csv(out)
     np.testing.assert_allclose(predictions.iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
     assert "log_alpha: posterior mean" in capsys.readouterr().out
+
+
+@pytest.fixture()
+def count_files(tmp_path):
+    from hdbayes.datasets import simulate_bursty_documents
+
+    corpus = simulate_bursty_documents(160, 40, concentration=4, class_spread=0.5, random_state=0)
+    X = corpus.X.toarray()
+    columns = [f"w{j}" for j in range(X.shape[1])]
+    paths = []
+    for name, rows in (("train", slice(0, 120)), ("test", slice(120, 160))):
+        frame = pd.DataFrame(X[rows], columns=columns)
+        frame["topic"] = np.where(corpus.y[rows] == 1, "sport", "politics")
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+        paths.append(tmp_path / f"{name}.csv")
+    return paths
+
+
+@pytest.mark.parametrize(
+    "argv, kept",
+    [
+        (["--model", "multinomial-nb"], None),
+        (["--model", "multinomial-nb", "--method", "posterior_mean", "--n-features", "10"], 10),
+        (["--model", "dcm", "--n-features", "15"], 15),
+        (["--model", "bernoulli-nb", "--binarize", "0"], None),
+        (["--model", "bernoulli-nb", "--binarize", "0", "--threshold", "0.01"], "threshold"),
+    ],
+)
+def test_classify_discrete_models(count_files, tmp_path, capsys, argv, kept):
+    train, test = count_files
+    out = tmp_path / "pred.csv"
+    status = main(["classify", "--train", str(train), "--test", str(test), "--target", "topic", "--out", str(out),
+                   *argv])  # fmt: skip
+    assert status == 0, capsys.readouterr().err
+    predictions = pd.read_csv(out)
+    assert list(predictions.columns) == ["prediction", "P(topic=politics)", "P(topic=sport)"]
+    np.testing.assert_allclose(predictions.iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
+    printed = capsys.readouterr().out
+    if kept is None:
+        assert "used all 40 features" in printed
+    elif kept == "threshold":
+        assert "kept " in printed and " of 40 features (threshold " in printed
+    else:
+        assert f"kept {kept} of 40 features" in printed
+    assert "actual error rate" in printed
+
+
+def test_classify_discrete_model_options_and_counts(count_files, tmp_path, capsys):
+    train, test = count_files
+    base = ["classify", "--train", str(train), "--test", str(test), "--target", "topic"]
+    out = tmp_path / "pred.csv"
+    assert main([*base, "--model", "dcm", "--no-correct", "--out", str(out)]) == 2
+    assert "--no-correct applies to --model gaussian or mixture or naive-bayes only" in capsys.readouterr().err
+    assert main([*base, "--model", "dcm", "--method", "map", "--out", str(out)]) == 2
+    assert "--method applies to --model" in capsys.readouterr().err
+    assert main([*base, "--model", "categorical-nb", "--out", str(out)]) == 2  # counts as category codes
+    assert "was not seen in training" in capsys.readouterr().err
+    frame = pd.read_csv(train)
+    frame["w0"] = frame["w0"].astype(float)
+    frame.loc[0, "w0"] = 0.5
+    frame.to_csv(tmp_path / "fractional.csv", index=False)
+    argv = ["classify", "--train", str(tmp_path / "fractional.csv"), "--test", str(test), "--target", "topic"]
+    assert main([*argv, "--model", "dcm", "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "integer" in error
+    assert not out.exists()

@@ -40,20 +40,31 @@ EXPERIMENTS = {
     "discrete-models": "hdbayes.experiments.discrete_models",
 }
 
-MODELS = ("naive-bayes", "gaussian", "mixture")
+# models corrected for selection bias (selection inside the estimator) and the generative models of
+# hdbayes.discrete (selection, if asked for, by mutual information in a pipeline)
+CORRECTED_MODELS = ("naive-bayes", "gaussian", "mixture")
+DISCRETE_MODELS = ("bernoulli-nb", "categorical-nb", "multinomial-nb", "dcm")
+MODELS = CORRECTED_MODELS + DISCRETE_MODELS
+_NAIVE_BAYES_FAMILY = {"bernoulli-nb", "categorical-nb", "multinomial-nb"}
 # options that only some models understand: option -> (models, estimator parameter)
 _MODEL_OPTIONS = {
-    "binarize": ({"naive-bayes", "mixture"}, "binarize"),
+    "binarize": ({"naive-bayes", "mixture", "bernoulli-nb"}, "binarize"),
     "theta_rule": ({"naive-bayes"}, "theta_rule"),
     "n_iter": ({"gaussian", "mixture"}, "n_iter"),
     "burn_in": ({"gaussian", "mixture"}, "burn_in"),
     "thin": ({"gaussian", "mixture"}, "thin"),
     "chains": ({"gaussian", "mixture"}, "n_chains"),
+    "method": (_NAIVE_BAYES_FAMILY, "method"),
+    "no_correct": (set(CORRECTED_MODELS), None),
 }
 _ESTIMATORS = {
     "naive-bayes": "BiasCorrectedNaiveBayes",
     "gaussian": "BiasCorrectedGaussianClassifier",
     "mixture": "BiasCorrectedMixture",
+    "bernoulli-nb": "BayesianBernoulliNB",
+    "categorical-nb": "BayesianCategoricalNB",
+    "multinomial-nb": "BayesianMultinomialNB",
+    "dcm": "DCMClassifier",
 }
 
 
@@ -103,13 +114,26 @@ def _build_parser():
     classify.add_argument("--target", required=True, help="name of the class column in the training CSV")
     classify.add_argument("--model", choices=MODELS, default="naive-bayes", help="model (default: %(default)s)")
     group = classify.add_mutually_exclusive_group()
-    group.add_argument("--n-features", type=int, help="number of features to keep (k)")
     group.add_argument(
-        "--threshold", type=float, help="keep features whose statistic (|correlation| or F) exceeds this"
+        "--n-features", type=int, help="number of features to keep (k; discrete models: by mutual information)"
     )
-    classify.add_argument("--no-correct", action="store_true", help="do not correct for selection bias")
+    group.add_argument(
+        "--threshold",
+        type=float,
+        help="keep features whose statistic (|correlation|, F or mutual information) exceeds this",
+    )
     classify.add_argument(
-        "--binarize", type=float, help="naive-bayes, mixture: map feature values > this to 1, others to 0"
+        "--no-correct", action="store_true", help="naive-bayes, gaussian, mixture: do not correct for selection bias"
+    )
+    classify.add_argument(
+        "--method",
+        choices=("mle", "map", "posterior_mean", "bayes"),
+        help="bernoulli-nb, categorical-nb, multinomial-nb: parameter estimate or full Bayes (default: bayes)",
+    )
+    classify.add_argument(
+        "--binarize",
+        type=float,
+        help="naive-bayes, mixture, bernoulli-nb: map feature values > this to 1, others to 0",
     )
     classify.add_argument(
         "--theta-rule",
@@ -171,18 +195,37 @@ def _write_atomically(path, write):
 
 
 def _build_model(args):
-    """The estimator named by --model, refusing options that belong to other models."""
-    params = dict(n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct)
+    """The estimator named by --model, refusing options that belong to other models.
+
+    The selection-bias models select inside ``fit``; a discrete model is preceded by a
+    :class:`~hdbayes.MutualInformationSelector` when --n-features or --threshold is given.
+    """
+    params = {}
     for option, (models, parameter) in _MODEL_OPTIONS.items():
         value = getattr(args, option)
-        if value is None:
+        if value is None or value is False:
             continue
         if args.model not in models:
             raise InputError(f"--{option.replace('_', '-')} applies to --model {' or '.join(sorted(models))} only")
-        params[parameter] = value
+        if parameter is not None:
+            params[parameter] = value
+    estimator = getattr(hdbayes, _ESTIMATORS[args.model])
+    if args.model in DISCRETE_MODELS:
+        model = estimator(**params)
+        if args.n_features is None and args.threshold is None:
+            return model
+        from sklearn.pipeline import make_pipeline
+
+        selector = hdbayes.MutualInformationSelector(
+            n_features=args.n_features, threshold=args.threshold, random_state=args.seed
+        )
+        return make_pipeline(selector, model)
     if args.model in ("gaussian", "mixture"):
         params["n_jobs"] = params.get("n_chains", 1)
-    return getattr(hdbayes, _ESTIMATORS[args.model])(**params, random_state=args.seed)
+    return estimator(
+        n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct, **params,
+        random_state=args.seed,
+    )  # fmt: skip
 
 
 def _print_mcmc_diagnostics(model):
@@ -228,12 +271,14 @@ def _classify(args):
         output[f"P({args.target}={label})"] = proba[:, j]
     _write_atomically(args.out, lambda tmp: output.to_csv(tmp, index=False))
 
-    selected = ", ".join(str(columns[j]) for j in model.selected_features_[:10])
-    more = "" if model.selected_features_.shape[0] <= 10 else ", ..."
-    print(
-        f"kept {model.selected_features_.shape[0]} of {len(columns)} features (threshold {model.threshold_:.4g}): "
-        f"{selected}{more}"
-    )
+    holder = model.steps[0][1] if hasattr(model, "steps") else model
+    if hasattr(holder, "selected_features_"):
+        kept = holder.selected_features_
+        selected = ", ".join(str(columns[j]) for j in kept[:10])
+        more = "" if kept.shape[0] <= 10 else ", ..."
+        print(f"kept {kept.shape[0]} of {len(columns)} features (threshold {holder.threshold_:.4g}): {selected}{more}")
+    else:
+        print(f"used all {len(columns)} features")
     if args.model in ("gaussian", "mixture"):
         _print_mcmc_diagnostics(model)
     print(f"expected error rate on the test rows: {expected_error_rate(proba):.4f}")
