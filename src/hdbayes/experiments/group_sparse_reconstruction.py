@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 from hdbayes.datasets.regression import simulate_block_sparse
 from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.spike_slab.design import sequential_design
-from hdbayes.spike_slab.ep import expectation_propagation
+from hdbayes.spike_slab.ep import expectation_propagation, single_threaded_blas
 
 __all__ = ["SIZES", "ReconstructionSize", "fit_methods", "relative_error", "run"]
 
@@ -147,8 +147,11 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     -------
     Report
     """
-    size = SIZES["full" if full else "small"]
-    disable = None if progress is None else not progress
+    with single_threaded_blas():  # hundreds of small fits: BLAS threads only cost here
+        return _run(SIZES["full" if full else "small"], full, random_state, None if progress is None else not progress)
+
+
+def _run(size, full, random_state, disable):
     n_groups = N_FEATURES // GROUP_SIZE
     rows = []
     settings = [(n, rep) for n in size.n_grid for rep in range(size.repetitions)]

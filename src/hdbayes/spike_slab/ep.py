@@ -29,6 +29,8 @@ mathematics and agree to round-off.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import numbers
 import warnings
 from dataclasses import dataclass, field
@@ -54,9 +56,27 @@ __all__ = [
     "group_log_odds",
     "log_evidence",
     "site_update",
+    "single_threaded_blas",
 ]
 
 _LOG_2PI = np.log(2.0 * np.pi)
+
+
+#: Below this many flops per iteration (n² d) BLAS runs single-threaded: on small matrices
+#: OpenBLAS threads cost more than they save, by 100× on a loaded machine.
+SMALL_PROBLEM_FLOPS = 2.5e8
+
+
+@functools.cache
+def _threadpool_controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def single_threaded_blas(enabled=True):
+    """Context limiting BLAS to one thread (as scikit-learn's KMeans does), or a no-op."""
+    return _threadpool_controller().limit(limits=1, user_api="blas") if enabled else contextlib.nullcontext()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -580,6 +600,14 @@ def expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_
     EPResult
     """
     n, d = X.shape
+    with single_threaded_blas(float(min(n, d)) ** 2 * d < SMALL_PROBLEM_FLOPS):
+        return _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_variance, damping,
+                                        damping_decay, tol, max_iter, infinite_variance, solver, init, warn)
+
+
+def _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_variance, damping, damping_decay,
+                             tol, max_iter, infinite_variance, solver, init, warn):  # fmt: skip
+    n, d = X.shape
     vs = slab_variance[groups]
     prior_log_odds = logit(prior_inclusion)
     v_inf = 100.0 * max(float(np.max(slab_variance)), 1.0) if infinite_variance is None else float(infinite_variance)
@@ -635,7 +663,7 @@ def expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_
             f"EP did not converge in {max_iter} iterations (last change {change:.3g} > tol={tol}); "
             "increase max_iter or check the hyperparameters",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     evidence = log_evidence(gaussian, sites, groups, prior_log_odds, vs)
     return EPResult(gaussian.mean, gaussian.variance, log_odds, sites, evidence, iteration, converged, n_skipped,

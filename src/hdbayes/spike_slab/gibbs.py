@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
 from hdbayes._validation import check_count, check_generator
-from hdbayes.spike_slab.ep import center_data, check_model_parameters
+from hdbayes.spike_slab.ep import center_data, check_model_parameters, single_threaded_blas
 
 __all__ = ["GroupSpikeSlabGibbs", "collapsed_group_sweep"]
 
@@ -204,22 +204,22 @@ class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
         conditional = np.zeros(n_groups)
         disable = None if self.progress is None else not self.progress
         bar = tqdm(total=n_chains * n_iter, desc="Gibbs sweeps", disable=disable)
-        for chain in range(n_chains):
-            z = np.zeros(n_groups, dtype=bool)  # start from the empty model (random starts get stuck, see docs)
-            for sweep in range(n_iter):
-                noise = _annealed_noise(noise_variance, float(y @ y) / n, sweep, burn_in // 2)
-                c_inverse = _c_inverse(X, z[codes], vs_features, noise)
-                order = rng.permutation(n_groups).astype(np.int64)
-                collapsed_group_sweep(x_by_group, y, starts, ends,
-                                      prior_log_odds, slab_variance, c_inverse, z, order, rng.random(n_groups),
-                                      conditional)  # fmt: skip
-                z_trace[chain, sweep] = z
-                if sweep >= burn_in:
-                    mean, draw = _coefficients_given_groups(X, y, z[codes], vs_features, noise_variance, rng)
-                    mean_sum += mean
-                    probability_sum += conditional
-                    coef_samples[chain, sweep - burn_in] = draw
-                bar.update()
+        with single_threaded_blas():  # n × n and d_g × n products: BLAS threads only cost here
+            for chain in range(n_chains):
+                z = np.zeros(n_groups, dtype=bool)  # start from the empty model (see _annealed_noise)
+                for sweep in range(n_iter):
+                    noise = _annealed_noise(noise_variance, float(y @ y) / n, sweep, burn_in // 2)
+                    c_inverse = _c_inverse(X, z[codes], vs_features, noise)
+                    order = rng.permutation(n_groups).astype(np.int64)
+                    collapsed_group_sweep(x_by_group, y, starts, ends, prior_log_odds, slab_variance, c_inverse, z,
+                                          order, rng.random(n_groups), conditional)  # fmt: skip
+                    z_trace[chain, sweep] = z
+                    if sweep >= burn_in:
+                        mean, draw = _coefficients_given_groups(X, y, z[codes], vs_features, noise_variance, rng)
+                        mean_sum += mean
+                        probability_sum += conditional
+                        coef_samples[chain, sweep - burn_in] = draw
+                    bar.update()
         bar.close()
         total = n_chains * n_saved
         self.coef_ = mean_sum / total
