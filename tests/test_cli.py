@@ -248,3 +248,63 @@ def test_classify_discrete_model_options_and_counts(count_files, tmp_path, capsy
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "integer" in error
     assert not out.exists()
+
+
+@pytest.fixture()
+def regression_files(tmp_path):
+    from hdbayes.datasets import simulate_block_sparse
+
+    data = simulate_block_sparse(n_samples=60, n_features=64, group_size=4, n_active_groups=3, noise_std=0.01,
+                                 n_test=20, random_state=0)  # fmt: skip
+    columns = [f"x{j}" for j in range(64)]
+    for name, X, y in (("train", data.X, data.y), ("test", data.X_test, data.y_test)):
+        frame = pd.DataFrame(X, columns=columns)
+        frame["response"] = y
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    return tmp_path / "train.csv", tmp_path / "test.csv", data
+
+
+def regress(train, test, out, *extra):
+    return main(["regress", "--train", str(train), "--test", str(test), "--target", "response", "--out", str(out),
+                 *extra])  # fmt: skip
+
+
+def test_regress_matches_the_estimator_and_finds_the_groups(regression_files, tmp_path, capsys):
+    from hdbayes import GroupSpikeSlabRegression
+
+    train, test, data = regression_files
+    out, plot = tmp_path / "pred.csv", tmp_path / "groups.png"
+    argv = ["--group-size", "4", "--prior-inclusion", "0.2", "--noise-variance", "1e-4", "--plot", str(plot)]
+    assert regress(train, test, out, *argv) == 0
+    predictions = pd.read_csv(out)
+    assert list(predictions.columns) == ["prediction", "std"]
+    model = GroupSpikeSlabRegression(groups=4, prior_inclusion=0.2, noise_variance=1e-4).fit(data.X, data.y)
+    mean, std = model.predict(data.X_test, return_std=True)
+    np.testing.assert_allclose(predictions["prediction"], mean, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(predictions["std"], std, rtol=1e-10)
+    printed = capsys.readouterr().out
+    assert "16 groups of 64 features" in printed and "test root mean squared error" in printed
+    top = printed.split("most probable groups (P(included), features):\n")[1].splitlines()[:3]
+    found = {int(line.split()[1].rstrip(",")[1:]) // 4 for line in top}
+    assert found == set(np.asarray(data.active_groups).tolist())
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_regress_groups_file_and_errors(regression_files, tmp_path, capsys):
+    train, test, _ = regression_files
+    out = tmp_path / "pred.csv"
+    groups = pd.DataFrame({"feature": [f"x{j}" for j in range(64)], "group": np.arange(64) // 8})
+    groups.to_csv(tmp_path / "groups.csv", index=False)
+    assert regress(train, test, out, "--groups", str(tmp_path / "groups.csv"), "--noise-variance", "1e-4") == 0
+    assert "8 groups of 64 features" in capsys.readouterr().out
+    out.unlink()
+    groups.iloc[:-1].to_csv(tmp_path / "short.csv", index=False)
+    assert regress(train, test, out, "--groups", str(tmp_path / "short.csv")) == 2
+    assert "gives no group for the feature column 'x63'" in capsys.readouterr().err
+    pd.concat([groups, groups.iloc[:1]]).to_csv(tmp_path / "twice.csv", index=False)
+    assert regress(train, test, out, "--groups", str(tmp_path / "twice.csv")) == 2
+    assert "lists feature 'x0' twice" in capsys.readouterr().err
+    assert regress(train, test, out, "--prior-inclusion", "1.5") == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "prior_inclusion" in error
+    assert not out.exists()

@@ -21,6 +21,8 @@ _ESTIMATORS = {
     "CompressedInteractionClassifier": "hdbayes.interactions.models",
     "CompressedSequenceModel": "hdbayes.interactions.models",
     "DCMClassifier": "hdbayes.discrete.dcm",
+    "GroupSpikeSlabGibbs": "hdbayes.spike_slab.gibbs",
+    "GroupSpikeSlabRegression": "hdbayes.spike_slab.estimator",
     "MutualInformationSelector": "hdbayes.discrete.mutual_information",
     "ShrunkCovarianceWhitener": "hdbayes.preprocessing",
 }

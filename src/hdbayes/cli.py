@@ -38,6 +38,8 @@ EXPERIMENTS = {
     "english-text": "hdbayes.experiments.english_text",
     "cauchy-classification": "hdbayes.experiments.cauchy_classification",
     "discrete-models": "hdbayes.experiments.discrete_models",
+    "group-sparse-reconstruction": "hdbayes.experiments.group_sparse_reconstruction",
+    "prior-knowledge": "hdbayes.experiments.prior_knowledge",
 }
 
 # models corrected for selection bias (selection inside the estimator) and the generative models of
@@ -146,6 +148,26 @@ def _build_parser():
     classify.add_argument("--chains", type=int, help="gaussian, mixture: number of chains (default: 1)")
     classify.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     classify.add_argument("--out", required=True, help="output CSV of predictions")
+
+    regress = sub.add_parser(
+        "regress",
+        help="group spike-and-slab linear regression (EP): fit a training CSV, predict a test CSV",
+        description="Fit GroupSpikeSlabRegression (Hernández-Lobato et al. 2013) on the training CSV (all "
+        "columns but the target are features), write the predictive mean and standard deviation of every "
+        "test row, and print the posterior inclusion probabilities of the groups.",
+    )
+    regress.add_argument("--train", required=True, help="training CSV with a header row")
+    regress.add_argument("--test", required=True, help="test CSV with the same feature columns")
+    regress.add_argument("--target", required=True, help="name of the numeric response column")
+    grouping = regress.add_mutually_exclusive_group()
+    grouping.add_argument("--group-size", type=int, help="consecutive groups of this many feature columns")
+    grouping.add_argument("--groups", help="CSV with columns 'feature' and 'group' giving every feature column's group")
+    regress.add_argument("--prior-inclusion", type=float, default=0.5, help="p0 (default: %(default)s)")
+    regress.add_argument("--slab-variance", type=float, default=1.0, help="v_s (default: %(default)s)")
+    regress.add_argument("--noise-variance", type=float, default=1.0, help="σ0² (default: %(default)s)")
+    regress.add_argument("--evidence", action="store_true", help="choose p0, v_s and σ0² by maximising EP's evidence")
+    regress.add_argument("--plot", help="also save the group inclusion probabilities as a PNG figure")
+    regress.add_argument("--out", required=True, help="output CSV of predictions")
     return parser
 
 
@@ -179,6 +201,23 @@ def _features(frame, columns, path):
         row, col = np.argwhere(~np.isfinite(values))[0]
         raise InputError(f"{path}: missing or non-finite value in column {columns[col]!r}, row {row + 1}")
     return values
+
+
+def _read_train_test(args):
+    """The training and test frames, the feature columns and the two feature matrices."""
+    train = _read_csv(args.train, "training")
+    test = _read_csv(args.test, "test")
+    if args.target not in train.columns:
+        raise InputError(f"target column {args.target!r} is not in {args.train}")
+    columns = [c for c in train.columns if c != args.target]
+    if not columns:
+        raise InputError(f"{args.train} has no feature columns besides {args.target!r}")
+    missing = [c for c in columns if c not in test.columns]
+    if missing:
+        raise InputError(f"test file {args.test} lacks the feature column {missing[0]!r}")
+    if train[args.target].isna().any():
+        raise InputError(f"target column {args.target!r} has missing values")
+    return train, test, columns, _features(train, columns, args.train), _features(test, columns, args.test)
 
 
 def _write_atomically(path, write):
@@ -247,20 +286,7 @@ def _classify(args):
 
     from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 
-    train = _read_csv(args.train, "training")
-    test = _read_csv(args.test, "test")
-    if args.target not in train.columns:
-        raise InputError(f"target column {args.target!r} is not in {args.train}")
-    columns = [c for c in train.columns if c != args.target]
-    if not columns:
-        raise InputError(f"{args.train} has no feature columns besides {args.target!r}")
-    missing = [c for c in columns if c not in test.columns]
-    if missing:
-        raise InputError(f"test file {args.test} lacks the feature column {missing[0]!r}")
-    if train[args.target].isna().any():
-        raise InputError(f"target column {args.target!r} has missing values")
-    X_train = _features(train, columns, args.train)
-    X_test = _features(test, columns, args.test)
+    train, test, columns, X_train, X_test = _read_train_test(args)
     y_train = train[args.target].to_numpy()
 
     model = _build_model(args)
@@ -291,6 +317,68 @@ def _classify(args):
                 f"actual error rate: {error_rate(codes, proba):.4f}; average minus log probability: "
                 f"{average_minus_log_probability(codes, proba):.4f}"
             )
+    print(f"wrote {len(output)} predictions to {args.out}")
+
+
+def _read_groups(path, columns):
+    """Group labels of the feature columns from a CSV with columns 'feature' and 'group'."""
+    frame = _read_csv(path, "groups")
+    if not {"feature", "group"} <= set(frame.columns):
+        raise InputError(f"groups file {path} needs the columns 'feature' and 'group'")
+    twice = frame["feature"][frame["feature"].duplicated()]
+    if len(twice):
+        raise InputError(f"groups file {path} lists feature {twice.iloc[0]!r} twice; groups must not overlap")
+    labels = dict(zip(frame["feature"].astype(str), frame["group"]))
+    missing = [c for c in columns if str(c) not in labels]
+    if missing:
+        raise InputError(f"groups file {path} gives no group for the feature column {missing[0]!r}")
+    return [labels[str(c)] for c in columns]
+
+
+def _regress(args):
+    import numpy as np
+    import pandas as pd
+
+    train, test, columns, X_train, X_test = _read_train_test(args)
+    if not pd.api.types.is_numeric_dtype(train[args.target]):
+        raise InputError(f"target column {args.target!r} is not numeric")
+    y_train = train[args.target].to_numpy(dtype=np.float64)
+    groups = _read_groups(args.groups, columns) if args.groups else args.group_size
+    model = hdbayes.GroupSpikeSlabRegression(
+        groups=groups, prior_inclusion=args.prior_inclusion, slab_variance=args.slab_variance,
+        noise_variance=args.noise_variance, hyperparameters="evidence" if args.evidence else "fixed",
+    ).fit(X_train, y_train)  # fmt: skip
+    mean, std = model.predict(X_test, return_std=True)
+    output = pd.DataFrame({"prediction": mean, "std": std}, index=test.index)
+
+    figure = None
+    if args.plot:
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=(7.0, 3.0), layout="constrained")
+        model.plot_group_inclusion_probabilities(ax=figure.subplots())
+    _write_atomically(args.out, lambda tmp: output.to_csv(tmp, index=False))
+    if figure is not None:
+        _write_atomically(args.plot, lambda tmp: figure.savefig(tmp, format="png", dpi=120))
+
+    names = {}
+    for column, code in zip(columns, model.groups_):
+        names.setdefault(int(code), []).append(str(column))
+    order = np.argsort(-model.group_inclusion_probabilities_, kind="stable")[:10]
+    print(f"{model.n_groups_} groups of {len(columns)} features; EP {'converged' if model.converged_ else 'stopped'} "
+          f"(EP iterations: {model.n_iter_}); log evidence {model.log_evidence_:.4f}")  # fmt: skip
+    if args.evidence:
+        print(f"chosen by evidence: p0 {float(np.mean(model.prior_inclusion_)):.4g}, "
+              f"v_s {float(np.mean(model.slab_variance_)):.4g}, σ0² {model.noise_variance_:.4g}")  # fmt: skip
+    print("most probable groups (P(included), features):")
+    for g in order:
+        members = names[int(g)]
+        shown = ", ".join(members[:5]) + (", ..." if len(members) > 5 else "")
+        print(f"  {model.group_inclusion_probabilities_[g]:.4f}  {shown}")
+    if args.target in test.columns and pd.api.types.is_numeric_dtype(test[args.target]):
+        truth = test[args.target].to_numpy(dtype=np.float64)
+        if np.isfinite(truth).all():
+            print(f"test root mean squared error: {float(np.sqrt(np.mean((mean - truth) ** 2))):.4g}")
     print(f"wrote {len(output)} predictions to {args.out}")
 
 
@@ -325,7 +413,7 @@ def _reproduce(args):
 def main(argv=None):
     """Entry point of the ``hdbayes`` command; returns the exit status."""
     args = _build_parser().parse_args(argv)
-    handlers = {"demo": _demo, "reproduce": _reproduce, "classify": _classify}
+    handlers = {"demo": _demo, "reproduce": _reproduce, "classify": _classify, "regress": _regress}
     try:
         handlers[args.command](args)
     except (InputError, ValueError, TypeError, OSError) as error:

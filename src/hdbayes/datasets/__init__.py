@@ -9,6 +9,7 @@ See :func:`data_path`.
 from ._fetch import DataDownloadError, data_path, get_data_home
 from .documents import sample_polya_urn, simulate_bursty_documents
 from .real import load_colon, load_lymphoma, load_srbct
+from .regression import measurement_rows, simulate_block_sparse
 from .sequences import encode_english_text, load_english_text, simulate_cauchy_classification, simulate_hmm
 from .simulate import simulate_gaussian, simulate_mixture, simulate_naive_bayes
 
@@ -21,7 +22,9 @@ __all__ = [
     "load_english_text",
     "load_lymphoma",
     "load_srbct",
+    "measurement_rows",
     "sample_polya_urn",
+    "simulate_block_sparse",
     "simulate_bursty_documents",
     "simulate_cauchy_classification",
     "simulate_gaussian",
