@@ -74,6 +74,13 @@ class InputError(Exception):
     """A problem with the user's input, reported as one line."""
 
 
+def _add_data_arguments(parser, target_help):
+    """--train, --test and --target, shared by the commands that fit on CSV files."""
+    parser.add_argument("--train", required=True, help="training CSV with a header row")
+    parser.add_argument("--test", required=True, help="test CSV with the same feature columns")
+    parser.add_argument("--target", required=True, help=target_help)
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(
         prog="hdbayes",
@@ -111,9 +118,7 @@ def _build_parser():
         "feature selection happens inside the fit) and write predicted classes and class probabilities "
         "for the rows of the test CSV.",
     )
-    classify.add_argument("--train", required=True, help="training CSV with a header row")
-    classify.add_argument("--test", required=True, help="test CSV with the same feature columns")
-    classify.add_argument("--target", required=True, help="name of the class column in the training CSV")
+    _add_data_arguments(classify, "name of the class column in the training CSV")
     classify.add_argument("--model", choices=MODELS, default="naive-bayes", help="model (default: %(default)s)")
     group = classify.add_mutually_exclusive_group()
     group.add_argument(
@@ -156,9 +161,7 @@ def _build_parser():
         "columns but the target are features), write the predictive mean and standard deviation of every "
         "test row, and print the posterior inclusion probabilities of the groups.",
     )
-    regress.add_argument("--train", required=True, help="training CSV with a header row")
-    regress.add_argument("--test", required=True, help="test CSV with the same feature columns")
-    regress.add_argument("--target", required=True, help="name of the numeric response column")
+    _add_data_arguments(regress, "name of the numeric response column")
     grouping = regress.add_mutually_exclusive_group()
     grouping.add_argument("--group-size", type=int, help="consecutive groups of this many feature columns")
     grouping.add_argument("--groups", help="CSV with columns 'feature' and 'group' giving every feature column's group")
