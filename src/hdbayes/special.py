@@ -21,24 +21,49 @@ __all__ = [
     "beta_binomial_log_pmf_table",
     "log_beta_bernoulli",
     "log_rising_factorial",
-    "log_rising_factorial_large",
     "log_rising_factorial_table",
 ]
+
+
+#: Below this a the log-Gamma difference is used; above it Stirling's series.
+_STIRLING_FROM = 15.0
+
+
+def _stirling_tail(z):
+    """log Γ(z) − [(z − 1/2) log z − z + log(2π)/2], by Stirling's series (z ≥ 15: error < 1e-15)."""
+    inverse = 1.0 / z
+    square = inverse * inverse
+    return inverse * (1.0 / 12 - square * (1.0 / 360 - square * (1.0 / 1260 - square * (1.0 / 1680 - square / 1188))))
 
 
 def log_rising_factorial(a, n):
     """log of the rising factorial a (a+1) … (a+n−1) = log Γ(a+n)/Γ(a), elementwise.
 
-    Exact limits at a = 0: 0 for n = 0 and −inf for n ≥ 1.
+    Accurate also when a ≫ n (a Dirichlet concentration near the multinomial limit,
+    a ~ 10^10), where the difference of two log-Gamma values would lose every digit: for
+    a ≥ 15 it uses the difference of Stirling's series written without cancellation,
+
+        n log a + (a + n − 1/2) log1p(n/a) − n + S(a + n) − S(a),
+
+    and the log-Gamma difference below. n ≥ 0 (real). Exact limits at a = 0: 0 for n = 0
+    and −inf for n ≥ 1.
+
+    Examples
+    --------
+    >>> round(float(log_rising_factorial(1e12, 3) - 3 * np.log(1e12)), 12)   # log(1 + 3/a + …) ≈ 3e-12
+    3e-12
     """
     a = np.asarray(a, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     a, n = np.broadcast_arrays(a, n)
-    out = np.zeros(a.shape)
+    large = a >= _STIRLING_FROM
+    safe = np.where(large, a, _STIRLING_FROM)
+    stirling = n * np.log(safe) + (safe + n - 0.5) * np.log1p(n / safe) - n + _stirling_tail(safe + n)
+    stirling = stirling - _stirling_tail(safe)
     positive = a > 0
-    with np.errstate(invalid="ignore"):
-        out = np.where(positive, gammaln(a + n) - gammaln(np.where(positive, a, 1.0)), out)
-    return np.where(~positive & (n > 0), -np.inf, out)
+    small = np.where(large | ~positive, 1.0, a)
+    out = np.where(large, stirling, gammaln(small + n) - gammaln(small))
+    return np.where(positive, out, np.where(n > 0, -np.inf, 0.0))
 
 
 def log_beta_bernoulli(f1, f0, n1, n0):
@@ -116,42 +141,3 @@ def beta_binomial_log_pmf_table(a, b, n):
     zeros = log_rising_factorial_table(b, n)[..., ::-1]
     total = log_rising_factorial_table(a + b, n)[..., n:]
     return log_choose + ones + zeros - total
-
-
-#: Below this a the log-Gamma difference is used; above it Stirling's series.
-_STIRLING_FROM = 15.0
-
-
-def _stirling_tail(z):
-    """log Γ(z) − [(z − 1/2) log z − z + log(2π)/2], by Stirling's series (z ≥ 15: error < 1e-15)."""
-    inverse = 1.0 / z
-    square = inverse * inverse
-    return inverse * (1.0 / 12 - square * (1.0 / 360 - square * (1.0 / 1260 - square * (1.0 / 1680 - square / 1188))))
-
-
-def log_rising_factorial_large(a, n):
-    """log Γ(a + n)/Γ(a), elementwise, accurate also when a ≫ n (appended for the DCM).
-
-    :func:`log_rising_factorial` subtracts two log-Gamma values, which loses every digit
-    when a is huge (a Dirichlet concentration near the multinomial limit, a ~ 10^10).
-    For a ≥ 15 this uses the difference of Stirling's series written without
-    cancellation,
-
-        n log a + (a + n − 1/2) log1p(n/a) − n + S(a + n) − S(a),
-
-    and the log-Gamma difference below. a > 0 and n ≥ 0 (real).
-
-    Examples
-    --------
-    >>> round(float(log_rising_factorial_large(1e12, 3) - 3 * np.log(1e12)), 12)   # log(1 + 3/a + …) ≈ 3e-12
-    3e-12
-    """
-    a = np.asarray(a, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    a, n = np.broadcast_arrays(a, n)
-    large = a >= _STIRLING_FROM
-    safe = np.where(large, a, _STIRLING_FROM)
-    stirling = n * np.log(safe) + (safe + n - 0.5) * np.log1p(n / safe) - n + _stirling_tail(safe + n)
-    stirling = stirling - _stirling_tail(safe)
-    small = np.where(large, 1.0, a)
-    return np.where(large, stirling, gammaln(small + n) - gammaln(small))

@@ -29,14 +29,10 @@ import scipy.sparse as sp
 from scipy import stats
 from scipy.special import gammaln
 
-from hdbayes.special import (
-    beta_binomial_log_pmf_table,
-    log_beta_bernoulli,
-    log_rising_factorial,
-    log_rising_factorial_large,
-)
+from hdbayes.special import beta_binomial_log_pmf_table, log_beta_bernoulli, log_rising_factorial
 
 __all__ = ["BetaBinomial", "DirichletMultinomial", "check_count_matrix", "dirichlet_multinomial_log_pmf"]
+
 
 def _check_hyperparameter(name, value):
     """A finite real number > 0, returned unchanged (so a Fraction stays a Fraction)."""
@@ -415,7 +411,7 @@ class DirichletMultinomialTables:
         """log DCM(x_i | α_c) for validated CSR float64 integer counts X → (n, C)."""
         lengths, inverse = np.unique(np.asarray(X.sum(axis=1)).ravel(), return_inverse=True)
         # log Γ(α_0)/Γ(N + α_0) once per distinct document length
-        alpha0_term = log_rising_factorial_large(self.alpha0[None, :], lengths[:, None])
+        alpha0_term = log_rising_factorial(self.alpha0[None, :], lengths[:, None])
         out = self._rising_factorial_sums(X) - alpha0_term[inverse]
         if include_coefficient:
             log_factorials = sp.csr_matrix((gammaln(X.data + 1), X.indices, X.indptr), shape=X.shape)
