@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy.special import gammaln
 from scipy import integrate, stats
 from scipy.special import betaln, gammaln
 
