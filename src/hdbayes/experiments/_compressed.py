@@ -3,13 +3,30 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from hdbayes.metrics import average_minus_log_probability, error_rate
 
-__all__ = ["PRIOR_STYLE", "fit_and_score", "series"]
+__all__ = ["PRIOR_STYLE", "CompressedRunSize", "fit_and_score", "series"]
 
 #: Line styles of the two priors in the compression experiments' figures.
 PRIOR_STYLE = {"cauchy": dict(linestyle=":", color="tab:blue"), "gaussian": dict(linestyle="--", color="tab:red")}
+
+
+@dataclass(frozen=True)
+class CompressedRunSize:
+    """The size of a compression experiment: orders fitted, data sizes and MCMC length.
+
+    ``n_trace_chains`` chains are run at one order for the σ_o traces (1: the fit's own chain).
+    """
+
+    orders: tuple
+    n_train: int
+    n_test: int
+    n_iter: int
+    burn_in: int
+    thin: int
+    n_trace_chains: int = 1
 
 
 def series(by, orders, prior, key):

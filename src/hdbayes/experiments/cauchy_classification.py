@@ -13,13 +13,11 @@ traces of log σ_o at the highest order fitted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_cauchy_classification
-from hdbayes.experiments._compressed import PRIOR_STYLE, fit_and_score, series
+from hdbayes.experiments._compressed import PRIOR_STYLE, CompressedRunSize, fit_and_score, series
 from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.interactions.models import CompressedInteractionClassifier
 from hdbayes.metrics import average_minus_log_probability, error_rate, paired_t_test
@@ -31,22 +29,11 @@ PRIORS = ("cauchy", "gaussian")
 TRUE_ORDER = 4
 MEDIANS_ORDER = 4
 
-
-@dataclass(frozen=True)
-class ClassificationSize:
-    orders: tuple
-    n_train: int
-    n_test: int
-    n_iter: int
-    burn_in: int
-    thin: int
-
-
 SIZES = {
-    "full": ClassificationSize(
+    "full": CompressedRunSize(
         orders=(1, 2, 3, 4, 5, 6, 7), n_train=500, n_test=5000, n_iter=2000, burn_in=750, thin=5
     ),
-    "small": ClassificationSize(orders=(1, 2, 3, 4, 5), n_train=300, n_test=1000, n_iter=300, burn_in=100, thin=2),
+    "small": CompressedRunSize(orders=(1, 2, 3, 4, 5), n_train=300, n_test=1000, n_iter=300, burn_in=100, thin=2),
 }  # fmt: skip
 
 

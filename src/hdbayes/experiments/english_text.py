@@ -17,12 +17,10 @@ the models do not keep).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_english_text
-from hdbayes.experiments._compressed import PRIOR_STYLE, fit_and_score, series
+from hdbayes.experiments._compressed import PRIOR_STYLE, CompressedRunSize, fit_and_score, series
 from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.interactions.models import CompressedSequenceModel
 from hdbayes.plotting import posterior_medians_scatter
@@ -34,24 +32,12 @@ TRACE_ORDER = 10
 #: Cauchy AMLP may exceed the Gaussian AMLP by this much and still count as "not worse".
 AMLP_TOLERANCE = 0.005
 
-
-@dataclass(frozen=True)
-class TextSize:
-    orders: tuple
-    n_train: int
-    n_test: int
-    n_iter: int
-    burn_in: int
-    thin: int
-    n_trace_chains: int
-
-
 SIZES = {
-    "full": TextSize(
+    "full": CompressedRunSize(
         orders=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20), n_train=1000, n_test=2910,
         n_iter=2000, burn_in=750, thin=5, n_trace_chains=3,
     ),
-    "small": TextSize(
+    "small": CompressedRunSize(
         orders=(1, 2, 5, 10), n_train=400, n_test=1000, n_iter=300, burn_in=100, thin=2, n_trace_chains=1,
     ),
 }  # fmt: skip
