@@ -6,6 +6,8 @@
 2. EP against the collapsed Gibbs sampler at matched accuracy of the group inclusion
    probabilities (exact enumeration as the reference): the time EP needs against the time Gibbs
    needs to get its Rao–Blackwellised probabilities as close to the exact ones.
+   The same at the reconstruction size (d = 512, groups of 4, n = 60, 80, 100), where enumeration is
+   impossible: a long Gibbs run (2 chains × 4000 sweeps) is the reference.
 3. Scaling: n = 500, d = 100 000 (Woodbury path): time per EP iteration as a ratio to one
    ``(X * v) @ X.T`` and the peak memory allocated by EP (tracemalloc) against n² and n·d doubles.
 
@@ -128,6 +130,39 @@ def ep_against_gibbs():
         print(f"median Gibbs / EP time ratio, {label}: {ratio:.0f}")
 
 
+def ep_against_gibbs_at_reconstruction_size(budgets=(20, 40, 80, 160, 320, 640, 1280)):
+    """Matched accuracy at d = 512 against a long Gibbs reference run (3 short chains per budget; median)."""
+    from hdbayes.datasets.regression import simulate_block_sparse
+    from hdbayes.spike_slab import GroupSpikeSlabGibbs, expectation_propagation
+
+    groups, p0, vs, noise = np.repeat(np.arange(128), 4), np.full(128, 10 / 128), np.ones(128), 0.005**2
+    print("\n## EP against Gibbs at d = 512 (block-sparse, 10 of 128 groups active); reference: 2 × 4000 sweeps")
+    print("| n | EP time (s) | EP max abs error | Gibbs sweeps (burn-in 1/4) → median max abs error, time / EP |")
+    print("|---:|---:|---:|---|")
+    for n in (60, 80, 100):
+        data = simulate_block_sparse(n_samples=n, n_features=512, group_size=4, n_active_groups=10, random_state=1)
+
+        def gibbs(n_iter, burn_in, n_chains, seed, data=data):
+            return GroupSpikeSlabGibbs(groups=4, prior_inclusion=10 / 128, noise_variance=noise, fit_intercept=False,
+                                       n_iter=n_iter, burn_in=burn_in, n_chains=n_chains, random_state=seed,
+                                       progress=False).fit(data.X, data.y)  # fmt: skip
+
+        reference = gibbs(4000, 500, 2, 99).group_inclusion_probabilities_
+        ep_time, ep = _best_time(lambda data=data: expectation_propagation(data.X, data.y, groups, p0, vs, noise,
+                                                                          warn=False))  # fmt: skip
+        ep_error = float(np.max(np.abs(ep.group_inclusion_probabilities - reference)))
+        cells = []
+        for n_iter in budgets:
+            errors, times = [], []
+            for seed in range(3):
+                start = time.perf_counter()
+                sampler = gibbs(n_iter, n_iter // 4, 1, seed)
+                times.append(time.perf_counter() - start)
+                errors.append(np.max(np.abs(sampler.group_inclusion_probabilities_ - reference)))
+            cells.append(f"{n_iter} → {np.median(errors):.0e}, {np.median(times) / ep_time:.0f}×")
+        print(f"| {n} | {ep_time:.4f} | {ep_error:.1e} | {'; '.join(cells)} |")
+
+
 def large_scale(n=500, d=100_000):
     from hdbayes.spike_slab import expectation_propagation
 
@@ -167,6 +202,7 @@ def main():
     with threadpool_limits(limits=1):
         reconstruction()
         ep_against_gibbs()
+        ep_against_gibbs_at_reconstruction_size()
         if not args.skip_large:
             large_scale()
 
