@@ -215,6 +215,17 @@ def test_non_convergence_is_reported():
     assert not result.converged and result.n_iter == 1
 
 
+def test_damping_frozen_by_its_decay_is_not_convergence():
+    """Spec §2.13: with ξ decayed to ~0 the damped steps vanish although EP is not at a fixed point."""
+    X, y, groups = random_problem(30, 10, 2, 2, 0.1, seed=3)
+    p0, vs = np.full(10, 0.2), np.ones(10)
+    with pytest.warns(ConvergenceWarning, match="damping has frozen EP"):
+        frozen = expectation_propagation(X, y, groups, p0, vs, 0.1, damping=0.5, damping_decay=0.2)
+    assert not frozen.converged and frozen.last_change < 1e-4 < frozen.proposed_change
+    normal = expectation_propagation(X, y, groups, p0, vs, 0.1)
+    assert normal.converged and normal.proposed_change < 10 * 1e-4
+
+
 def test_large_d_never_forms_a_d_by_d_matrix():
     """d = 20000 with n = 30: a d × d matrix would take 3.2 GB."""
     rng = np.random.default_rng(8)

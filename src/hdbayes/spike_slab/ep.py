@@ -65,6 +65,9 @@ _LOG_2PI = np.log(2.0 * np.pi)
 #: Below this many flops per iteration (n² d) BLAS runs single-threaded: on small matrices
 #: OpenBLAS threads cost more than they save, by 100× on a loaded machine.
 SMALL_PROBLEM_FLOPS = 2.5e8
+#: EP counts as frozen, not converged, when its last undamped step moves a group probability by more
+#: than this many times ``tol`` (spec §2.13).
+FROZEN_FACTOR = 10.0
 
 
 @functools.cache
@@ -522,6 +525,10 @@ class EPResult:
         Site updates whose variance was negative and set to v_∞, summed over iterations.
     last_change : float
         The last max-change of (m, diag V, σ(p)) (compared with ``tol``).
+    proposed_change : float
+        The last *undamped* update's max-change of σ(p). With the damping decayed, a small
+        ``last_change`` can mean a frozen EP; ``converged`` is False (with a warning) when this
+        exceeds ``FROZEN_FACTOR · tol`` at exit (spec §2.13).
     gaussian : GaussianPart
         For predictive variances and covariance–vector products.
     solver : str
@@ -538,6 +545,7 @@ class EPResult:
     n_skipped: int
     n_clamped: int
     last_change: float
+    proposed_change: float
     gaussian: GaussianPart
     solver: str
 
@@ -628,7 +636,7 @@ def _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise
     xi = float(damping)
     n_skipped = n_clamped = 0
     converged = False
-    change = np.inf
+    change = proposed_change = np.inf
     iteration = 0
     for iteration in range(1, max_iter + 1):  # noqa: B007 - the count is reported
         cavity_mean, cavity_variance = cavity_parameters(gaussian.r, xty_scaled, gaussian.xt_k_xu, sites.variance,
@@ -643,6 +651,9 @@ def _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise
         n_clamped += int(np.count_nonzero(clamped & valid))
         proposed = SiteParameters(np.where(valid, variance, sites.variance), np.where(valid, mean, sites.mean),
                                   np.where(valid, votes, sites.log_odds))  # fmt: skip
+        # the undamped step's effect on the group probabilities (spec §2.13: damping decay can freeze EP)
+        proposed_change = float(np.max(np.abs(expit(group_log_odds(proposed.log_odds, groups, prior_log_odds))
+                                              - probabilities)))  # fmt: skip
         sites = damp_sites(sites, proposed, xi)
         xi *= damping_decay
         new_gaussian = gaussian_part(design, target, xty_scaled, noise_variance, sites.variance, sites.mean,
@@ -658,13 +669,22 @@ def _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise
         if change < tol:
             converged = True
             break
+    frozen = converged and proposed_change > FROZEN_FACTOR * tol
+    if frozen:
+        converged = False
     if not converged and warn:
+        reason = (
+            f"the damped steps fell below tol={tol} but the undamped update still moves a group probability by "
+            f"{proposed_change:.3g}: damping has frozen EP (spec §2.13)"
+            if frozen
+            else f"last change {change:.3g} > tol={tol}"
+        )
         warnings.warn(
-            f"EP did not converge in {max_iter} iterations (last change {change:.3g} > tol={tol}); "
-            "increase max_iter or check the hyperparameters",
+            f"EP did not converge in {iteration} iterations ({reason}); increase max_iter, reduce the damping "
+            "decay or check the hyperparameters",
             ConvergenceWarning,
             stacklevel=3,
         )
     evidence = log_evidence(gaussian, sites, groups, prior_log_odds, vs)
     return EPResult(gaussian.mean, gaussian.variance, log_odds, sites, evidence, iteration, converged, n_skipped,
-                    n_clamped, change, gaussian, solver)  # fmt: skip
+                    n_clamped, change, proposed_change, gaussian, solver)  # fmt: skip
