@@ -7,7 +7,15 @@ from dataclasses import dataclass
 
 from hdbayes.metrics import average_minus_log_probability, error_rate
 
-__all__ = ["PRIOR_STYLE", "CompressedRunSize", "fit_and_score", "series"]
+__all__ = [
+    "PRIOR_STYLE",
+    "CompressedRunSize",
+    "fit_and_score",
+    "plot_by_prior",
+    "plot_counts",
+    "prior_panels",
+    "series",
+]
 
 #: Line styles of the two priors in the compression experiments' figures.
 PRIOR_STYLE = {"cauchy": dict(linestyle=":", color="tab:blue"), "gaussian": dict(linestyle="--", color="tab:red")}
@@ -32,6 +40,41 @@ class CompressedRunSize:
 def series(by, orders, prior, key):
     """``by[(order, prior)][key]`` for each order."""
     return [by[o, prior][key] for o in orders]
+
+
+def plot_counts(ax_counts, ax_ratio, by, orders, priors):
+    """Original and compressed parameter counts, and their ratio, against the order (one style per prior)."""
+    for prior in priors:
+        style = PRIOR_STYLE[prior]
+        ax_counts.plot(orders, series(by, orders, prior, "n_original"), marker="x", label=f"original ({prior})",
+                       **style)  # fmt: skip
+        ax_counts.plot(orders, series(by, orders, prior, "n_compressed"), marker="o", mfc="none",
+                       label=f"compressed ({prior})", **style)  # fmt: skip
+        ax_ratio.plot(orders, series(by, orders, prior, "ratio"), marker="^", label=prior, **style)
+    for ax, label in ((ax_counts, "number of parameters (per class)"), (ax_ratio, "compressed / original")):
+        ax.set_xlabel("order O")
+        ax.set_ylabel(label)
+        ax.legend(frameon=False, fontsize=7)
+
+
+def plot_by_prior(axes, by, orders, priors, panels):
+    """On each axis, one line per prior against the order: ``panels`` = ((key, y label), ...)."""
+    for ax, (key, label) in zip(axes, panels):
+        for prior in priors:
+            ax.plot(orders, series(by, orders, prior, key), marker="o", label=prior, **PRIOR_STYLE[prior])
+        ax.set_xlabel("order O")
+        ax.set_ylabel(label)
+
+
+def prior_panels(by, orders, priors, panels, title):
+    """A figure of two :func:`plot_by_prior` panels; returns it and its axes (for reference lines)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 3.6), layout="constrained")
+    axes = fig.subplots(1, 2)
+    plot_by_prior(axes, by, orders, priors, panels)
+    fig.suptitle(title)
+    return fig, axes
 
 
 def fit_and_score(model, X_train, y_train, X_test, y_test, **labels):

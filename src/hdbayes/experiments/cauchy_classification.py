@@ -17,7 +17,14 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_cauchy_classification
-from hdbayes.experiments._compressed import PRIOR_STYLE, CompressedRunSize, fit_and_score, series
+from hdbayes.experiments._compressed import (
+    PRIOR_STYLE,
+    CompressedRunSize,
+    fit_and_score,
+    plot_by_prior,
+    plot_counts,
+    prior_panels,
+)
 from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.interactions.models import CompressedInteractionClassifier
 from hdbayes.metrics import average_minus_log_probability, error_rate, paired_t_test
@@ -199,42 +206,24 @@ def _figure_counts(by, orders):
 
     fig = Figure(figsize=(9, 6.4), layout="constrained")
     axes = fig.subplots(2, 2)
-    for prior in PRIORS:
-        style = PRIOR_STYLE[prior]
-        axes[0, 0].plot(orders, series(by, orders, prior, "n_original"), marker="x", label=f"original ({prior})",
-                        **style)  # fmt: skip
-        axes[0, 0].plot(orders, series(by, orders, prior, "n_compressed"), marker="o", mfc="none",
-                        label=f"compressed ({prior})", **style)  # fmt: skip
-        axes[0, 1].plot(orders, series(by, orders, prior, "ratio"), marker="^", label=prior, **style)
-        axes[1, 0].plot(orders, series(by, orders, prior, "fit_seconds"), marker="o", label=prior, **style)
-        axes[1, 1].plot(orders, series(by, orders, prior, "predict_seconds"), marker="o", label=prior, **style)
-    labels = ["number of parameters", "compressed / original", "training time (s)", "prediction time (s)"]
-    for ax, label in zip(axes.ravel(), labels):
-        ax.set_xlabel("order O")
-        ax.set_ylabel(label)
+    plot_counts(axes[0, 0], axes[0, 1], by, orders, PRIORS)
+    times = (("fit_seconds", "training time (s)"), ("predict_seconds", "prediction time (s)"))
+    plot_by_prior(axes[1], by, orders, PRIORS, times)
+    for ax in axes[1]:
         ax.legend(frameon=False, fontsize=7)
     fig.suptitle("Fig. 3.18: parameters and times, Cauchy-model data (compressed)")
     return fig
 
 
 def _figure_performance(by, orders, true_error, true_amlp):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    for prior in PRIORS:
-        style = PRIOR_STYLE[prior]
-        left.plot(orders, series(by, orders, prior, "error_rate"), marker="o", label=prior, **style)
-        right.plot(orders, series(by, orders, prior, "amlp"), marker="o", label=prior, **style)
-    left.axhline(true_error, color="black", linewidth=0.8, label="true model")
-    right.axhline(true_amlp, color="black", linewidth=0.8, label="true model")
-    left.set_ylabel("error rate")
-    right.set_ylabel("AMLP")
-    for ax in (left, right):
+    fig, axes = prior_panels(
+        by, orders, PRIORS, (("error_rate", "error rate"), ("amlp", "AMLP")),
+        "Fig. 3.20: test performance, Cauchy-model data (dashed vertical: true order)",
+    )  # fmt: skip
+    for ax, reference in zip(axes, (true_error, true_amlp)):
+        ax.axhline(reference, color="black", linewidth=0.8, label="true model")
         ax.axvline(TRUE_ORDER, color="grey", linewidth=0.5, linestyle="--")
-        ax.set_xlabel("order O")
         ax.legend(frameon=False, fontsize=8)
-    fig.suptitle("Fig. 3.20: test performance, Cauchy-model data (dashed vertical: true order)")
     return fig
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_english_text
-from hdbayes.experiments._compressed import PRIOR_STYLE, CompressedRunSize, fit_and_score, series
+from hdbayes.experiments._compressed import CompressedRunSize, fit_and_score, plot_counts, prior_panels
 from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.interactions.models import CompressedSequenceModel
 from hdbayes.plotting import posterior_medians_scatter
@@ -155,56 +155,29 @@ def _figure_counts(by, orders):
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(9, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    for prior in PRIORS:
-        style = PRIOR_STYLE[prior]
-        left.plot(orders, series(by, orders, prior, "n_original"), marker="x", label=f"original ({prior})", **style)
-        left.plot(orders, series(by, orders, prior, "n_compressed"), marker="o", mfc="none",
-                  label=f"compressed ({prior})", **style)  # fmt: skip
-        right.plot(orders, series(by, orders, prior, "ratio"), marker="^", label=prior, **style)
-    left.set_xlabel("order O")
-    left.set_ylabel("number of parameters (per class)")
-    left.legend(frameon=False, fontsize=7)
-    right.set_xlabel("order O")
-    right.set_ylabel("compressed / original")
-    right.legend(frameon=False, fontsize=8)
+    plot_counts(*fig.subplots(1, 2), by, orders, PRIORS)
     fig.suptitle("Fig. 3.10 (upper): parameters, English text")
     return fig
 
 
 def _figure_times(by, orders):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    for prior in PRIORS:
-        style = PRIOR_STYLE[prior]
-        left.plot(orders, series(by, orders, prior, "fit_seconds"), marker="o", label=prior, **style)
-        right.plot(orders, series(by, orders, prior, "predict_seconds"), marker="o", label=prior, **style)
-    left.set_ylabel("training time (s), compressed")
-    right.set_ylabel("prediction time (s), compressed")
-    for ax in (left, right):
-        ax.set_xlabel("order O")
+    fig, axes = prior_panels(
+        by, orders, PRIORS, (("fit_seconds", "training time (s), compressed"),
+                             ("predict_seconds", "prediction time (s), compressed")),
+        "Fig. 3.10 (lower): times, English text",
+    )  # fmt: skip
+    for ax in axes:
         ax.legend(frameon=False, fontsize=8)
-    fig.suptitle("Fig. 3.10 (lower): times, English text")
     return fig
 
 
 def _figure_performance(by, orders):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    for prior in PRIORS:
-        style = PRIOR_STYLE[prior]
-        left.plot(orders, series(by, orders, prior, "error_rate"), marker="o", label=prior, **style)
-        right.plot(orders, series(by, orders, prior, "amlp"), marker="o", label=prior, **style)
-    left.set_ylabel("error rate")
-    right.set_ylabel("AMLP")
-    for ax in (left, right):
-        ax.set_xlabel("order O")
+    fig, axes = prior_panels(
+        by, orders, PRIORS, (("error_rate", "error rate"), ("amlp", "AMLP")),
+        "Fig. 3.12: test performance, English text (compressed)",
+    )  # fmt: skip
+    for ax in axes:
         ax.legend(frameon=False, fontsize=8)
-    fig.suptitle("Fig. 3.12: test performance, English text (compressed)")
     return fig
 
 
