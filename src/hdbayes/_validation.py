@@ -1,4 +1,9 @@
-"""Input checks shared by the estimators, with messages that name the problem."""
+"""Input checks shared by the estimators, with messages that name the problem.
+
+Every check raises :class:`~hdbayes.exceptions.InputValueError` or
+:class:`~hdbayes.exceptions.InputTypeError` (subclasses of ValueError and TypeError),
+so that the command line can tell a user's mistake from a bug.
+"""
 
 from __future__ import annotations
 
@@ -6,43 +11,129 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import binarize as _binarize
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import type_of_target
 
-__all__ = ["check_binary_features", "check_binary_target", "check_count", "check_generator", "check_positive"]
+from hdbayes.exceptions import InputTypeError, InputValueError
+
+__all__ = [
+    "binarize_features",
+    "check_binary_features",
+    "check_binary_target",
+    "check_binarize",
+    "check_count",
+    "check_finite_output",
+    "check_generator",
+    "check_positive",
+    "feature_label",
+    "fit_binarize_thresholds",
+]
 
 
 def check_positive(name, value, *, allow_zero=False):
     """A finite real number > 0 (or ≥ 0); raises TypeError/ValueError naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+        raise InputTypeError(f"{name} must be a real number, got {type(value).__name__}")
     value = float(value)
     ok = value >= 0 if allow_zero else value > 0
     if not np.isfinite(value) or not ok:
-        raise ValueError(f"{name} must be a finite number {'>=' if allow_zero else '>'} 0, got {value}")
+        raise InputValueError(f"{name} must be a finite number {'>=' if allow_zero else '>'} 0, got {value:g}")
     return value
 
 
 def check_count(name, value, *, minimum=1, odd=False):
     """An integer ≥ ``minimum`` (odd if asked); raises TypeError/ValueError naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+        raise InputTypeError(f"{name} must be an integer, got {type(value).__name__}")
     value = int(value)
     if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+        raise InputValueError(f"{name} must be at least {minimum}, got {value}")
     if odd and value % 2 == 0:
-        raise ValueError(f"{name} must be odd, got {value}")
+        raise InputValueError(f"{name} must be odd, got {value}")
     return value
+
+
+def feature_label(j, feature_names=None):
+    """How a message names feature ``j``: its column name when known, else ``feature j``.
+
+    ``feature_names`` is an estimator's ``feature_names_in_`` (set by scikit-learn when
+    ``fit`` gets a DataFrame) or any sequence of names; indices are 0-based as in numpy.
+    """
+    if feature_names is not None and 0 <= j < len(feature_names):
+        return f"feature {str(feature_names[j])!r}"
+    return f"feature {j}"
+
+
+def check_binarize(binarize, *, name="binarize", allow_none=True):
+    """Validate a ``binarize`` option: None (data already 0/1), a finite number, or ``"median"``."""
+    if binarize is None and allow_none:
+        return None
+    if isinstance(binarize, str):
+        if binarize == "median":
+            return binarize
+        raise InputValueError(f"{name} must be a number or 'median', got {binarize!r}")
+    if isinstance(binarize, bool) or not isinstance(binarize, numbers.Real):
+        raise InputTypeError(f"{name} must be a number or 'median', got {type(binarize).__name__}")
+    if not np.isfinite(binarize):
+        raise InputValueError(f"{name} must be a finite number, got {float(binarize):g}")
+    return float(binarize)
+
+
+def fit_binarize_thresholds(X, binarize):
+    """The thresholds a ``binarize`` option stands for on training data ``X``.
+
+    Returns None (no binarisation), a float (one threshold for every feature) or, for
+    ``binarize="median"``, the per-feature training medians as an array of shape
+    (n_features,), which an estimator stores at fit and applies to test data.
+    Sparse medians count the implicit zeros.
+    """
+    binarize = check_binarize(binarize)
+    if binarize != "median":
+        return binarize
+    if sp.issparse(X):
+        X = X.tocsc()
+        medians = np.empty(X.shape[1])
+        for j in range(X.shape[1]):
+            column = np.zeros(X.shape[0])
+            start, stop = X.indptr[j], X.indptr[j + 1]
+            column[X.indices[start:stop]] = X.data[start:stop]
+            medians[j] = np.median(column)
+        return medians
+    return np.median(np.asarray(X, dtype=np.float64), axis=0)
+
+
+def binarize_features(X, thresholds):
+    """Values > threshold become 1.0, the others 0.0; the same answer for dense and sparse X.
+
+    ``thresholds`` is a float or an array with one threshold per feature (see
+    :func:`fit_binarize_thresholds`). A sparse X stays sparse (CSC) when every threshold
+    is ≥ 0, so that implicit zeros stay 0; with a negative threshold the implicit zeros
+    become 1 and X is made dense, as scikit-learn's ``BernoulliNB`` would have to.
+    """
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    if sp.issparse(X):
+        if np.all(thresholds >= 0):
+            X = X.tocsc(copy=True).astype(np.float64)
+            if thresholds.ndim == 0:
+                X.data = (X.data > thresholds).astype(np.float64)
+            else:
+                column = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
+                X.data = (X.data > thresholds[column]).astype(np.float64)
+            X.eliminate_zeros()
+            return X
+        X = X.toarray()
+    return (np.asarray(X) > thresholds).astype(np.float64)
 
 
 def check_binary_features(X, binarize=None):
     """Return X with values in {0, 1}: dense arrays keep their dtype, sparse ones become CSC.
 
-    With ``binarize=t`` values > t become 1 and the rest 0 (as in scikit-learn's
-    ``BernoulliNB``); with ``binarize=None`` any value other than 0 or 1 is an error.
+    ``binarize`` is None (X must already be 0/1), a float threshold, or an array of
+    per-feature thresholds (values > threshold become 1, the rest 0, as in scikit-learn's
+    ``BernoulliNB``). Estimators resolve ``binarize="median"`` to thresholds with
+    :func:`fit_binarize_thresholds` first.
     """
     if binarize is not None:
-        X = _binarize(X, threshold=binarize, copy=True)
+        return binarize_features(X, binarize)
     if sp.issparse(X):
         X = X.tocsc()
         values = X.data
@@ -51,10 +142,10 @@ def check_binary_features(X, binarize=None):
         values = X
     bad = (values != 0) & (values != 1)
     if bad.any():
-        example = values[bad].flat[0]
-        raise ValueError(
-            f"X must hold binary features (0/1), found the value {example!r}; "
-            "pass binarize=<threshold> to binarize continuous data"
+        example = float(values[bad].flat[0])
+        raise InputValueError(
+            f"X must hold binary features (0/1), found the value {example:g}; "
+            "pass binarize=<threshold> (or 'median') to binarize continuous data"
         )
     return X
 
@@ -63,16 +154,44 @@ def check_binary_target(y):
     """Encode a binary target: returns (classes, y01) with y01 in {0, 1} as float64.
 
     Raises a ValueError for a single class, for more than two classes and for a
-    continuous target.
+    continuous target (with scikit-learn's wording, so its conventions hold).
     """
-    check_classification_targets(y)
     y = np.asarray(y)
+    kind = type_of_target(y, input_name="y")
+    if kind not in ("binary", "multiclass", "multiclass-multioutput", "multilabel-indicator"):
+        raise InputValueError(
+            f"Unknown label type: {kind}. Maybe you are trying to fit a classifier, which expects "
+            "discrete classes on a regression target with continuous values."
+        )
     classes, y01 = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
-        raise ValueError(f"y has a single class ({classes[0]!r}); a binary classifier needs two")
-    if classes.shape[0] > 2 or type_of_target(y) != "binary":
-        raise ValueError(f"Only binary classification is supported. y must be binary, found {classes.shape[0]} classes")
+        raise InputValueError(
+            f"y has a single class ({_plain(classes[0])}); a classifier needs at least two, and this one needs two"
+        )
+    if classes.shape[0] > 2 or kind != "binary":
+        raise InputValueError(
+            f"Only binary classification is supported. y must be binary, found {classes.shape[0]} classes"
+        )
     return classes, y01.astype(np.float64)
+
+
+def _plain(value):
+    """A numpy scalar as the user wrote it (``2.0``, ``'a'``), not its repr (``np.float64(2.0)``)."""
+    return repr(value.item()) if isinstance(value, np.generic) else repr(value)
+
+
+def check_finite_output(name, values, *, cause=None):
+    """Raise if ``values`` has a NaN or infinity; returns ``values``.
+
+    Estimators call it on what they return or store (probabilities, means, the
+    evidence) so that overflow never passes silently. ``cause`` names the input that
+    most likely caused it (for example "a feature value of 1e308 overflowed").
+    """
+    array = np.asarray(values)
+    if array.dtype.kind in "fc" and not np.isfinite(array).all():
+        where = f"; {cause}" if cause else "; an input value is too large for double precision"
+        raise InputValueError(f"{name} is not finite{where}")
+    return values
 
 
 def check_generator(random_state) -> np.random.Generator:
@@ -86,11 +205,11 @@ def check_generator(random_state) -> np.random.Generator:
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**31 - 1, size=4))
     if isinstance(random_state, (bool, np.bool_)):
-        raise TypeError("random_state must be None, an int or a numpy Generator, not a bool")
+        raise InputTypeError("random_state must be None, an int or a numpy Generator, not a bool")
     try:
         return np.random.default_rng(random_state)
     except (TypeError, ValueError) as exc:
-        raise TypeError(
+        raise InputTypeError(
             "random_state must be None, a non-negative int, a numpy.random.Generator "
             f"(or SeedSequence/BitGenerator/RandomState), got {random_state!r}"
         ) from exc

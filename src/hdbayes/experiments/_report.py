@@ -69,6 +69,10 @@ class Report:
         Figures by file stem (written as ``<stem>.png``).
     checks : dict of str to bool
         Named acceptance checks and whether they held.
+    timings : dict of str to list of dict
+        Wall-clock measurements by file stem (written as ``<stem>.csv``, e.g.
+        ``timing.csv``), kept apart from ``summary.md`` and the result tables so that two
+        runs with the same seed write byte-identical results.
     """
 
     name: str
@@ -76,6 +80,7 @@ class Report:
     tables: dict = field(default_factory=dict)
     figures: dict = field(default_factory=dict)
     checks: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
 
     def write(self, out_dir):
         """Write ``summary.md``, the CSV tables and the PNG figures into ``out_dir``.
@@ -93,7 +98,7 @@ class Report:
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
         try:
             (staging / "summary.md").write_text(self.summary, encoding="utf-8")
-            for stem, rows in self.tables.items():
+            for stem, rows in {**self.tables, **self.timings}.items():
                 with open(staging / f"{stem}.csv", "w", newline="", encoding="utf-8") as handle:
                     if rows:
                         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
