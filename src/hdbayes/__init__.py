@@ -21,6 +21,7 @@ _ESTIMATORS = {
     "CompressedInteractionClassifier": "hdbayes.interactions.models",
     "CompressedSequenceModel": "hdbayes.interactions.models",
     "DCMClassifier": "hdbayes.discrete.dcm",
+    "FeatureBinarizer": "hdbayes.binarizer",
     "GroupSpikeSlabGibbs": "hdbayes.spike_slab.gibbs",
     "GroupSpikeSlabRegression": "hdbayes.spike_slab.estimator",
     "MutualInformationSelector": "hdbayes.discrete.mutual_information",

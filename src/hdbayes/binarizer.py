@@ -1,0 +1,96 @@
+"""Binarising features at a fixed threshold or at their training medians.
+
+The binary models (the bias-corrected naive Bayes and mixture models, Bayesian
+Bernoulli naive Bayes, mutual-information selection of binary features) take 0/1
+features. Gene-expression studies binarise each gene at its median over the training
+cases (thesis §2.3.6), which must be learned inside each cross-validation fold;
+:class:`FeatureBinarizer` does that as a scikit-learn transformer, so that it can come
+first in a :class:`~sklearn.pipeline.Pipeline` (before a selector that needs binary
+features). The same rule is used by the estimators' own ``binarize`` parameter
+(:func:`hdbayes._validation.fit_binarize_thresholds`), so dense and sparse copies of the
+same data give the same 0/1 matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from hdbayes._validation import binarize_features, check_binarize, fit_binarize_thresholds
+
+__all__ = ["FeatureBinarizer"]
+
+
+class FeatureBinarizer(TransformerMixin, BaseEstimator):
+    """Map feature values above a threshold to 1 and the others to 0.
+
+    Parameters
+    ----------
+    threshold : float or "median", default=0.0
+        Values strictly greater than the threshold become 1 (as in scikit-learn's
+        :class:`~sklearn.preprocessing.Binarizer`). ``"median"``: each feature's median
+        over the rows given to ``fit`` (implicit zeros of sparse input included).
+
+    Attributes
+    ----------
+    thresholds_ : ndarray of shape (n_features,)
+        The threshold of every feature.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during ``fit`` (only when X has string column names).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hdbayes.binarizer import FeatureBinarizer
+    >>> X = np.array([[1.0, 10.0], [2.0, 30.0], [3.0, 20.0]])
+    >>> FeatureBinarizer(threshold="median").fit_transform(X)
+    array([[0., 0.],
+           [0., 1.],
+           [1., 0.]])
+    """
+
+    def __init__(self, threshold=0.0):
+        self.threshold = threshold
+
+    def fit(self, X, y=None):
+        """Learn the thresholds (the medians of ``X`` for ``threshold="median"``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : FeatureBinarizer
+        """
+        check_binarize(self.threshold, name="threshold", allow_none=False)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
+        thresholds = fit_binarize_thresholds(X, self.threshold)
+        self.thresholds_ = np.broadcast_to(np.asarray(thresholds, dtype=np.float64), (X.shape[1],)).copy()
+        return self
+
+    def transform(self, X):
+        """Binarise ``X`` with the fitted thresholds.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        {ndarray, sparse matrix} of shape (n_samples, n_features)
+            0.0/1.0 values; sparse input stays sparse (CSC) when every threshold is ≥ 0.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
+        return binarize_features(X, self.thresholds_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.requires_fit = True
+        return tags

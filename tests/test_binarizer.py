@@ -1,0 +1,56 @@
+"""FeatureBinarizer and the one binarisation rule shared with the estimators' ``binarize``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from hdbayes import FeatureBinarizer
+from hdbayes._validation import binarize_features, fit_binarize_thresholds
+
+
+@parametrize_with_checks([FeatureBinarizer(), FeatureBinarizer(threshold="median")])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _data(seed=0):
+    X = np.random.default_rng(seed).normal(size=(9, 4))
+    X[X < 0.2] = 0.0  # mostly zeros, so that sparse formats matter
+    return X
+
+
+@pytest.mark.parametrize("threshold", [0.0, -0.5, 0.7, "median"])
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_dense_and_sparse_copies_give_the_same_matrix(threshold, fmt):
+    X = _data()
+    dense = FeatureBinarizer(threshold=threshold).fit_transform(X)
+    sparse = FeatureBinarizer(threshold=threshold).fit_transform(sp.coo_matrix(X).asformat(fmt))
+    sparse = sparse.toarray() if sp.issparse(sparse) else sparse
+    np.testing.assert_array_equal(dense, sparse)
+    assert set(np.unique(dense)) <= {0.0, 1.0}
+
+
+def test_negative_threshold_turns_implicit_zeros_into_ones():
+    X = sp.csr_matrix(np.array([[0.0, 2.0], [0.0, 0.0]]))
+    np.testing.assert_array_equal(binarize_features(X, -1.0), np.ones((2, 2)))
+
+
+def test_median_thresholds_are_learned_at_fit_and_reused():
+    X = np.array([[1.0, 10.0], [2.0, 30.0], [3.0, 20.0], [4.0, 40.0]])
+    model = FeatureBinarizer(threshold="median").fit(X)
+    np.testing.assert_allclose(model.thresholds_, [2.5, 25.0])
+    np.testing.assert_array_equal(model.transform([[2.6, 24.0]]), [[1.0, 0.0]])
+    # the sparse median counts the implicit zeros
+    np.testing.assert_allclose(fit_binarize_thresholds(sp.csc_matrix([[0.0], [0.0], [5.0]]), "median"), [0.0])
+
+
+@pytest.mark.parametrize(
+    ("threshold", "error", "match"),
+    [("mean", ValueError, "number or 'median'"), (np.inf, ValueError, "finite"), ([1.0], TypeError, "number")],
+)
+def test_bad_threshold_is_refused_naming_the_option(threshold, error, match):
+    with pytest.raises(error, match=match):
+        FeatureBinarizer(threshold=threshold).fit(_data())
