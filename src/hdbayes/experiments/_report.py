@@ -2,19 +2,20 @@
 
 An experiment returns a :class:`Report`: a markdown summary, named result tables
 (lists of row dicts, written as CSV) and named matplotlib figures (written as PNG).
-:meth:`Report.write` writes everything into a fresh temporary folder beside the
-target and renames it into place, so an interrupted or failed run never leaves a
-half-written output folder.
+:meth:`Report.write` writes through :func:`hdbayes._io.write_folder`: a new folder is
+built beside its final place and renamed into it (an interrupted or failed run leaves
+nothing); a folder written by hdbayes before (marked by its manifest file) gets its
+files replaced one by one, atomically, and keeps any other file; a non-empty folder
+that hdbayes did not write is refused and left untouched.
 """
 
 from __future__ import annotations
 
 import csv
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from hdbayes._io import write_folder
 
 __all__ = ["Report", "Size", "checks_markdown", "markdown_table"]
 
@@ -83,33 +84,30 @@ class Report:
     timings: dict = field(default_factory=dict)
 
     def write(self, out_dir):
-        """Write ``summary.md``, the CSV tables and the PNG figures into ``out_dir``.
+        """Write ``summary.md``, the CSV tables, the timing CSVs and the PNG figures into ``out_dir``.
 
-        The folder is replaced as a whole: files are written into a temporary
-        sibling folder first and moved into place at the end.
+        A missing folder is built beside its final place and renamed into it; a folder that
+        hdbayes wrote before has each of these files replaced atomically (other files are
+        kept); a non-empty folder that hdbayes did not write raises
+        :class:`~hdbayes.exceptions.InputValueError` and is left untouched (see
+        :func:`hdbayes._io.write_folder`).
 
         Returns
         -------
         pathlib.Path
             The output folder.
         """
-        out_dir = Path(out_dir)
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
-        try:
-            (staging / "summary.md").write_text(self.summary, encoding="utf-8")
-            for stem, rows in {**self.tables, **self.timings}.items():
-                with open(staging / f"{stem}.csv", "w", newline="", encoding="utf-8") as handle:
-                    if rows:
-                        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-                        writer.writeheader()
-                        writer.writerows(rows)
-            for stem, figure in self.figures.items():
-                figure.savefig(staging / f"{stem}.png", dpi=110)
-            if out_dir.exists():
-                shutil.rmtree(out_dir)
-            os.replace(staging, out_dir)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return out_dir
+        files = {"summary.md": lambda path: Path(path).write_text(self.summary, encoding="utf-8")}
+        for stem, rows in {**self.tables, **self.timings}.items():
+            files[f"{stem}.csv"] = lambda path, rows=rows: _write_rows(path, rows)
+        for stem, figure in self.figures.items():
+            files[f"{stem}.png"] = lambda path, figure=figure: figure.savefig(path, format="png", dpi=110)
+        return write_folder(out_dir, files)
+
+
+def _write_rows(path, rows):
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        if rows:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)

@@ -1,0 +1,170 @@
+"""Output writing (hdbayes._io): never lose or damage a user's files."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+
+import pytest
+
+from hdbayes._io import MANIFEST, write_file, write_folder
+from hdbayes.exceptions import InputValueError
+
+
+def _text(content):
+    return lambda path: open(path, "w", encoding="utf-8").write(content)
+
+
+@pytest.fixture()
+def umask():
+    """Set the process umask for one test and restore it."""
+    previous = os.umask(0o022)
+    os.umask(previous)
+
+    def set_mask(mask):
+        os.umask(mask)
+
+    yield set_mask
+    os.umask(previous)
+
+
+@pytest.mark.parametrize("mask, expected", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_new_file_follows_the_umask(tmp_path, umask, mask, expected):
+    umask(mask)
+    write_file(tmp_path / "out.csv", _text("a\n"))
+    assert stat.S_IMODE(os.stat(tmp_path / "out.csv").st_mode) == expected
+    assert (tmp_path / "out.csv").read_text() == "a\n"
+    assert os.listdir(tmp_path) == ["out.csv"]
+
+
+def test_replaced_file_keeps_its_mode(tmp_path, umask):
+    umask(0o077)
+    path = tmp_path / "out.csv"
+    path.write_text("old\n")
+    os.chmod(path, 0o640)
+    write_file(path, _text("new\n"))
+    assert path.read_text() == "new\n"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+
+
+def test_symlink_target_is_replaced_and_the_link_kept(tmp_path):
+    target = tmp_path / "data" / "real.csv"
+    target.parent.mkdir()
+    target.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    write_file(link, _text("new\n"))
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_text() == "new\n"
+    assert sorted(os.listdir(target.parent)) == ["real.csv"]
+
+
+def test_dangling_symlink_creates_its_target(tmp_path):
+    link = tmp_path / "link.csv"
+    link.symlink_to(tmp_path / "new.csv")
+    write_file(link, _text("x\n"))
+    assert link.is_symlink() and (tmp_path / "new.csv").read_text() == "x\n"
+
+
+def test_special_files_are_written_through(tmp_path):
+    write_file(os.devnull, _text("discarded\n"))
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    link = tmp_path / "null"
+    link.symlink_to(os.devnull)
+    write_file(link, _text("discarded\n"))
+    assert link.is_symlink()
+
+
+def test_fifo_is_written_through(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(open(fifo).read()))
+    reader.start()
+    write_file(fifo, _text("through the pipe\n"))
+    reader.join(timeout=10)
+    assert received == ["through the pipe\n"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_full_device_reports_an_error(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    with pytest.raises(OSError):
+        write_file("/dev/full", _text("x" * 100000))
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_standard_output(capsys):
+    write_file("-", lambda stream: stream.write("a,b\n"))
+    assert capsys.readouterr().out == "a,b\n"
+
+
+def test_failure_mid_write_keeps_the_old_file(tmp_path):
+    path = tmp_path / "out.csv"
+    path.write_text("precious\n")
+
+    def broken(target):
+        open(target, "w").write("half")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError, match="disk full"):
+        write_file(path, broken)
+    assert path.read_text() == "precious\n"
+    assert os.listdir(tmp_path) == ["out.csv"]
+
+
+def test_a_folder_is_not_a_file(tmp_path):
+    with pytest.raises(InputValueError, match="is a folder"):
+        write_file(tmp_path, _text("x"))
+
+
+def test_new_folder_and_umask(tmp_path, umask):
+    umask(0o022)
+    folder = write_folder(tmp_path / "a" / "out", {"summary.md": _text("# s\n"), "t.csv": _text("x\n1\n")})
+    assert sorted(os.listdir(folder)) == [MANIFEST, "summary.md", "t.csv"]
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o755
+    assert stat.S_IMODE(os.stat(folder / "t.csv").st_mode) == 0o644
+    assert sorted(os.listdir(tmp_path / "a")) == ["out"]
+
+
+def test_failed_new_folder_leaves_nothing(tmp_path):
+    def broken(path):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        write_folder(tmp_path / "out", {"a.csv": _text("a"), "b.png": broken})
+    assert os.listdir(tmp_path) == []
+
+
+def test_foreign_folder_is_refused_untouched(tmp_path):
+    (tmp_path / "thesis.tex").write_text("years of work")
+    (tmp_path / "summary.md").write_text("my own notes")
+    before = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    with pytest.raises(InputValueError, match="not empty and was not written by hdbayes"):
+        write_folder(tmp_path, {"summary.md": _text("# s\n")})
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == before
+
+
+def test_empty_existing_folder_is_used(tmp_path):
+    write_folder(tmp_path, {"summary.md": _text("# s\n")})
+    assert sorted(os.listdir(tmp_path)) == [MANIFEST, "summary.md"]
+
+
+def test_second_run_replaces_only_its_files(tmp_path):
+    folder = tmp_path / "out"
+    write_folder(folder, {"summary.md": _text("run 1\n"), "old.csv": _text("1\n")})
+    (folder / "notes.txt").write_text("the user's own file")
+    write_folder(folder, {"summary.md": _text("run 2\n")})
+    assert (folder / "summary.md").read_text() == "run 2\n"
+    assert (folder / "notes.txt").read_text() == "the user's own file"
+    assert (folder / "old.csv").read_text() == "1\n"  # nothing is removed
+    assert sorted(os.listdir(folder)) == [MANIFEST, "notes.txt", "old.csv", "summary.md"]
+    assert "summary.md" in (folder / MANIFEST).read_text()
+
+
+def test_file_names_must_be_plain(tmp_path):
+    with pytest.raises(ValueError):
+        write_folder(tmp_path / "out", {"../escape.csv": _text("x")})
+    assert not (tmp_path / "escape.csv").exists()
