@@ -90,11 +90,11 @@ def _bad_csv(tmp_path, text, name="bad.csv"):
         (lambda p, t: _bad_csv(p, 'a,b,status\n1,0,x\n"1,0\n'), ["--n-features", "1"], "not a valid CSV"),
         (lambda p, t: _bad_csv(p, "a,b,status\n"), ["--n-features", "1"], "no rows"),
         (lambda p, t: p / "missing.csv", ["--n-features", "1"], "not found"),
-        (lambda p, t: t, ["--n-features", "500"], "larger than the number of features"),
+        (lambda p, t: t, ["--n-features", "500"], "--n-features 500 is more than the 120 feature columns"),
         (lambda p, t: t, ["--n-features", "0"], "at least 1"),
         (lambda p, t: _bad_csv(p, "a,b,status\n1,0,x\n0,1,x\n"), ["--n-features", "1"], "single class"),
-        (lambda p, t: _bad_csv(p, "a,b,status\n1,,x\n0,1,y\n"), ["--n-features", "1"], "missing or non-finite"),
-        (lambda p, t: _bad_csv(p, "a,b,status\n1,q,x\n0,1,y\n"), ["--n-features", "1"], "not numeric"),
+        (lambda p, t: _bad_csv(p, "a,b,status\n1,,x\n0,1,y\n"), ["--n-features", "1"], "line 2, column 'b': missing value"),
+        (lambda p, t: _bad_csv(p, "a,b,status\n1,q,x\n0,1,y\n"), ["--n-features", "1"], "line 2, column 'b': 'q' is not a number"),
         (lambda p, t: _bad_csv(p, "a,b,status\n1,0.5,x\n0,1,y\n"), ["--n-features", "1"], "binary"),
     ],
 )
@@ -306,5 +306,5 @@ def test_regress_groups_file_and_errors(regression_files, tmp_path, capsys):
     assert "lists feature 'x0' twice" in capsys.readouterr().err
     assert regress(train, test, out, "--prior-inclusion", "1.5") == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "prior_inclusion" in error
+    assert error.count("\n") == 1 and "--prior-inclusion must be in (0, 1], got 1.5" in error
     assert not out.exists()

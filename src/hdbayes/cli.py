@@ -1,28 +1,68 @@
 """The ``hdbayes`` command.
 
-Subcommands:
+Subcommands::
 
-* ``hdbayes demo`` — the naive Bayes simulation at a small size: calibration table,
-  expected vs actual error with and without correction, figures;
-* ``hdbayes reproduce NAME`` — an experiment of the papers (``--full`` for the
-  paper's size), results and figures written to a folder;
-* ``hdbayes classify`` — fit on a training CSV, predict a test CSV.
+    hdbayes demo [--out DIR] [--seed N]
+    hdbayes reproduce NAME [--full] [--out DIR] [--seed N] [--n-jobs N]
+    hdbayes classify --train FILE --test FILE --target COLUMN --out FILE [--model MODEL] [options]
+    hdbayes regress --train FILE --test FILE --target COLUMN --out FILE [options]
 
-Errors in the input (missing or empty files, malformed CSV, bad values) end the
-command with exit status 2 and a one-line message on standard error; output files
-are written atomically, so a failed run leaves none behind.
+* ``demo`` runs the naive Bayes simulation at a small size: calibration table, expected
+  vs actual error with and without correction, figures (default folder ``hdbayes-demo``).
+* ``reproduce NAME`` runs an experiment of the papers (``--full`` for the paper's size)
+  and writes ``summary.md``, CSV tables and PNG figures into a folder (default
+  ``hdbayes-output/NAME``). ``--n-jobs`` is capped at the number of usable cores (``-1``:
+  all of them). The run time is printed, never written into ``summary.md``: two runs with
+  the same seed write byte-identical ``summary.md`` and result tables (wall-clock
+  measurements go to separate timing CSVs).
+* ``classify`` fits a model on a training CSV and writes the predicted class and the
+  class probabilities of every row of a test CSV.
+* ``regress`` fits group spike-and-slab linear regression (EP) and writes the predictive
+  mean and standard deviation of every test row.
+
+Input files are CSV (UTF-8, an optional byte-order mark) with a header row of distinct
+column names; every column but the target is a feature and must be numeric and finite.
+``classify --binarize T`` (a number, or ``median`` for each feature's training median)
+maps feature values > T to 1; ``bernoulli-nb`` then selects by mutual information on the
+binarised features. ``categorical-nb --n-categories N`` reserves categories 0..N-1 (for
+values unseen in training).
+
+Output files: ``--out -`` writes the CSV to standard output (the report lines then go to
+standard error). A regular file is replaced atomically (a failed run leaves the old one
+intact) and keeps its permissions; a new one gets the umask's; a symbolic link's target
+is replaced, the link kept; a device or FIFO is written through. ``demo`` and
+``reproduce`` write into a new folder, an empty one, or one they wrote before (marked by
+a ``.hdbayes-output`` manifest): only their own files are replaced, nothing is removed,
+and a non-empty folder that hdbayes did not write is refused.
+
+Exit status: 0 success; 2 bad input (missing, empty or malformed file, non-numeric or
+non-finite value, a single class or a single training row, an option out of range such
+as ``--n-features`` larger than the number of feature columns, a result that would not
+be finite), with one line on standard error and no output written; 3 ``reproduce``
+finished but an acceptance check failed (``[FAIL]``); 1 a bug in hdbayes (a traceback
+and a request to report it); 130 interrupted. A closed output pipe ends the command
+quietly (status 141, as a process killed by SIGPIPE). Warnings are printed as one line
+each, ``hdbayes: warning: ...``, after a successful run.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import math
 import os
+import re
 import sys
-import tempfile
 import time
+import traceback
+import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import hdbayes
+from hdbayes._io import STDOUT, check_output_file, check_output_folder, write_file
+from hdbayes.exceptions import InputValueError, is_input_error
 
 __all__ = ["main"]
 
@@ -48,15 +88,18 @@ CORRECTED_MODELS = ("naive-bayes", "gaussian", "mixture")
 DISCRETE_MODELS = ("bernoulli-nb", "categorical-nb", "multinomial-nb", "dcm")
 MODELS = CORRECTED_MODELS + DISCRETE_MODELS
 _NAIVE_BAYES_FAMILY = {"bernoulli-nb", "categorical-nb", "multinomial-nb"}
+_BINARY_MODELS = {"naive-bayes", "mixture", "bernoulli-nb"}
+_COUNT_MODELS = {"multinomial-nb", "dcm"}
 # options that only some models understand: option -> (models, estimator parameter)
 _MODEL_OPTIONS = {
-    "binarize": ({"naive-bayes", "mixture", "bernoulli-nb"}, "binarize"),
+    "binarize": (_BINARY_MODELS, None),
     "theta_rule": ({"naive-bayes"}, "theta_rule"),
     "n_iter": ({"gaussian", "mixture"}, "n_iter"),
     "burn_in": ({"gaussian", "mixture"}, "burn_in"),
     "thin": ({"gaussian", "mixture"}, "thin"),
     "chains": ({"gaussian", "mixture"}, "n_chains"),
     "method": (_NAIVE_BAYES_FAMILY, "method"),
+    "n_categories": ({"categorical-nb"}, "n_categories"),
     "no_correct": (set(CORRECTED_MODELS), None),
 }
 _ESTIMATORS = {
@@ -68,10 +111,49 @@ _ESTIMATORS = {
     "multinomial-nb": "BayesianMultinomialNB",
     "dcm": "DCMClassifier",
 }
+# estimator parameters as the command line spells them, for messages coming from the library
+_OPTION_NAMES = {
+    "n_features": "--n-features",
+    "n_iter": "--n-iter",
+    "burn_in": "--burn-in",
+    "n_chains": "--chains",
+    "n_categories": "--n-categories",
+    "theta_rule": "--theta-rule",
+    "prior_inclusion": "--prior-inclusion",
+    "slab_variance": "--slab-variance",
+    "noise_variance": "--noise-variance",
+    "random_state": "--seed",
+}
+_MISSING = {"", "na", "n/a", "nan", "null", "none"}
+_BUG_MESSAGE = "this is a bug in hdbayes, please report it (with the command and the traceback above)"
 
 
-class InputError(Exception):
-    """A problem with the user's input, reported as one line."""
+class InputError(InputValueError):
+    """A problem with the user's input, reported as one line (exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit status 2), like the command's other input errors."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
+def _binarize_argument(text):
+    """--binarize: a number or 'median'."""
+    if text.strip().lower() == "median":
+        return "median"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number or 'median', got {text!r}") from None
+
+
+def _usable_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
 def _add_data_arguments(parser, target_help):
@@ -82,10 +164,12 @@ def _add_data_arguments(parser, target_help):
 
 
 def _build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hdbayes",
         description="Bayesian classification with very many features and calibrated predictions "
         "after feature selection.",
+        epilog="Exit status: 0 success, 2 bad input (one line on standard error, nothing written), "
+        "3 reproduce: an acceptance check failed, 1 a bug in hdbayes.",
     )
     parser.add_argument("--version", action="version", version=f"hdbayes {hdbayes.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -97,19 +181,31 @@ def _build_parser():
         "select the top k by |correlation|, fit with and without correction for selection bias, print "
         "calibration tables and expected vs actual error rates, and save the figures.",
     )
-    demo.add_argument("--out", default="hdbayes-demo", help="output folder (default: %(default)s)")
+    demo.add_argument(
+        "--out",
+        default="hdbayes-demo",
+        help="output folder: new, empty, or written by hdbayes before (default: %(default)s)",
+    )
     demo.add_argument("--seed", type=int, default=0, help="seed of the simulated data (default: %(default)s)")
 
     reproduce = sub.add_parser(
         "reproduce",
         help="reproduce an experiment of the papers",
         description="Run an experiment of the papers and write summary.md, CSV tables and PNG figures.",
+        epilog="Exit status: 0 all acceptance checks passed, 3 a check failed ([FAIL]), 2 bad input.",
     )
     reproduce.add_argument("name", choices=sorted(EXPERIMENTS), help="experiment")
     reproduce.add_argument("--full", action="store_true", help="the paper's size (default: a small fast size)")
-    reproduce.add_argument("--out", help="output folder (default: hdbayes-output/NAME)")
+    reproduce.add_argument(
+        "--out", help="output folder: new, empty, or written by hdbayes before (default: hdbayes-output/NAME)"
+    )
     reproduce.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
-    reproduce.add_argument("--n-jobs", type=int, help="parallel fits or folds with joblib (-1: all cores)")
+    reproduce.add_argument(
+        "--n-jobs",
+        type=int,
+        help=f"parallel fits or folds with joblib; -1: all usable cores; capped at the usable cores "
+        f"({_usable_cores()} here)",
+    )
 
     classify = sub.add_parser(
         "classify",
@@ -139,8 +235,16 @@ def _build_parser():
     )
     classify.add_argument(
         "--binarize",
-        type=float,
-        help="naive-bayes, mixture, bernoulli-nb: map feature values > this to 1, others to 0",
+        type=_binarize_argument,
+        metavar="T",
+        help="naive-bayes, mixture, bernoulli-nb: map feature values > T to 1, others to 0; T is a number or "
+        "'median' (each feature's training median); bernoulli-nb selects after binarising",
+    )
+    classify.add_argument(
+        "--n-categories",
+        type=int,
+        metavar="N",
+        help="categorical-nb: every feature takes the categories 0..N-1 (default: those seen in training)",
     )
     classify.add_argument(
         "--theta-rule",
@@ -152,7 +256,7 @@ def _build_parser():
     classify.add_argument("--thin", type=int, help="gaussian, mixture: keep every THIN-th iteration")
     classify.add_argument("--chains", type=int, help="gaussian, mixture: number of chains (default: 1)")
     classify.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
-    classify.add_argument("--out", required=True, help="output CSV of predictions")
+    classify.add_argument("--out", required=True, help="output CSV of predictions ('-': standard output)")
 
     regress = sub.add_parser(
         "regress",
@@ -164,83 +268,280 @@ def _build_parser():
     _add_data_arguments(regress, "name of the numeric response column")
     grouping = regress.add_mutually_exclusive_group()
     grouping.add_argument("--group-size", type=int, help="consecutive groups of this many feature columns")
-    grouping.add_argument("--groups", help="CSV with columns 'feature' and 'group' giving every feature column's group")
+    grouping.add_argument(
+        "--groups", help="CSV with columns 'feature' and 'group' (an integer) giving every feature column's group"
+    )
     regress.add_argument("--prior-inclusion", type=float, default=0.5, help="p0 (default: %(default)s)")
     regress.add_argument("--slab-variance", type=float, default=1.0, help="v_s (default: %(default)s)")
     regress.add_argument("--noise-variance", type=float, default=1.0, help="σ0² (default: %(default)s)")
     regress.add_argument("--evidence", action="store_true", help="choose p0, v_s and σ0² by maximising EP's evidence")
     regress.add_argument("--plot", help="also save the group inclusion probabilities as a PNG figure")
-    regress.add_argument("--out", required=True, help="output CSV of predictions")
+    regress.add_argument("--out", required=True, help="output CSV of predictions ('-': standard output)")
     return parser
 
 
-def _read_csv(path, what):
-    import pandas as pd
+# ---------------------------------------------------------------------------------------------------------
+# reading CSV files
 
+
+class _Table:
+    """A CSV file as read: column names, cells as strings, the file line of every row."""
+
+    def __init__(self, path, what, columns, cells, lines):
+        self.path, self.what, self.columns, self.cells, self.lines = path, what, columns, cells, lines
+        self.index = {name: j for j, name in enumerate(columns)}
+
+    def __len__(self):
+        return len(self.cells)
+
+    def where(self, row, column):
+        """How a message names a cell: file, line and column."""
+        return f"{self.what} file {self.path}, line {self.lines[row]}, column {column!r}"
+
+    def numbers(self, names, *, purpose="a number"):
+        """The columns ``names`` as a float64 matrix; refuses a non-numeric, missing or non-finite cell."""
+        import numpy as np
+
+        positions = [self.index[name] for name in names]
+        strings = np.array([[row[j] for j in positions] for row in self.cells], dtype=object).reshape(
+            len(self.cells), len(positions)
+        )
+        try:
+            values = strings.astype(np.float64)
+        except (ValueError, OverflowError):
+            values = None
+        if values is None:
+            for i, row in enumerate(strings):
+                for j, cell in enumerate(row):
+                    try:
+                        float(cell)
+                    except (ValueError, OverflowError):
+                        if cell.strip().lower() in _MISSING:
+                            raise InputError(f"{self.where(i, names[j])}: missing value") from None
+                        raise InputError(f"{self.where(i, names[j])}: {cell.strip()!r} is not {purpose}") from None
+        bad = ~np.isfinite(values)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            cell = strings[i, j].strip()
+            what = "missing value" if cell.lower() in _MISSING else f"{cell!r} is not a finite number"
+            raise InputError(f"{self.where(i, names[j])}: {what}")
+        return values
+
+    def labels(self, name):
+        """A column of class labels: integers or numbers when every cell is one, else strings."""
+        import numpy as np
+
+        j = self.index[name]
+        cells = [row[j].strip() for row in self.cells]
+        for i, cell in enumerate(cells):
+            if cell.lower() in _MISSING:
+                raise InputError(f"{self.where(i, name)}: missing value in the target column")
+        if all(re.fullmatch(r"[+-]?\d+", cell) for cell in cells):
+            return np.array([int(cell) for cell in cells], dtype=np.int64)
+        try:
+            values = np.array([float(cell) for cell in cells])
+        except ValueError:
+            return np.array(cells, dtype=object).astype(str)
+        return values if np.isfinite(values).all() else np.array(cells, dtype=object).astype(str)
+
+
+def _read_csv(path, what):
+    """Read a CSV file with a header row into a :class:`_Table`, refusing what pandas would guess around."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"{what} file not found: {path}")
-    if path.stat().st_size == 0:
+    if path.is_dir():
+        raise InputError(f"{what} file {path} is a folder")
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read the {what} file {path}: {error.strerror or error}") from None
+    if not raw.strip() or raw.strip() == b"\xef\xbb\xbf":
         raise InputError(f"{what} file is empty: {path}")
     try:
-        frame = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise InputError(f"{what} file {path} is not a valid CSV: {first_line}") from None
-    if frame.shape[0] == 0:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{what} file {path} is not UTF-8 text (byte {raw[error.start]:#04x} at offset {error.start})"
+        ) from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    cells, lines = [], []
+    try:
+        header = None
+        for row in reader:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue  # blank line
+            if header is None:
+                header = [name.strip() for name in row]
+                continue
+            if len(row) != len(header):
+                raise InputError(
+                    f"{what} file {path} is not a valid CSV: line {reader.line_num} has {len(row)} "
+                    f"field{'s' if len(row) != 1 else ''}, expected {len(header)}"
+                )
+            cells.append(row)
+            lines.append(reader.line_num)
+    except csv.Error as error:
+        raise InputError(f"{what} file {path} is not a valid CSV: line {reader.line_num}: {error}") from None
+    for j, name in enumerate(header):
+        if not name:
+            raise InputError(f"{what} file {path}: column {j + 1} of the header has no name")
+    seen = set()
+    for name in header:
+        if name in seen:
+            raise InputError(f"{what} file {path}: duplicate column name {name!r}")
+        seen.add(name)
+    if not cells:
         raise InputError(f"{what} file {path} has a header but no rows")
-    return frame
-
-
-def _features(frame, columns, path):
-    import numpy as np
-    import pandas as pd
-
-    non_numeric = [c for c in columns if not pd.api.types.is_numeric_dtype(frame[c])]
-    if non_numeric:
-        raise InputError(f"{path}: feature column {non_numeric[0]!r} is not numeric")
-    values = frame[columns].to_numpy(dtype=np.float64)
-    if not np.isfinite(values).all():
-        row, col = np.argwhere(~np.isfinite(values))[0]
-        raise InputError(f"{path}: missing or non-finite value in column {columns[col]!r}, row {row + 1}")
-    return values
+    return _Table(path, what, header, cells, lines)
 
 
 def _read_train_test(args):
-    """The training and test frames, the feature columns and the two feature matrices."""
+    """Read and check the training and test files: columns, numbers, at least two training rows."""
     train = _read_csv(args.train, "training")
     test = _read_csv(args.test, "test")
-    if args.target not in train.columns:
-        raise InputError(f"target column {args.target!r} is not in {args.train}")
+    if args.target not in train.index:
+        raise InputError(f"target column {args.target!r} is not in the training file {args.train}")
     columns = [c for c in train.columns if c != args.target]
     if not columns:
-        raise InputError(f"{args.train} has no feature columns besides {args.target!r}")
-    missing = [c for c in columns if c not in test.columns]
+        raise InputError(f"the training file {args.train} has no feature columns besides {args.target!r}")
+    missing = [c for c in columns if c not in test.index]
     if missing:
-        raise InputError(f"test file {args.test} lacks the feature column {missing[0]!r}")
-    if train[args.target].isna().any():
-        raise InputError(f"target column {args.target!r} has missing values")
-    return train, test, columns, _features(train, columns, args.train), _features(test, columns, args.test)
+        raise InputError(f"the test file {args.test} lacks the feature column {missing[0]!r}")
+    if len(train) < 2:
+        raise InputError(
+            f"the training file {args.train} has a single row; at least two are needed to fit {args.target!r}"
+        )
+    return SimpleNamespace(
+        train=train, test=test, columns=columns, X_train=train.numbers(columns), X_test=test.numbers(columns)
+    )
 
 
-def _write_atomically(path, write):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    os.close(handle)
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def _frame(values, columns):
+    import pandas as pd
+
+    return pd.DataFrame(values, columns=columns, copy=False)
+
+
+def _largest_input(data, extra=()):
+    """A phrase naming the input value of largest magnitude (the likely cause of an overflow)."""
+    import numpy as np
+
+    best = None
+    for table, values, names in ((data.train, data.X_train, data.columns), (data.test, data.X_test, data.columns),
+                                 *extra):  # fmt: skip
+        if values.size == 0:
+            continue
+        flat = int(np.argmax(np.abs(values)))
+        i, j = np.unravel_index(flat, values.shape)
+        if best is None or abs(values[i, j]) > best[0]:
+            best = (abs(values[i, j]), table.where(i, names[j]), values[i, j])
+    if best is None:
+        return None
+    return f"the largest input value is {best[2]:g} ({best[1]}); rescale the data"
+
+
+def _check_finite(name, values, data, extra=()):
+    import numpy as np
+
+    from hdbayes._validation import check_finite_output
+
+    if not np.isfinite(np.asarray(values, dtype=np.float64)).all():
+        check_finite_output(name, values, cause=_largest_input(data, extra))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# classify
+
+
+def _check_classify_options(args, n_columns):
+    if args.n_features is not None:
+        if args.n_features < 1:
+            raise InputError(f"--n-features must be at least 1, got {args.n_features}")
+        if args.n_features > n_columns:
+            raise InputError(f"--n-features {args.n_features} is more than the {n_columns} feature columns")
+    if args.threshold is not None and (not math.isfinite(args.threshold) or args.threshold < 0):
+        raise InputError(f"--threshold must be a finite number >= 0, got {args.threshold:g}")
+    if isinstance(args.binarize, float) and not math.isfinite(args.binarize):
+        raise InputError(f"--binarize must be a finite number or 'median', got {args.binarize:g}")
+    for option, minimum in (("n_iter", 1), ("burn_in", 0), ("thin", 1), ("chains", 1), ("n_categories", 1)):
+        value = getattr(args, option)
+        if value is not None and value < minimum:
+            raise InputError(f"--{option.replace('_', '-')} must be at least {minimum}, got {value}")
+    if args.seed < 0:
+        raise InputError(f"--seed must be a non-negative integer, got {args.seed}")
+
+
+def _check_classify_data(args, data):
+    """Model-specific checks of the feature values, in terms of files, lines and columns."""
+    import numpy as np
+
+    from hdbayes._validation import binarize_features, fit_binarize_thresholds
+
+    y = data.train.labels(args.target)
+    classes = np.unique(y)
+    if classes.shape[0] < 2:
+        raise InputError(
+            f"the target column {args.target!r} of {args.train} has a single class ({classes[0]}); "
+            "a classifier needs at least two"
+        )
+    data.y_train = y
+    if args.model in _BINARY_MODELS and args.binarize is not None:
+        thresholds = fit_binarize_thresholds(data.X_train, args.binarize)
+        binary = binarize_features(data.X_train, thresholds)
+        varying = binary.min(axis=0) != binary.max(axis=0)
+        if not varying.any():
+            if binary.max() == 0:
+                shown = "its training median" if args.binarize == "median" else f"--binarize {args.binarize:g}"
+                raise InputError(f"no value of any feature exceeds {shown}: every binarised feature is 0")
+            if binary.min() == 1:
+                raise InputError(f"every value of every feature exceeds --binarize {args.binarize:g}")
+            raise InputError(f"every feature is constant after --binarize {args.binarize}")
+        data.thresholds = thresholds
+        return
+    for table, X in ((data.train, data.X_train), (data.test, data.X_test)):
+        if args.model in _BINARY_MODELS:
+            bad = (X != 0) & (X != 1)
+            if bad.any():
+                i, j = np.argwhere(bad)[0]
+                raise InputError(
+                    f"{table.where(i, data.columns[j])}: {X[i, j]:g} is not binary (0/1); --model {args.model} "
+                    "needs 0/1 features: give --binarize T or --binarize median"
+                )
+        elif args.model in _COUNT_MODELS or args.model == "categorical-nb":
+            bad = (X < 0) | (X != np.round(X))
+            if bad.any():
+                i, j = np.argwhere(bad)[0]
+                kind = "a count (a non-negative integer)" if args.model != "categorical-nb" else (
+                    "a category code (an integer >= 0)")  # fmt: skip
+                raise InputError(f"{table.where(i, data.columns[j])}: {X[i, j]:g} is not {kind}")
+    if args.model == "categorical-nb":
+        seen = data.X_train.max(axis=0)
+        limit = seen + 1 if args.n_categories is None else np.full_like(seen, args.n_categories)
+        if args.n_categories is not None and (data.X_train >= args.n_categories).any():
+            i, j = np.argwhere(data.X_train >= args.n_categories)[0]
+            raise InputError(
+                f"{data.train.where(i, data.columns[j])}: category {data.X_train[i, j]:g} is not below "
+                f"--n-categories {args.n_categories}"
+            )
+        unseen = data.X_test >= limit
+        if unseen.any():
+            i, j = np.argwhere(unseen)[0]
+            hint = (f"give --n-categories {int(data.X_test.max()) + 1}" if args.n_categories is None
+                    else "give a larger --n-categories")  # fmt: skip
+            raise InputError(
+                f"{data.test.where(i, data.columns[j])}: category {data.X_test[i, j]:g} was not seen in training "
+                f"(categories 0..{int(limit[j]) - 1}); {hint}"
+            )
 
 
 def _build_model(args):
     """The estimator named by --model, refusing options that belong to other models.
 
     The selection-bias models select inside ``fit``; a discrete model is preceded by a
-    :class:`~hdbayes.MutualInformationSelector` when --n-features or --threshold is given.
+    :class:`~hdbayes.MutualInformationSelector` when --n-features or --threshold is given,
+    and ``bernoulli-nb --binarize`` by a :class:`~hdbayes.binarizer.FeatureBinarizer`, so that
+    selection ranks the binarised features.
     """
     params = {}
     for option, (models, parameter) in _MODEL_OPTIONS.items():
@@ -253,106 +554,232 @@ def _build_model(args):
             params[parameter] = value
     estimator = getattr(hdbayes, _ESTIMATORS[args.model])
     if args.model in DISCRETE_MODELS:
-        model = estimator(**params)
-        if args.n_features is None and args.threshold is None:
-            return model
         from sklearn.pipeline import make_pipeline
 
-        selector = hdbayes.MutualInformationSelector(
-            n_features=args.n_features, threshold=args.threshold, random_state=args.seed
-        )
-        return make_pipeline(selector, model)
+        steps = []
+        if args.model == "bernoulli-nb" and args.binarize is not None:
+            from hdbayes.binarizer import FeatureBinarizer
+
+            steps.append(FeatureBinarizer(threshold=args.binarize))
+        if args.n_features is not None or args.threshold is not None:
+            steps.append(
+                hdbayes.MutualInformationSelector(
+                    n_features=args.n_features, threshold=args.threshold, random_state=args.seed
+                )
+            )
+        model = estimator(**params)
+        return make_pipeline(*steps, model) if steps else model
     if args.model in ("gaussian", "mixture"):
-        params["n_jobs"] = params.get("n_chains", 1)
+        params["n_jobs"] = min(params.get("n_chains", 1), _usable_cores())
     return estimator(
         n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct, **params,
         random_state=args.seed,
     )  # fmt: skip
 
 
-def _print_mcmc_diagnostics(model):
+def _selector(model):
+    """The fitted step that selected features (the estimator itself or a pipeline's selector), or None."""
+    for step in getattr(model, "named_steps", {}).values() if hasattr(model, "steps") else [model]:
+        if hasattr(step, "selection_"):
+            return step
+    return None
+
+
+def _mcmc_lines(model):
     import arviz as az
 
     idata = model.to_inference_data()
     name = "log_tau_mu" if "log_tau_mu" in idata.posterior else "log_alpha"
-    rhat = float(az.rhat(idata)[name]) if model.n_chains > 1 else float("nan")
     ess = float(az.ess(idata)[name])
     mean = float(idata.posterior[name].mean())
-    print(f"{name}: posterior mean {mean:.3f}, R-hat {rhat:.3f}, effective sample size {ess:.0f}")
-    if model.n_chains > 1 and rhat > 1.1:
-        print("warning: R-hat > 1.1; the chains have not mixed, consider more iterations (--n-iter)")
+    if model.n_chains > 1:
+        rhat = float(az.rhat(idata)[name])
+        shown = f"R-hat {rhat:.3f}" if math.isfinite(rhat) else "R-hat n/a"
+    else:
+        rhat, shown = float("nan"), "R-hat n/a (1 chain)"
+    ess_shown = f"{ess:.0f}" if math.isfinite(ess) else "n/a"
+    lines = [f"{name}: posterior mean {mean:.3f}, {shown}, effective sample size {ess_shown}"]
+    if model.n_chains > 1 and math.isfinite(rhat) and rhat > 1.1:
+        warnings.warn("R-hat > 1.1; the chains have not mixed, consider more iterations (--n-iter)", stacklevel=2)
+    return lines
+
+
+def _fit(args, model, X, y):
+    """Fit, turning an empty selection (a --threshold above every statistic) into a user error."""
+    try:
+        model.fit(X, y)
+    except Exception:
+        holder = _selector(model)
+        selection = getattr(holder, "selection_", None)
+        if args.threshold is not None and selection is not None and len(selection.indices) == 0:
+            largest = float(max(selection.scores)) if selection.scores is not None else float("nan")
+            raise InputError(
+                f"no feature exceeds the threshold: every selection statistic is <= --threshold "
+                f"{args.threshold:g} (the largest is {largest:.4g})"
+            ) from None
+        raise
 
 
 def _classify(args):
     import numpy as np
     import pandas as pd
 
+    from hdbayes._validation import binarize_features
     from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 
-    train, test, columns, X_train, X_test = _read_train_test(args)
-    y_train = train[args.target].to_numpy()
-
-    model = _build_model(args)
-    model.fit(X_train, y_train)
+    check_output_file(args.out)
+    model = _build_model(args)  # refuses options of other models before reading anything
+    data = _read_train_test(args)
+    _check_classify_options(args, len(data.columns))
+    _check_classify_data(args, data)
+    X_train, X_test = data.X_train, data.X_test
+    if args.model in ("naive-bayes", "mixture") and args.binarize is not None:
+        X_train = binarize_features(X_train, data.thresholds)
+        X_test = binarize_features(X_test, data.thresholds)
+    X_train, X_test = _frame(X_train, data.columns), _frame(X_test, data.columns)
+    _fit(args, model, X_train, data.y_train)
     proba = model.predict_proba(X_test)
-    output = pd.DataFrame({"prediction": model.predict(X_test)}, index=test.index)
-    for j, label in enumerate(model.classes_):
+    _check_finite("the predicted probabilities", proba, data)
+    classes = model.classes_
+    output = pd.DataFrame({"prediction": model.predict(X_test)})
+    for j, label in enumerate(classes):
         output[f"P({args.target}={label})"] = proba[:, j]
-    _write_atomically(args.out, lambda tmp: output.to_csv(tmp, index=False))
 
-    holder = model.steps[0][1] if hasattr(model, "steps") else model
-    if hasattr(holder, "selected_features_"):
-        kept = holder.selected_features_
-        selected = ", ".join(str(columns[j]) for j in kept[:10])
+    lines = []
+    holder = _selector(model)
+    if holder is not None:
+        kept = np.asarray(holder.selected_features_)
+        selected = ", ".join(str(data.columns[j]) for j in kept[:10])
         more = "" if kept.shape[0] <= 10 else ", ..."
-        print(f"kept {kept.shape[0]} of {len(columns)} features (threshold {holder.threshold_:.4g}): {selected}{more}")
+        lines.append(
+            f"kept {kept.shape[0]} of {len(data.columns)} features (threshold {holder.threshold_:.4g}): "
+            f"{selected}{more}"
+        )
+        scores = getattr(holder.selection_, "scores", None)
+        if scores is not None:
+            zero = int(np.sum(np.asarray(scores)[kept] <= 0))
+            if zero:
+                warnings.warn(
+                    f"{zero} of the {kept.shape[0]} kept features have a selection statistic of 0 (constant in "
+                    "training or unrelated to the class): they were picked at random",
+                    stacklevel=2,
+                )
     else:
-        print(f"used all {len(columns)} features")
+        lines.append(f"used all {len(data.columns)} features")
     if args.model in ("gaussian", "mixture"):
-        _print_mcmc_diagnostics(model)
-    print(f"expected error rate on the test rows: {expected_error_rate(proba):.4f}")
-    if args.target in test.columns and not test[args.target].isna().any():
-        labels = test[args.target].to_numpy()
-        known = np.isin(labels, model.classes_)
-        if known.all():
-            codes = np.searchsorted(model.classes_, labels)
-            print(
-                f"actual error rate: {error_rate(codes, proba):.4f}; average minus log probability: "
-                f"{average_minus_log_probability(codes, proba):.4f}"
-            )
-    print(f"wrote {len(output)} predictions to {args.out}")
+        lines += _mcmc_lines(model)
+    lines.append(f"expected error rate on the test rows: {expected_error_rate(proba):.4f}")
+    if args.target in data.test.index:
+        try:
+            labels = data.test.labels(args.target)
+        except InputError:
+            labels = None
+        if labels is not None:
+            known = np.isin(labels, classes)
+            if known.all():
+                codes = np.searchsorted(classes, labels)
+                lines.append(
+                    f"actual error rate: {error_rate(codes, proba):.4f}; average minus log probability: "
+                    f"{average_minus_log_probability(codes, proba):.4f}"
+                )
+    lines.append(f"wrote {len(output)} predictions to {'standard output' if args.out == STDOUT else args.out}")
+
+    write_file(args.out, lambda target: output.to_csv(target, index=False))
+    report = sys.stderr if args.out == STDOUT else sys.stdout
+    for line in lines:
+        print(line, file=report)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# regress
 
 
 def _read_groups(path, columns):
-    """Group labels of the feature columns from a CSV with columns 'feature' and 'group'."""
-    frame = _read_csv(path, "groups")
-    if not {"feature", "group"} <= set(frame.columns):
+    """Group labels (integers) of the feature columns from a CSV with columns 'feature' and 'group'."""
+    table = _read_csv(path, "groups")
+    if not {"feature", "group"} <= set(table.columns):
         raise InputError(f"groups file {path} needs the columns 'feature' and 'group'")
-    twice = frame["feature"][frame["feature"].duplicated()]
-    if len(twice):
-        raise InputError(f"groups file {path} lists feature {twice.iloc[0]!r} twice; groups must not overlap")
-    labels = dict(zip(frame["feature"].astype(str), frame["group"]))
-    missing = [c for c in columns if str(c) not in labels]
+    features = [row[table.index["feature"]].strip() for row in table.cells]
+    labels = {}
+    for i, (feature, row) in enumerate(zip(features, table.cells)):
+        cell = row[table.index["group"]].strip()
+        if not re.fullmatch(r"[+-]?\d+", cell):
+            raise InputError(f"{table.where(i, 'group')}: groups must be integers, got {cell!r}")
+        if feature in labels:
+            raise InputError(f"groups file {path} lists feature {feature!r} twice; groups must not overlap")
+        labels[feature] = int(cell)
+    missing = [c for c in columns if c not in labels]
     if missing:
         raise InputError(f"groups file {path} gives no group for the feature column {missing[0]!r}")
-    return [labels[str(c)] for c in columns]
+    return [labels[c] for c in columns]
+
+
+def _check_regress_options(args, n_columns):
+    if args.group_size is not None and (args.group_size < 1 or n_columns % args.group_size):
+        raise InputError(
+            f"--group-size {args.group_size} must be >= 1 and divide the number of feature columns ({n_columns})"
+        )
+    if not (math.isfinite(args.prior_inclusion) and 0 < args.prior_inclusion <= 1):
+        raise InputError(f"--prior-inclusion must be in (0, 1], got {args.prior_inclusion:g}")
+    for option in ("slab_variance", "noise_variance"):
+        value = getattr(args, option)
+        if not (math.isfinite(value) and value > 0):
+            raise InputError(f"--{option.replace('_', '-')} must be a finite number > 0, got {value:g}")
 
 
 def _regress(args):
     import numpy as np
     import pandas as pd
 
-    train, test, columns, X_train, X_test = _read_train_test(args)
-    if not pd.api.types.is_numeric_dtype(train[args.target]):
-        raise InputError(f"target column {args.target!r} is not numeric")
-    y_train = train[args.target].to_numpy(dtype=np.float64)
-    groups = _read_groups(args.groups, columns) if args.groups else args.group_size
+    check_output_file(args.out)
+    if args.plot is not None:
+        if args.plot == STDOUT:
+            raise InputError("--plot needs a file name")
+        check_output_file(args.plot)
+    data = _read_train_test(args)
+    _check_regress_options(args, len(data.columns))
+    y_train = data.train.numbers([args.target], purpose="a number (the target y must be numeric)")[:, 0]
+    groups = _read_groups(args.groups, data.columns) if args.groups else args.group_size
     model = hdbayes.GroupSpikeSlabRegression(
         groups=groups, prior_inclusion=args.prior_inclusion, slab_variance=args.slab_variance,
         noise_variance=args.noise_variance, hyperparameters="evidence" if args.evidence else "fixed",
-    ).fit(X_train, y_train)  # fmt: skip
-    mean, std = model.predict(X_test, return_std=True)
-    output = pd.DataFrame({"prediction": mean, "std": std}, index=test.index)
+    )  # fmt: skip
+    model.fit(_frame(data.X_train, data.columns), y_train)
+    mean, std = model.predict(_frame(data.X_test, data.columns), return_std=True)
+    target = ((data.train, y_train[:, None], [args.target]),)
+    for name, values in (("the predictive means", mean), ("the predictive standard deviations", std),
+                         ("the log evidence", model.log_evidence_),
+                         ("the group inclusion probabilities", model.group_inclusion_probabilities_)):  # fmt: skip
+        _check_finite(name, values, data, target)
+    output = pd.DataFrame({"prediction": mean, "std": std})
+
+    names = {}
+    for column, code in zip(data.columns, model.groups_):
+        names.setdefault(int(code), []).append(str(column))
+    order = np.argsort(-model.group_inclusion_probabilities_, kind="stable")[:10]
+    lines = [
+        f"{model.n_groups_} groups of {len(data.columns)} features; EP "
+        f"{'converged' if model.converged_ else 'stopped'} (EP iterations: {model.n_iter_}); "
+        f"log evidence {model.log_evidence_:.4f}"
+    ]
+    if args.evidence:
+        lines.append(f"chosen by evidence: p0 {float(np.mean(model.prior_inclusion_)):.4g}, "
+                     f"v_s {float(np.mean(model.slab_variance_)):.4g}, σ0² {model.noise_variance_:.4g}")  # fmt: skip
+    lines.append("most probable groups (P(included), features):")
+    for g in order:
+        members = names[int(g)]
+        shown = ", ".join(members[:5]) + (", ..." if len(members) > 5 else "")
+        lines.append(f"  {model.group_inclusion_probabilities_[g]:.4f}  {shown}")
+    if args.target in data.test.index:
+        try:
+            truth = data.test.numbers([args.target])[:, 0]
+        except InputError:
+            truth = None
+        if truth is not None:
+            rmse = float(np.sqrt(np.mean((mean - truth) ** 2)))
+            if math.isfinite(rmse):
+                lines.append(f"test root mean squared error: {rmse:.4g}")
+    lines.append(f"wrote {len(output)} predictions to {'standard output' if args.out == STDOUT else args.out}")
 
     figure = None
     if args.plot:
@@ -360,73 +787,130 @@ def _regress(args):
 
         figure = Figure(figsize=(7.0, 3.0), layout="constrained")
         model.plot_group_inclusion_probabilities(ax=figure.subplots())
-    _write_atomically(args.out, lambda tmp: output.to_csv(tmp, index=False))
+    write_file(args.out, lambda target: output.to_csv(target, index=False))
     if figure is not None:
-        _write_atomically(args.plot, lambda tmp: figure.savefig(tmp, format="png", dpi=120))
+        write_file(args.plot, lambda target: figure.savefig(target, format="png", dpi=120))
+    report = sys.stderr if args.out == STDOUT else sys.stdout
+    for line in lines:
+        print(line, file=report)
 
-    names = {}
-    for column, code in zip(columns, model.groups_):
-        names.setdefault(int(code), []).append(str(column))
-    order = np.argsort(-model.group_inclusion_probabilities_, kind="stable")[:10]
-    print(f"{model.n_groups_} groups of {len(columns)} features; EP {'converged' if model.converged_ else 'stopped'} "
-          f"(EP iterations: {model.n_iter_}); log evidence {model.log_evidence_:.4f}")  # fmt: skip
-    if args.evidence:
-        print(f"chosen by evidence: p0 {float(np.mean(model.prior_inclusion_)):.4g}, "
-              f"v_s {float(np.mean(model.slab_variance_)):.4g}, σ0² {model.noise_variance_:.4g}")  # fmt: skip
-    print("most probable groups (P(included), features):")
-    for g in order:
-        members = names[int(g)]
-        shown = ", ".join(members[:5]) + (", ..." if len(members) > 5 else "")
-        print(f"  {model.group_inclusion_probabilities_[g]:.4f}  {shown}")
-    if args.target in test.columns and pd.api.types.is_numeric_dtype(test[args.target]):
-        truth = test[args.target].to_numpy(dtype=np.float64)
-        if np.isfinite(truth).all():
-            print(f"test root mean squared error: {float(np.sqrt(np.mean((mean - truth) ** 2))):.4g}")
-    print(f"wrote {len(output)} predictions to {args.out}")
+
+# ---------------------------------------------------------------------------------------------------------
+# demo and reproduce
 
 
 def _run_experiment(name, out, full, seed, n_jobs=None):
     from importlib import import_module
 
+    check_output_folder(out)
     module = import_module(EXPERIMENTS[name])
     start = time.perf_counter()
     report = module.run(full=full, random_state=seed, n_jobs=n_jobs)
+    seconds = time.perf_counter() - start
     folder = report.write(out)
-    return report, folder, time.perf_counter() - start
-
-
-def _print_checks(report):
-    for name, ok in report.checks.items():
-        print(f"  [{'pass' if ok else 'FAIL'}] {name}")
+    return report, folder, seconds
 
 
 def _demo(args):
+    if args.seed < 0:
+        raise InputError(f"--seed must be a non-negative integer, got {args.seed}")
     report, folder, seconds = _run_experiment("naive-bayes-simulation", args.out, False, args.seed)
     print(report.summary)
-    print(f"Figures and tables written to {folder}/ in {seconds:.1f} s.")
+    print(f"Figures and tables written to {folder}/; the run took {seconds:.1f} s.")
 
 
 def _reproduce(args):
+    if args.seed < 0:
+        raise InputError(f"--seed must be a non-negative integer, got {args.seed}")
+    n_jobs, cores = args.n_jobs, _usable_cores()
+    if n_jobs is not None:
+        if n_jobs == 0 or n_jobs < -1:
+            raise InputError(f"--n-jobs must be -1 (all usable cores) or at least 1, got {n_jobs}")
+        if n_jobs == -1:
+            n_jobs = cores
+        elif n_jobs > cores:
+            print(f"--n-jobs {n_jobs} capped at the {cores} usable cores")
+            n_jobs = cores
     out = args.out or os.path.join("hdbayes-output", args.name)
-    report, folder, seconds = _run_experiment(args.name, out, args.full, args.seed, args.n_jobs)
+    report, folder, seconds = _run_experiment(args.name, out, args.full, args.seed, n_jobs)
     print(f"{args.name}: finished in {seconds:.1f} s; results in {folder}/")
-    _print_checks(report)
+    for name, ok in report.checks.items():
+        print(f"  [{'pass' if ok else 'FAIL'}] {name}")
+    failed = sum(not ok for ok in report.checks.values())
+    if failed:
+        print(f"{failed} of {len(report.checks)} acceptance checks failed")
+        return 3
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# messages and the entry point
+
+
+def _cli_terms(message):
+    """A library message in the command line's words: option names, no numpy reprs, one line."""
+    message = " ".join(str(message).split())
+    message = re.sub(r"\bnp\.(?:float|int|uint|bool|str)_?\d*\(([^()]*)\)", r"\1", message)
+    message = re.sub(r"binarize=<threshold>(?: \(or 'median'\))?", "--binarize T (or --binarize median)", message)
+    for parameter, option in _OPTION_NAMES.items():
+        message = re.sub(rf"\b{parameter}=", f"{option} ", message)
+        message = re.sub(rf"\b{parameter}\b", option, message)
+    message = re.sub(r"\b(threshold|binarize|thin)=", r"--\1 ", message)
+    message = re.sub(r"\b(thin|binarize) must\b", r"--\1 must", message)
+    return message
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None):
+    return f"hdbayes: warning: {_cli_terms(message)}"
+
+
+def _quiet_broken_pipe():
+    """Point standard output at /dev/null so that Python's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
 
 
 def main(argv=None):
-    """Entry point of the ``hdbayes`` command; returns the exit status."""
+    """Entry point of the ``hdbayes`` command; returns the exit status.
+
+    0 success, 2 bad input (one line on standard error), 3 a failed acceptance check of
+    ``reproduce``, 1 a bug (traceback), 130 interrupted, 141 closed output pipe.
+    """
     args = _build_parser().parse_args(argv)
     handlers = {"demo": _demo, "reproduce": _reproduce, "classify": _classify, "regress": _regress}
-    try:
-        handlers[args.command](args)
-    except (InputError, ValueError, TypeError, OSError) as error:
-        message = " ".join(str(error).split()) or type(error).__name__
-        print(f"hdbayes {args.command}: error: {message}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("hdbayes: interrupted", file=sys.stderr)
-        return 130
-    return 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        # ArviZ 0.23 announces its 1.0 API at import; not the user's concern
+        warnings.filterwarnings("ignore", category=FutureWarning, module=r"arviz(\.|$)")
+        warnings.filterwarnings("ignore", category=FutureWarning, message=r".*[Aa]rvi[Zz].*")
+        try:
+            status = handlers[args.command](args) or 0
+        except BrokenPipeError:
+            _quiet_broken_pipe()
+            return 141
+        except KeyboardInterrupt:
+            print("hdbayes: interrupted", file=sys.stderr)
+            return 130
+        except Exception as error:
+            if isinstance(error, (InputError, OSError)) or is_input_error(error):
+                message = _cli_terms(error) or type(error).__name__
+                if isinstance(error, OSError) and error.filename is not None and error.strerror:
+                    message = f"{error.filename}: {error.strerror}"
+                print(f"hdbayes {args.command}: error: {message}", file=sys.stderr)
+                return 2
+            traceback.print_exc()
+            print(f"hdbayes {args.command}: {_BUG_MESSAGE}", file=sys.stderr)
+            return 1
+    shown = set()
+    for warning in caught:
+        line = _warning_line(warning.message, warning.category, warning.filename, warning.lineno)
+        if line not in shown:
+            shown.add(line)
+            print(line, file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover
