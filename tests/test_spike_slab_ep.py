@@ -259,7 +259,7 @@ def test_check_groups_forms():
         ([[0, 5], [1, 2]], "outside 0..2"),
         ([0, 1], "groups has length 2, but X has 3 features"),
         (np.array([0.0, np.nan, 1.0]), "NaN"),
-        (np.array([0.5, 1.0, 1.0]), "non-integer"),
+        (np.array([0.5, 1.0, 1.0]), "groups must be integers .* label 0.5 of feature 0"),
         (2, "must be >= 1 and divide n_features=3"),
         (np.zeros((3, 1)), "1-D array"),
         ([[0, 1], []], "group 1 is empty"),
@@ -272,9 +272,28 @@ def test_check_groups_errors(groups, message):
 
 def test_check_group_values():
     np.testing.assert_array_equal(check_group_values("p0", 0.2, 3, upper=1.0), [0.2] * 3)
-    for bad, message in ((0.0, r"in \(0, 1.0\)"), (1.0, r"in \(0, 1.0\)"), ([0.1, 0.2], "has 2 values"),
+    for bad, message in ((0.0, r"in \(0, 1\), got 0$"), (1.0, r"in \(0, 1\), got 1$"), ([0.1, 0.2], "has 2 values"),
                          (np.nan, "finite")):  # fmt: skip
         with pytest.raises(ValueError, match=message):
             check_group_values("p0", bad, 3, upper=1.0)
     with pytest.raises(ValueError, match="slab_variance must be > 0"):
         check_group_values("slab_variance", -1.0, 3)
+
+
+@pytest.mark.parametrize("solver", ["woodbury", "direct"])
+def test_all_zero_column_against_exact_enumeration(solver):
+    """An all-zero column has r_j = 0 and a flat cavity: its site is set in closed form (flat_cavity_sites) and
+    the evidence stays finite and exact, on both paths, also when the column shares a group with others."""
+    X, y, groups = random_problem(14 if solver == "woodbury" else 30, 6, 3, 2, 0.05, seed=11)
+    X[:, 4] = 0.0  # group 1 holds columns 3, 4, 5
+    p0, vs = np.full(6, 2 / 6), np.ones(6)
+    result = expectation_propagation(X, y, groups, p0, vs, 0.05, solver=solver)
+    exact = exact_posterior(X, y, groups, p0, vs, 0.05)
+    assert result.solver == solver and result.converged and result.n_skipped == 0
+    assert np.isfinite(result.log_evidence)
+    assert result.log_evidence == pytest.approx(exact.log_evidence, abs=2e-2)
+    np.testing.assert_allclose(result.group_inclusion_probabilities, exact.group_inclusion_probabilities, atol=2e-2)
+    assert result.mean[4] == 0.0 and result.sites.log_odds[4] == 0.0
+    # the posterior variance of an uninformative coefficient is P(z_g = 1 | y) v_s
+    assert result.variance[4] == pytest.approx(result.group_inclusion_probabilities[1] * 1.0, abs=1e-4)  # tol
+    assert result.variance[4] == pytest.approx(exact.coef_variance[4], abs=2e-2)

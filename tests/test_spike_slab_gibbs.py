@@ -73,7 +73,21 @@ def test_gibbs_errors(problem):
     X, y = problem
     with pytest.raises(ValueError, match="burn_in=10 must be smaller than n_iter=10"):
         GroupSpikeSlabGibbs(n_iter=10, burn_in=10).fit(X, y)
-    with pytest.raises(ValueError, match=r"prior_inclusion must be in \(0, 1.0\)"):
+    with pytest.raises(ValueError, match=r"prior_inclusion must be in \(0, 1\)"):
         GroupSpikeSlabGibbs(prior_inclusion=1.0).fit(X, y)
     with pytest.raises(ValueError, match="groups overlap"):
         GroupSpikeSlabGibbs(groups=[list(range(7)), list(range(6, 12))]).fit(X, y)
+
+
+def test_gibbs_refuses_overflowing_input_and_handles_a_constant_column(problem):
+    from hdbayes.exceptions import InputValueError
+
+    X, y = problem
+    bad = X.copy()
+    bad[1, 2] = 1e308
+    with pytest.raises(InputValueError, match="X feature 2 is too large"):
+        GroupSpikeSlabGibbs(n_iter=20, burn_in=5, random_state=0).fit(bad, y)
+    constant = X.copy()
+    constant[:, 2] = 3.0
+    model = GroupSpikeSlabGibbs(n_iter=40, burn_in=10, n_chains=1, random_state=0).fit(constant, y)
+    assert np.isfinite(model.coef_).all() and np.isfinite(model.group_inclusion_probabilities_).all()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hdbayes._validation import check_count, check_generator
+from hdbayes.exceptions import InputValueError
 from hdbayes.spike_slab.ep import EPResult, expectation_propagation
 
 __all__ = ["DesignHistory", "leading_covariance_direction", "next_candidate", "predictive_variances",
@@ -127,7 +128,7 @@ def sequential_design(measure, X, y, n_steps, groups, prior_inclusion, slab_vari
     DesignHistory
     """
     if strategy not in ("variance", "random"):
-        raise ValueError(f"strategy must be 'variance' or 'random', got {strategy!r}")
+        raise InputValueError(f"strategy must be 'variance' or 'random', got {strategy!r}")
     n_steps = check_count("n_steps", n_steps, minimum=0)
     rng = check_generator(random_state)
     X = np.array(X, dtype=float)
@@ -137,9 +138,9 @@ def sequential_design(measure, X, y, n_steps, groups, prior_inclusion, slab_vari
     if candidates is not None:
         candidates = np.asarray(candidates, dtype=float)
         if candidates.ndim != 2 or candidates.shape[1] != d:
-            raise ValueError(f"candidates must have shape (m, {d}), got {candidates.shape}")
+            raise InputValueError(f"candidates must have shape (m, {d}), got {candidates.shape}")
         if candidates.shape[0] < n_steps:
-            raise ValueError(f"{candidates.shape[0]} candidates cannot supply {n_steps} measurements")
+            raise InputValueError(f"{candidates.shape[0]} candidates cannot supply {n_steps} measurements")
         available = np.ones(candidates.shape[0], dtype=bool)
     ep_options.setdefault("warn", False)
     history = DesignHistory(X, y)

@@ -41,17 +41,21 @@ from scipy.linalg.blas import dtrsm
 from scipy.special import expit, log_expit, logit
 from sklearn.exceptions import ConvergenceWarning
 
+from hdbayes.exceptions import InputTypeError, InputValueError
+
 __all__ = [
     "EPResult",
     "GaussianPart",
     "SiteParameters",
     "cavity_parameters",
     "center_data",
+    "check_data_magnitudes",
     "check_groups",
     "check_group_values",
     "check_model_parameters",
     "damp_sites",
     "expectation_propagation",
+    "flat_cavity_sites",
     "gaussian_part",
     "group_log_odds",
     "log_evidence",
@@ -111,29 +115,38 @@ def check_groups(groups, n_features):
     if isinstance(groups, numbers.Integral) and not isinstance(groups, bool):
         size = int(groups)
         if size < 1 or n_features % size:
-            raise ValueError(f"groups={size} (a group size) must be >= 1 and divide n_features={n_features}")
+            raise InputValueError(f"groups={size} (a group size) must be >= 1 and divide n_features={n_features}")
         return np.arange(n_features, dtype=np.int64) // size, n_features // size
     if isinstance(groups, (list, tuple)) and any(isinstance(g, (list, tuple, np.ndarray)) for g in groups):
         return _groups_from_index_lists(groups, n_features)
     labels = np.asarray(groups)
     if labels.ndim != 1:
-        raise ValueError(f"groups must be a 1-D array of labels (one per feature), got shape {labels.shape}")
+        raise InputValueError(f"groups must be a 1-D array of labels (one per feature), got shape {labels.shape}")
     if labels.shape[0] != n_features:
-        raise ValueError(f"groups has length {labels.shape[0]}, but X has {n_features} features")
+        raise InputValueError(f"groups has length {labels.shape[0]}, but X has {n_features} features")
     if labels.dtype.kind == "f":
-        if not np.all(np.isfinite(labels)):
-            raise ValueError("groups contains NaN or infinite labels")
-        if np.any(labels != np.round(labels)):
-            raise ValueError("groups labels must be integers (or strings), got non-integer floats")
+        bad = np.flatnonzero(~np.isfinite(labels))
+        if bad.size:
+            raise InputValueError(f"groups contains NaN or infinite labels (feature {int(bad[0])}: {labels[bad[0]]:g})")
+        bad = np.flatnonzero(labels != np.round(labels))
+        if bad.size:
+            raise InputValueError(f"groups must be integers (or strings): the label {labels[bad[0]]:g} of feature "
+                                  f"{int(bad[0])} is not an integer")  # fmt: skip
     elif labels.dtype.kind == "O":
-        if any(isinstance(v, float) and not np.isfinite(v) for v in labels):
-            raise ValueError("groups contains NaN or infinite labels")
+        for j, v in enumerate(labels):
+            if isinstance(v, float) and not np.isfinite(v):
+                raise InputValueError(f"groups contains NaN or infinite labels (feature {j}: {v:g})")
+            if isinstance(v, (float, np.floating)) and v != round(v):
+                raise InputValueError(f"groups must be integers (or strings): the label {v:g} of feature {j} "
+                                      "is not an integer")  # fmt: skip
     elif labels.dtype.kind not in "iuUSb":
-        raise TypeError(f"groups labels must be integers or strings, got dtype {labels.dtype}")
+        raise InputTypeError(f"groups must be integers or strings, got labels of type {labels.dtype.name}")
     try:
         _, codes = np.unique(labels, return_inverse=True)
     except TypeError as error:
-        raise TypeError(f"groups labels must be mutually comparable: {error}") from None
+        raise InputTypeError(
+            f"groups labels must be mutually comparable (all integers or all strings): {error}"
+        ) from None
     codes = codes.astype(np.int64).ravel()
     return codes, int(codes.max()) + 1
 
@@ -143,38 +156,45 @@ def _groups_from_index_lists(groups, n_features):
     for g, members in enumerate(groups):
         members = np.asarray(members)
         if members.size and (members.dtype.kind not in "iu"):
-            raise TypeError(f"group {g} must list integer feature indices, got dtype {members.dtype}")
+            raise InputTypeError(
+                f"group {g} must list integer feature indices, got values of type {members.dtype.name}"
+            )
         members = members.astype(np.int64)
         if members.size == 0:
-            raise ValueError(f"group {g} is empty")
+            raise InputValueError(f"group {g} is empty")
         if members.min() < 0 or members.max() >= n_features:
-            raise ValueError(f"group {g} holds an index outside 0..{n_features - 1}")
+            raise InputValueError(f"group {g} holds an index outside 0..{n_features - 1}")
         taken = codes[members] >= 0
         if taken.any() or np.unique(members).size != members.size:
             j = int(members[taken][0]) if taken.any() else int(members[0])
             first = int(codes[j]) if codes[j] >= 0 else g
-            raise ValueError(f"groups overlap: feature {j} appears in more than one group (first in group {first}); "
-                             "groups must partition the features")  # fmt: skip
+            raise InputValueError(f"groups overlap: feature {j} appears in more than one group (first in group "
+                                  f"{first}); groups must partition the features")  # fmt: skip
         codes[members] = g
     missing = np.flatnonzero(codes < 0)
     if missing.size:
-        raise ValueError(f"groups do not cover every feature: feature {int(missing[0])} is in no group")
+        raise InputValueError(f"groups do not cover every feature: feature {int(missing[0])} is in no group")
     return codes, len(groups)
 
 
 def check_group_values(name, value, n_groups, *, upper=None):
     """A scalar or one value per group, finite and > 0 (and < ``upper`` if given), as an array of length G."""
-    array = np.asarray(value, dtype=float) if not isinstance(value, str) else None
+    try:
+        array = np.asarray(value, dtype=float) if not isinstance(value, (str, bool)) else None
+    except (TypeError, ValueError):
+        array = None
     if array is None or array.ndim > 1:
-        raise TypeError(f"{name} must be a number or a 1-D array with one value per group")
+        raise InputTypeError(f"{name} must be a number or a 1-D array with one value per group")
     if array.ndim == 1 and array.shape[0] != n_groups:
-        raise ValueError(f"{name} has {array.shape[0]} values, but there are {n_groups} groups")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    bad = (array <= 0) | ((array >= upper) if upper is not None else False)
+        raise InputValueError(f"{name} has {array.shape[0]} values, but there are {n_groups} groups")
+    flat = np.atleast_1d(array)
+    if not np.all(np.isfinite(flat)):
+        raise InputValueError(f"{name} must be finite, got {flat[~np.isfinite(flat)][0]:g}")
+    bad = (flat <= 0) | ((flat >= upper) if upper is not None else False)
     if np.any(bad):
-        interval = f"in (0, {upper})" if upper is not None else "> 0"
-        raise ValueError(f"{name} must be {interval}, got {np.atleast_1d(array)[np.atleast_1d(bad)][0]!r}")
+        interval = f"in (0, {upper:g})" if upper is not None else "> 0"
+        where = f" (group {int(np.flatnonzero(bad)[0])})" if array.ndim == 1 else ""
+        raise InputValueError(f"{name} must be {interval}, got {flat[bad][0]:g}{where}")
     return np.broadcast_to(array, (n_groups,)).astype(float)
 
 
@@ -199,11 +219,47 @@ def check_model_parameters(groups, prior_inclusion, slab_variance, noise_varianc
 
 
 def center_data(X, y, fit_intercept):
-    """Centre X and y for an intercept with a flat prior; returns (X, y, X_offset, y_offset)."""
+    """Centre X and y for an intercept with a flat prior; returns (X, y, X_offset, y_offset).
+
+    A constant column becomes exactly zero (its offset is its value, not a rounded mean), so that
+    EP recognises it as carrying no information (``r_j = 0``; see :func:`expectation_propagation`).
+    """
     if not fit_intercept:
         return X, y, np.zeros(X.shape[1]), 0.0
-    x_offset, y_offset = X.mean(axis=0), float(y.mean())
-    return X - x_offset, y - y_offset, x_offset, y_offset
+    with np.errstate(over="ignore", invalid="ignore"):
+        x_offset, y_offset = X.mean(axis=0), float(y.mean())
+        constant = np.flatnonzero(np.all(X == X[:1], axis=0)) if X.shape[0] else np.zeros(0, dtype=np.int64)
+        x_offset[constant] = X[0, constant]
+        centred = X - x_offset
+        centred[:, constant] = 0.0
+        return centred, y - y_offset, x_offset, y_offset
+
+
+def check_data_magnitudes(X_raw, y_raw, X, y, feature_names=None):
+    """Raise an input error naming the column of X (or y) whose sum of squares overflows.
+
+    ``X_raw, y_raw`` are the data as given (to quote the offending value and row), ``X, y`` the
+    centred data the model uses; ``feature_names`` names the columns (``feature_names_in_``).
+    """
+    from hdbayes._validation import feature_label
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        column_squares = np.einsum("ij,ij->j", X, X)
+        y_squares = float(y @ y)
+    bad = np.flatnonzero(~np.isfinite(column_squares))
+    if bad.size:
+        j = int(bad[0])
+        i = int(np.argmax(np.abs(X_raw[:, j])))
+        raise InputValueError(
+            f"X {feature_label(j, feature_names)} is too large for double precision: its sum of squares overflows "
+            f"(value {X_raw[i, j]:g} in row {i}); rescale it"
+        )
+    if not np.isfinite(y_squares):
+        i = int(np.argmax(np.abs(y_raw)))
+        raise InputValueError(
+            f"y is too large for double precision: its sum of squares overflows (value {y_raw[i]:g} in row {i}); "
+            "rescale it"
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -309,8 +365,15 @@ def gaussian_part(design, target, xty_scaled, noise_variance, site_variance, sit
     """
     buffer = np.empty_like(design) if workspace is None else workspace
     np.multiply(design, np.sqrt(site_variance), out=buffer)
-    K = buffer @ buffer.T  # X Λ Xᵀ (numpy uses syrk for a @ a.T)
+    with np.errstate(over="ignore", invalid="ignore"):
+        K = buffer @ buffer.T  # X Λ Xᵀ (numpy uses syrk for a @ a.T)
     K[np.diag_indices_from(K)] += noise_variance
+    if not np.all(np.isfinite(K)):
+        raise InputValueError(
+            "X diag(v) Xᵀ overflows double precision: the features are too large for the slab variance "
+            f"(largest |x| {float(np.max(np.abs(design))):g}, largest site variance {float(np.max(site_variance)):g}); "
+            "rescale X"
+        )
     chol = _cholesky_with_jitter(K)
     np.copyto(buffer, design)
     solved = dtrsm(1.0, chol, buffer.T, side=1, lower=1, trans_a=1, overwrite_b=1)  # (L⁻¹X)ᵀ in place
@@ -476,8 +539,11 @@ def log_evidence(gaussian, sites, groups, prior_log_odds, slab_variance):
     xty_scaled = _xty_scaled(gaussian)
     cavity_mean, cavity_variance = cavity_parameters(gaussian.r, xty_scaled, gaussian.xt_k_xu, sites.variance,
                                                      sites.mean)  # fmt: skip
-    if not np.all(np.isfinite(cavity_variance) & (cavity_variance > 0)):
+    flat = _zero_columns(gaussian)
+    if not np.all(flat | (np.isfinite(cavity_variance) & (cavity_variance > 0) & np.isfinite(cavity_mean))):
         return float("nan")
+    # a zero column has a flat cavity (v^c → ∞): log κ_j − log N(0 | m^c − m̃, ṽ + v^c) → 0 in the limit
+    cavity_mean, cavity_variance = np.where(flat, 0.0, cavity_mean), np.where(flat, 1.0, cavity_variance)
     cavity_log_odds = group_log_odds(sites.log_odds, groups, prior_log_odds)[groups] - sites.log_odds
     log_kappa = np.logaddexp(
         log_expit(cavity_log_odds) + _log_normal_at_zero(cavity_mean, cavity_variance + slab_variance),
@@ -485,7 +551,8 @@ def log_evidence(gaussian, sites, groups, prior_log_odds, slab_variance):
     )
     bernoulli = np.logaddexp(log_expit(sites.log_odds) + log_expit(cavity_log_odds),
                              log_expit(-sites.log_odds) + log_expit(-cavity_log_odds))  # fmt: skip
-    sites_term = log_kappa - bernoulli - _log_normal_at_zero(cavity_mean - sites.mean, sites.variance + cavity_variance)
+    gaussian_ratio = log_kappa - _log_normal_at_zero(cavity_mean - sites.mean, sites.variance + cavity_variance)
+    sites_term = np.where(flat, 0.0, gaussian_ratio) - bernoulli
     n_groups = prior_log_odds.shape[0]
     on = log_expit(prior_log_odds) + np.bincount(groups, weights=log_expit(sites.log_odds), minlength=n_groups)
     off = log_expit(-prior_log_odds) + np.bincount(groups, weights=log_expit(-sites.log_odds), minlength=n_groups)
@@ -494,6 +561,28 @@ def log_evidence(gaussian, sites, groups, prior_log_odds, slab_variance):
 
 def _xty_scaled(gaussian):
     return gaussian.design.T @ gaussian.target / gaussian.noise_variance
+
+
+def _zero_columns(gaussian):
+    """Sites of all-zero columns (r_j = x_jᵀK⁻¹x_j = 0): the likelihood does not involve w_j."""
+    return ~(gaussian.r > 0)
+
+
+def flat_cavity_sites(cavity_log_odds, slab_variance):
+    """EP's site for an all-zero column (a constant feature after centring), in closed form.
+
+    The likelihood does not involve w_j, so the cavity is flat in w_j and the tilted distribution is
+    the prior ``σ(p^c) N(0, v_s) + σ(−p^c) δ(0)`` itself: moment matching gives ``ṽ = σ(p^c) v_s``,
+    ``m̃ = 0`` and a vote ``p̃ = 0`` (the column says nothing about its group). These are the limits of
+    :func:`site_update` as ``v^c → ∞``, where its general formulas become 0/0. The posterior variance
+    of w_j is then ``P(z_g = 1 | y) v_s``, as in the exact posterior.
+
+    Returns
+    -------
+    variance, mean, log_odds : ndarray
+    """
+    variance = expit(cavity_log_odds) * slab_variance
+    return variance, np.zeros_like(variance), np.zeros_like(variance)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -560,11 +649,11 @@ def _prepare_design(X, y, solver):
     if solver == "auto":
         solver = "direct" if n >= d else "woodbury"
     if solver not in ("woodbury", "direct"):
-        raise ValueError(f"solver must be 'auto', 'woodbury' or 'direct', got {solver!r}")
+        raise InputValueError(f"solver must be 'auto', 'woodbury' or 'direct', got {solver!r}")
     if solver == "woodbury":
         return np.ascontiguousarray(X, dtype=float), np.asarray(y, dtype=float), (0, 0.0), solver
     if n < d:
-        raise ValueError(f"the direct solver needs n >= d, got n={n} < d={d}; use 'woodbury'")
+        raise InputValueError(f"the direct solver needs n >= d, got n={n} < d={d}; use 'woodbury'")
     q, r = np.linalg.qr(X)
     qty = q.T @ y
     rss_out = max(float(y @ y - qty @ qty), 0.0)
@@ -620,17 +709,24 @@ def _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise
     prior_log_odds = logit(prior_inclusion)
     v_inf = 100.0 * max(float(np.max(slab_variance)), 1.0) if infinite_variance is None else float(infinite_variance)
     minimum_variance = 1e-12 * vs
-    design, target, projected_out, solver = _prepare_design(X, y, solver)
-    xty_scaled = design.T @ target / noise_variance
+    with np.errstate(over="ignore", invalid="ignore"):
+        design, target, projected_out, solver = _prepare_design(X, y, solver)
+        xty_scaled = design.T @ target / noise_variance
+    if not (np.all(np.isfinite(xty_scaled)) and np.all(np.isfinite(design)) and np.isfinite(projected_out[1])):
+        raise InputValueError(
+            "Xᵀy / noise_variance overflows double precision: X or y is too large for "
+            f"noise_variance={noise_variance:g}; rescale X and y"
+        )
     if init is None:
         sites = SiteParameters.initial(prior_inclusion[groups], vs)
     else:
         if any(np.shape(a) != (d,) for a in (init.variance, init.mean, init.log_odds)):
-            raise ValueError(f"init sites must have {d} entries each")
+            raise InputValueError(f"init sites must have {d} entries each")
         sites = SiteParameters(np.maximum(init.variance, minimum_variance), init.mean.copy(), init.log_odds.copy())
     workspace = np.empty_like(design)
     gaussian = gaussian_part(design, target, xty_scaled, noise_variance, sites.variance, sites.mean,
                              workspace=workspace, projected_out=projected_out)  # fmt: skip
+    flat = _zero_columns(gaussian)  # all-zero columns: sites in closed form (flat_cavity_sites)
     log_odds = group_log_odds(sites.log_odds, groups, prior_log_odds)
     probabilities = expit(log_odds)
     xi = float(damping)
@@ -641,14 +737,19 @@ def _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise
     for iteration in range(1, max_iter + 1):  # noqa: B007 - the count is reported
         cavity_mean, cavity_variance = cavity_parameters(gaussian.r, xty_scaled, gaussian.xt_k_xu, sites.variance,
                                                          sites.mean)  # fmt: skip
-        valid = np.isfinite(cavity_variance) & (cavity_variance > 0) & np.isfinite(cavity_mean)
-        n_skipped += int(d - np.count_nonzero(valid))
+        valid = np.isfinite(cavity_variance) & (cavity_variance > 0) & np.isfinite(cavity_mean) & ~flat
+        n_skipped += int(d - np.count_nonzero(valid | flat))
         cavity_variance = np.where(valid, cavity_variance, 1.0)
         cavity_mean = np.where(valid, cavity_mean, 0.0)
         cavity_log_odds = log_odds[groups] - sites.log_odds
         variance, mean, votes, clamped = site_update(cavity_mean, cavity_variance, cavity_log_odds, vs, v_inf,
                                                      minimum_variance)  # fmt: skip
         n_clamped += int(np.count_nonzero(clamped & valid))
+        if flat.any():
+            flat_variance, flat_mean, flat_votes = flat_cavity_sites(cavity_log_odds, vs)
+            variance = np.where(flat, np.maximum(flat_variance, minimum_variance), variance)
+            mean, votes = np.where(flat, flat_mean, mean), np.where(flat, flat_votes, votes)
+            valid = valid | flat
         proposed = SiteParameters(np.where(valid, variance, sites.variance), np.where(valid, mean, sites.mean),
                                   np.where(valid, votes, sites.log_odds))  # fmt: skip
         # the undamped step's effect on the group probabilities (spec §2.13: damping decay can freeze EP)

@@ -13,11 +13,13 @@ from scipy.special import expit, log_expit, logit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from hdbayes._validation import check_count, check_positive
+from hdbayes._validation import check_count, check_finite_output, check_positive, feature_label
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.spike_slab.ep import (
     _log_normal_at_zero,
     cavity_parameters,
     center_data,
+    check_data_magnitudes,
     check_model_parameters,
     expectation_propagation,
 )
@@ -34,8 +36,7 @@ def _evidence_fixed_point(result, groups, base_logit, shift, slab_variance, log_
     residual = gaussian.target - gaussian.design @ result.mean
     trace_xvx = n_eff * noise - noise**2 * np.sum(np.linalg.inv(gaussian.chol) ** 2)
     new_noise = max((residual @ residual + rss_out + trace_xvx) / (n_eff + n_out), 1e-12 * noise)
-    target = float(np.sum(result.group_inclusion_probabilities))
-    new_shift = scipy.optimize.brentq(lambda delta: np.sum(expit(base_logit + delta)) - target, -40.0, 40.0)
+    new_shift = _matching_shift(base_logit, float(np.sum(result.group_inclusion_probabilities)))
     sites = result.sites
     xty_scaled = gaussian.design.T @ gaussian.target / noise
     cavity_mean, cavity_variance = cavity_parameters(gaussian.r, xty_scaled, gaussian.xt_k_xu, sites.variance,
@@ -51,9 +52,30 @@ def _evidence_fixed_point(result, groups, base_logit, shift, slab_variance, log_
         off = log_expit(-cavity_log_odds) + _log_normal_at_zero(cavity_mean, cavity_variance)
         return -float(np.sum(np.logaddexp(on, off)))
 
-    found = scipy.optimize.minimize_scalar(minus_log_z, bounds=(log_scale - 5.0, log_scale + 5.0), method="bounded",
-                                           options={"xatol": 1e-6})  # fmt: skip
-    return float(new_noise), float(new_shift), float(found.x)
+    new_log_scale = log_scale
+    if cavity_mean.size:  # zero columns have flat cavities and no say in v_s
+        found = scipy.optimize.minimize_scalar(minus_log_z, bounds=(log_scale - 5.0, log_scale + 5.0),
+                                               method="bounded", options={"xatol": 1e-6})  # fmt: skip
+        if np.isfinite(found.fun) and np.isfinite(found.x):
+            new_log_scale = float(found.x)
+    return float(new_noise), float(new_shift), new_log_scale
+
+
+def _matching_shift(base_logit, target):
+    """The δ with ``Σ_g σ(logit p0,g + δ) = target``, searched in [−40, 40].
+
+    The sum increases in δ; a target beyond what δ = ±40 reaches (every group certainly in or out)
+    gives the end of the interval, where the prior is already as extreme as double precision allows.
+    """
+
+    def excess(delta):
+        return float(np.sum(expit(base_logit + delta))) - target
+
+    if excess(-40.0) >= 0.0:
+        return -40.0
+    if excess(40.0) <= 0.0:
+        return 40.0
+    return float(scipy.optimize.brentq(excess, -40.0, 40.0, xtol=1e-12))
 
 
 class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
@@ -174,15 +196,15 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         for name in ("damping", "damping_decay"):
             value = check_positive(name, getattr(self, name))
             if value > 1:
-                raise ValueError(f"{name} must be in (0, 1], got {value}")
+                raise InputValueError(f"{name} must be in (0, 1], got {value:g}")
         if self.hyperparameters not in ("fixed", "evidence"):
-            raise ValueError(f"hyperparameters must be 'fixed' or 'evidence', got {self.hyperparameters!r}")
+            raise InputValueError(f"hyperparameters must be 'fixed' or 'evidence', got {self.hyperparameters!r}")
         if self.solver not in ("auto", "woodbury", "direct"):
-            raise ValueError(f"solver must be 'auto', 'woodbury' or 'direct', got {self.solver!r}")
+            raise InputValueError(f"solver must be 'auto', 'woodbury' or 'direct', got {self.solver!r}")
         if self.infinite_variance is not None:
             check_positive("infinite_variance", self.infinite_variance)
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise TypeError(f"fit_intercept must be a bool, got {type(self.fit_intercept).__name__}")
+            raise InputTypeError(f"fit_intercept must be a bool, got {type(self.fit_intercept).__name__}")
         return codes, n_groups, prior_inclusion, slab_variance, noise_variance
 
     def _ep(self, X, y, groups, prior_inclusion, slab_variance, noise_variance, init=None, warn=True):
@@ -206,15 +228,24 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         codes, n_groups, prior_inclusion, slab_variance, noise_variance = self._check_params(X.shape[1])
+        X_raw, y_raw = X, y
         X, y, self._X_offset, self._y_offset = center_data(X, y, self.fit_intercept)
+        check_data_magnitudes(X_raw, y_raw, X, y, getattr(self, "feature_names_in_", None))
         if self.hyperparameters == "evidence":
             if X.shape[0] < 2:
-                raise ValueError(f"hyperparameters='evidence' needs at least 2 samples, got n_samples = {X.shape[0]}")
+                raise InputValueError(
+                    f"hyperparameters='evidence' needs at least 2 samples, got n_samples = {X.shape[0]}"
+                )
             prior_inclusion, slab_variance, noise_variance, result = self._maximise_evidence(
                 X, y, codes, prior_inclusion, slab_variance, noise_variance
             )
         else:
             result = self._ep(X, y, codes, prior_inclusion, slab_variance, noise_variance)
+        cause = "X or y is too large for the hyperparameters; rescale them"
+        for name, value in (("the posterior means", result.mean), ("the posterior variances", result.variance),
+                            ("the group inclusion probabilities", result.group_inclusion_probabilities),
+                            ("the log evidence", result.log_evidence)):  # fmt: skip
+            check_finite_output(name, value, cause=cause)
         self._result = result
         self.coef_ = result.mean.copy()
         self.coef_variance_ = result.variance.copy()
@@ -247,11 +278,16 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         """
         base_logit = logit(prior_inclusion)
         shift = log_scale = 0.0
-        init, best = None, None
+        init, best, failure = None, None, None
         for _ in range(100):
             p0, vs = expit(base_logit + shift), slab_variance * np.exp(log_scale)
             result = self._ep(X, y, groups, p0, vs, noise_variance, init=init, warn=False)
-            if not (result.converged and np.isfinite(result.log_evidence)):
+            if not result.converged:
+                failure = (f"EP did not converge in max_iter={self.max_iter} iterations (last change "
+                           f"{result.last_change:.3g} > tol={self.tol:g})")  # fmt: skip
+                break
+            if not np.isfinite(result.log_evidence):
+                failure = "EP's log evidence is not finite (a site's cavity variance is not positive)"
                 break
             if best is None or result.log_evidence > best[3].log_evidence:
                 best = (p0, vs, noise_variance, result)
@@ -264,8 +300,10 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
             if change < 1e-4:
                 break
         if best is None:
-            raise ValueError("EP did not converge at the initial hyperparameters; cannot maximise the evidence "
-                             "(try other starting values of noise_variance / slab_variance or more max_iter)")
+            raise InputValueError(
+                f"cannot maximise the evidence: at the starting values (noise_variance={self.noise_variance:g}) "
+                f"{failure}; increase max_iter or start from other values of noise_variance / slab_variance"
+            )
         p0, vs, noise, result = best
         if not result.converged:  # pragma: no cover - best only holds converged runs
             result = self._ep(X, y, groups, p0, vs, noise, init=result.sites)
@@ -287,11 +325,27 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        y_mean = X @ self.coef_ + self.intercept_
-        if not return_std:
-            return y_mean
-        variance = self._result.gaussian.quadratic_form(X - self._X_offset) if X.shape[0] else np.zeros(0)
-        return y_mean, np.sqrt(np.maximum(variance, 0.0) + self.noise_variance_)
+        with np.errstate(over="ignore", invalid="ignore"):
+            y_mean = X @ self.coef_ + self.intercept_
+            self._check_prediction("predicted mean", y_mean, X)
+            if not return_std:
+                return y_mean
+            variance = self._result.gaussian.quadratic_form(X - self._X_offset) if X.shape[0] else np.zeros(0)
+            y_std = np.sqrt(np.maximum(variance, 0.0) + self.noise_variance_)
+        self._check_prediction("predictive standard deviation", y_std, X)
+        return y_mean, y_std
+
+    def _check_prediction(self, name, values, X):
+        """Raise an input error naming the first row (and its largest column) whose prediction is not finite."""
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            i = int(bad[0])
+            j = int(np.argmax(np.abs(X[i])))
+            check_finite_output(
+                f"the {name} of row {i}", values[i],
+                cause=f"its value {X[i, j]:g} of {feature_label(j, getattr(self, 'feature_names_in_', None))} "
+                "is too large for double precision",
+            )  # fmt: skip
 
     def plot_group_inclusion_probabilities(self, ax=None, *, true_groups=None):
         """Bar plot of σ(p_g) per group; see :func:`hdbayes.spike_slab.plotting.plot_group_inclusion_probabilities`."""

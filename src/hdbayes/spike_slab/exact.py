@@ -17,6 +17,8 @@ import numpy as np
 import scipy.linalg
 from scipy.special import logsumexp
 
+from hdbayes.exceptions import InputValueError
+
 __all__ = ["ExactPosterior", "MAX_ENUMERATED_GROUPS", "exact_posterior", "log_evidence_given_groups"]
 
 MAX_ENUMERATED_GROUPS = 20
@@ -115,7 +117,7 @@ def exact_posterior(X, y, groups, prior_inclusion, slab_variance, noise_variance
     n, d = X.shape
     n_groups = int(prior_inclusion.shape[0])
     if n_groups > MAX_ENUMERATED_GROUPS:
-        raise ValueError(f"exact enumeration of 2^{n_groups} configurations is infeasible "
+        raise InputValueError(f"exact enumeration of 2^{n_groups} configurations is infeasible "
                          f"(at most {MAX_ENUMERATED_GROUPS} groups)")  # fmt: skip
     xtx, xty, yty = X.T @ X, X.T @ y, float(y @ y)
     vs = np.asarray(slab_variance, dtype=float)[groups]

@@ -24,8 +24,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
-from hdbayes._validation import check_count, check_generator
-from hdbayes.spike_slab.ep import center_data, check_model_parameters, single_threaded_blas
+from hdbayes._validation import check_count, check_finite_output, check_generator
+from hdbayes.exceptions import InputValueError
+from hdbayes.spike_slab.ep import center_data, check_data_magnitudes, check_model_parameters, single_threaded_blas
 
 __all__ = ["GroupSpikeSlabGibbs", "collapsed_group_sweep"]
 
@@ -183,10 +184,12 @@ class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
         n_iter = check_count("n_iter", self.n_iter)
         burn_in = check_count("burn_in", self.burn_in, minimum=0)
         if burn_in >= n_iter:
-            raise ValueError(f"burn_in={burn_in} must be smaller than n_iter={n_iter}")
+            raise InputValueError(f"burn_in={burn_in} must be smaller than n_iter={n_iter}")
         n_chains = check_count("n_chains", self.n_chains)
         rng = check_generator(self.random_state)
+        X_raw, y_raw = X, y
         X, y, x_offset, y_offset = center_data(X, y, self.fit_intercept)
+        check_data_magnitudes(X_raw, y_raw, X, y, getattr(self, "feature_names_in_", None))
         n, d = X.shape
 
         permutation = np.argsort(codes, kind="stable")
@@ -222,6 +225,9 @@ class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
                     bar.update()
         bar.close()
         total = n_chains * n_saved
+        cause = "X or y is too large for the hyperparameters; rescale them"
+        check_finite_output("the posterior means", mean_sum, cause=cause)
+        check_finite_output("the group inclusion probabilities", probability_sum, cause=cause)
         self.coef_ = mean_sum / total
         self.intercept_ = float(y_offset - x_offset @ self.coef_)
         self.group_inclusion_probabilities_ = probability_sum / total
