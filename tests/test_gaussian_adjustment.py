@@ -369,3 +369,16 @@ def test_other_validation_errors(adjustment):
         GaussianAdjustment(2.0, COUNTS, np.zeros(3), np.array([1.0, -2.0]))
     with pytest.raises(ValueError, match="log_f"):
         GaussianAdjustment(2.0, COUNTS, np.array([]), np.array([1.0]))
+
+
+def test_zero_threshold_gives_the_limit_of_the_factor():
+    """γ = 0 (e.g. constant discarded features): A ≡ 0, so create() keeps the γ → 0⁺ limit of A/f_0, which a
+    tiny γ approaches (f_k/f_0 = O(γ^k))."""
+    zero = GaussianAdjustment.create(0.0, COUNTS, alpha_x=4.0, w_x=1.0, n_mc=300, random_state=1)
+    tiny = GaussianAdjustment.create(1e-9, COUNTS, alpha_x=4.0, w_x=1.0, n_mc=300, random_state=1)
+    tau = np.array([0.01, 1.0, 30.0, 1e4])
+    limit = zero.log_discard_probability(tau)
+    assert np.isfinite(limit).all() and np.all(np.diff(limit) > 0)  # e^{−λ/τ} increases in τ
+    np.testing.assert_allclose(tiny.log_discard_probability(tau) - tiny.log_f[0], limit, atol=1e-6)
+    expected = np.log(np.mean(np.exp(-zero.poisson_means[:, None] / tau), axis=0))
+    np.testing.assert_allclose(limit, expected, rtol=1e-12)

@@ -24,6 +24,8 @@ detects it. With raw data far from 0, τ^ν simply becomes small.
 
 from __future__ import annotations
 
+import warnings
+
 import numba
 import numpy as np
 from joblib import Parallel, delayed
@@ -31,7 +33,8 @@ from scipy.special import logsumexp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from hdbayes._validation import check_count, check_generator, check_positive
+from hdbayes._validation import check_count, check_finite_output, check_generator, check_positive, feature_label
+from hdbayes.exceptions import InputValueError
 from hdbayes.selection import f_statistic
 from hdbayes.selection_bias._base import SelectionBiasClassifier
 from hdbayes.selection_bias.gaussian_adjustment import (
@@ -44,6 +47,7 @@ __all__ = [
     "BiasCorrectedGaussianClassifier",
     "class_statistics",
     "gibbs_chain",
+    "scaled_f_statistic",
     "log_class_numerators",
     "rao_blackwell_log_class_numerators",
 ]
@@ -63,6 +67,27 @@ def class_statistics(X, codes, n_classes):
     indicator = np.zeros((n_classes, X.shape[0]))
     indicator[codes, np.arange(X.shape[0])] = 1.0
     return counts, indicator @ X, indicator @ (X * X)
+
+
+def scaled_f_statistic(X, codes):
+    """The F-statistic of every column (Li 2009, eq. 25), finite for values up to the largest double.
+
+    F is invariant to scaling a column, so columns whose largest absolute value exceeds 2^500 are
+    divided by a power of two near it first (exact in floating point); their squares, which enter
+    F, would otherwise overflow (a value of 1e308 gave F = NaN). Other columns are used as given,
+    so their F is bit-identical to :func:`hdbayes.selection.f_statistic`. A constant column has F = 0.
+    """
+    largest = np.max(np.abs(X), axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    huge = np.flatnonzero(largest > 2.0**500)
+    if huge.size:
+        X = X.copy()
+        X[:, huge] = np.ldexp(X[:, huge], -np.frexp(largest[huge])[1])
+    return f_statistic(X, codes)
+
+
+def _plain(value):
+    """A class label as the user wrote it (``2``, ``'a'``), not its numpy repr."""
+    return repr(value.item()) if isinstance(value, np.generic) else repr(value)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -420,9 +445,9 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         check_count("n_mc", self.n_mc)
         check_count("n_metropolis", self.n_metropolis)
         if self.predictive not in ("rao-blackwell", "samples"):
-            raise ValueError(f"predictive must be 'rao-blackwell' or 'samples', got {self.predictive!r}")
+            raise InputValueError(f"predictive must be 'rao-blackwell' or 'samples', got {self.predictive!r}")
         if (self.n_iter - self.burn_in) // self.thin < 1:
-            raise ValueError(
+            raise InputValueError(
                 f"n_iter={self.n_iter}, burn_in={self.burn_in}, thin={self.thin} leave no draws for prediction"
             )
 
@@ -436,7 +461,11 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         Parameters
         ----------
         X : array-like of shape (n_samples, p)
-            All candidate continuous features.
+            All candidate continuous features. Constant features are allowed (one
+            ``UserWarning`` gives their number): their F is 0, they are discarded and
+            count among the p − k discarded features. If the selection reaches them
+            (γ = 0) the correction uses its γ → 0⁺ limit (:class:`GaussianAdjustment`).
+            A kept feature whose sums of squares overflow raises an ``InputValueError``.
         y : array-like of shape (n_samples,)
             Class labels; at least two classes, each with at least two cases.
 
@@ -450,20 +479,26 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         self.classes_, codes = np.unique(y, return_inverse=True)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
-            raise ValueError(f"y has a single class ({self.classes_[0]!r}); a classifier needs at least two")
+            raise InputValueError(f"y has a single class ({_plain(self.classes_[0])}); a classifier needs at least two")
         counts = np.bincount(codes)
         if counts.min() < 2:
             label = self.classes_[np.argmin(counts)]
-            raise ValueError(f"class {label!r} has {counts.min()} case; every class needs at least two")
+            raise InputValueError(f"class {_plain(label)} has {counts.min()} case; every class needs at least two")
         constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
         if constant.size:
-            raise ValueError(
-                f"feature {constant[0]} is constant, so its F-statistic is undefined; remove constant features"
+            warnings.warn(
+                f"{constant.size} constant feature{'s' if constant.size > 1 else ''} (for example "
+                f"{feature_label(int(constant[0]), getattr(self, 'feature_names_in_', None))}): F = 0, so they "
+                "are discarded unless every other feature is kept, and count among the p - k discarded features",
+                UserWarning,
+                stacklevel=2,
             )
 
         rng = check_generator(self.random_state)
-        selection = self._select_features(f_statistic(X, codes), "f", rng)
-        count_f, sums, squares = class_statistics(X[:, selection.indices], codes, n_classes)
+        selection = self._select_features(scaled_f_statistic(X, codes), "f", rng)
+        with np.errstate(over="ignore", invalid="ignore"):
+            count_f, sums, squares = class_statistics(X[:, selection.indices], codes, n_classes)
+        self._check_kept_magnitudes(X, selection.indices, sums, squares)
         n_discarded = selection.n_discarded if self.correct else 0
         self.adjustment_ = None
         if n_discarded > 0:
@@ -499,17 +534,44 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         self.acceptance_rate_ = np.array([c["acceptance_rate"] for c in chains])
         c = self.dirichlet_prior
         self.class_log_prior_ = np.log((counts + c) / (counts.sum() + n_classes * c))
+        cause = "a kept feature is too large for the model's arithmetic; rescale it"
+        for name in ("mu_samples_", "tau_x_samples_", "nu_samples_", "tau_mu_samples_"):
+            check_finite_output(f"the posterior draws {name[:-1]}", getattr(self, name), cause=cause)
         return self
+
+    def _check_kept_magnitudes(self, X, kept, sums, squares):
+        """Raise an input error naming a kept feature (and its largest row) whose statistics overflow."""
+        bad = np.flatnonzero(~(np.isfinite(sums).all(axis=0) & np.isfinite(squares).all(axis=0)))
+        if bad.size:
+            j = int(kept[bad[0]])
+            i = int(np.argmax(np.abs(X[:, j])))
+            raise InputValueError(
+                f"{feature_label(j, getattr(self, 'feature_names_in_', None))} is too large for double precision: "
+                f"the sum of squares of its values overflows (value {X[i, j]:g} in row {i}); rescale it"
+            )
 
     def _log_class_numerators(self, X):
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
         X_selected = X[:, self.selected_features_]
-        if self.predictive == "samples":
-            return log_class_numerators(X_selected, self.mu_samples_, self.tau_x_samples_, self.class_log_prior_)
-        return rao_blackwell_log_class_numerators(
-            X_selected, self.nu_samples_, self.tau_x_samples_, self.tau_mu_samples_,
-            self.class_counts_, self.class_sums_, self.class_log_prior_,
-        )  # fmt: skip
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.predictive == "samples":
+                out = log_class_numerators(X_selected, self.mu_samples_, self.tau_x_samples_, self.class_log_prior_)
+            else:
+                out = rao_blackwell_log_class_numerators(
+                    X_selected, self.nu_samples_, self.tau_x_samples_, self.tau_mu_samples_,
+                    self.class_counts_, self.class_sums_, self.class_log_prior_,
+                )  # fmt: skip
+        # a class may have probability 0 (−inf); a NaN, a +inf or a row without a finite class is overflow
+        bad = np.flatnonzero(np.isnan(out).any(axis=1) | (out == np.inf).any(axis=1) | ~np.isfinite(out).any(axis=1))
+        if bad.size:
+            i = int(bad[0])
+            j = int(self.selected_features_[np.argmax(np.abs(X_selected[i]))])
+            check_finite_output(
+                f"the predicted probabilities of row {i}", np.full(1, np.nan),
+                cause=f"its value {X[i, j]:g} of {feature_label(j, getattr(self, 'feature_names_in_', None))} "
+                "is too large for double precision; rescale the feature",
+            )  # fmt: skip
+        return out
 
     def to_inference_data(self):
         """The MCMC output as an ArviZ ``InferenceData``.

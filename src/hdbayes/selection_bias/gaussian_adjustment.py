@@ -352,6 +352,13 @@ class GaussianAdjustment:
     log f_k (depends on γ and the class sizes) and the pool λ_m (depends on the class
     sizes and the prior of τ^x). Build it with :meth:`create`.
 
+    With γ = 0 (every discarded feature has F = 0, for example constant features that the
+    selection reached) A(τ^μ) = P(F ≤ 0) = 0 for every τ^μ and the corrected posterior is
+    undefined. :meth:`create` then stores its γ → 0⁺ limit instead: f_k ∝ γ^{(G−1)/2 + k} for
+    small γ, so A(τ^μ)/f_0 → mean_m exp(−λ_m/τ^μ), the k = 0 term alone (``log_f = [0]``). The
+    constant factor f_0^{p−k} cancels in the posterior, which becomes the limit of the posteriors
+    for γ ↓ 0: the discarded features' class means are equal.
+
     Attributes
     ----------
     threshold : float
@@ -409,7 +416,9 @@ class GaussianAdjustment:
         -------
         GaussianAdjustment
         """
-        log_f = gaussian_f_series(threshold, class_counts)
+        threshold = check_positive("threshold", threshold, allow_zero=True)
+        # γ = 0: A ≡ 0 (F ≤ 0 has probability 0); keep the γ → 0⁺ limit of A/f_0 = mean_m e^{−λ_m/τ^μ}
+        log_f = gaussian_f_series(threshold, class_counts) if threshold > 0 else np.zeros(1)
         means = gaussian_poisson_means(class_counts, alpha_x, w_x, n_mc=n_mc, random_state=random_state)
         return cls(float(threshold), tuple(int(c) for c in np.asarray(class_counts)), log_f, means)
 
