@@ -12,6 +12,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict, cross_va
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.preprocessing import ShrunkCovarianceWhitener, pooled_within_class_covariance, shrink_to_diagonal
 
 
@@ -259,7 +260,7 @@ def test_rejects_nan_and_inf(small_data):
 
 def test_rejects_single_class(small_data):
     X, _ = small_data
-    with pytest.raises(ValueError, match=r"y has a single class \('a'\).*at least two"):
+    with pytest.raises(InputValueError, match=r"y has a single class \('a'\).*at least two"):
         ShrunkCovarianceWhitener().fit(X, np.full(len(X), "a"))
 
 
@@ -277,18 +278,46 @@ def test_rejects_y_none(small_data):
 
 def test_rejects_too_few_samples_per_class_count():
     X = np.array([[0.0, 1.0], [1.0, 3.0], [2.0, 2.0]])
-    with pytest.raises(ValueError, match=r"more samples than classes \(n > G\), got n_samples=3 and 3 classes"):
+    with pytest.raises(InputValueError, match=r"more samples than classes \(n > G\), got n_samples=3 and 3 classes"):
         ShrunkCovarianceWhitener().fit(X, [0, 1, 2])
 
 
 @pytest.mark.parametrize("lam", [10.0, 0.0])
-def test_rejects_constant_column(small_data, lam):
+def test_constant_columns_pass_through_as_zeros(small_data, lam):
+    """A constant column (Golub after floor/ceiling has hundreds) carries no information and cannot be whitened
+    (zero variance, a singular Σ̂ for every lam): it is output as zeros with one warning naming how many, and the
+    other columns are whitened exactly as without it. The classifier then sees a constant feature (F = 0)."""
     X, y = small_data
     X = X.copy()
     X[:, 2] = 0.1  # 0.1 is not exact in binary: the class means round, the check must not
     X[:, 4] = 7.0
-    with pytest.raises(ValueError, match=r"column 2 has zero within-class variance.*2 such column"):
-        ShrunkCovarianceWhitener(lam=lam).fit(X, y)
+    with pytest.warns(UserWarning, match=r"2 constant columns \(column 2, column 4\).*output as zeros") as record:
+        model = ShrunkCovarianceWhitener(lam=lam).fit(X, y)
+    assert len([w for w in record if "constant" in str(w.message)]) == 1
+    np.testing.assert_array_equal(model.constant_columns_, [2, 4])
+    keep = [0, 1, 3, 5]
+    reference = ShrunkCovarianceWhitener(lam=lam).fit(X[:, keep], y)
+    test = X + 0.5  # a test row may differ in a constant column: it is still ignored
+    out = model.transform(test)
+    np.testing.assert_array_equal(out[:, [2, 4]], 0.0)
+    np.testing.assert_allclose(out[:, keep], reference.transform(test[:, keep]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.cholesky_ @ model.cholesky_.T, model.covariance_, rtol=1e-12, atol=1e-13)
+    np.testing.assert_array_equal(model.covariance_[[2, 4]], 0.0)
+
+
+def test_overflowing_column_is_named(small_data):
+    from hdbayes.exceptions import InputValueError
+
+    X, y = small_data
+    X = X.copy()
+    X[5, 3] = 1e308
+    with pytest.raises(InputValueError, match=r"column 3 is too large.*1e\+308 in row 5"):
+        ShrunkCovarianceWhitener().fit(X, y)
+    small = small_data[0] * [1.0, 1.0, 1.0, 1e-3, 1.0, 1.0]  # column 3 has sd ~ 1e-3: 1e308 / L_33 overflows
+    model = ShrunkCovarianceWhitener().fit(small, y)
+    assert np.isfinite(model.transform(X * [1, 1, 1, 1e-3, 1, 1])).all()  # 1e305 whitens finitely
+    with pytest.raises(InputValueError, match=r"whitened row 5 is not finite.*1e\+308 in column 3"):
+        model.transform(X)
 
 
 def test_rejects_column_constant_within_each_class(small_data):
@@ -296,7 +325,7 @@ def test_rejects_column_constant_within_each_class(small_data):
     X, y = small_data
     frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
     frame["g3"] = np.unique(y, return_inverse=True)[1] * 1.5
-    with pytest.raises(ValueError, match=r"column 3 \('g3'\) has zero within-class variance"):
+    with pytest.raises(InputValueError, match=r"column 3 \('g3'\) is constant within every class but not overall"):
         ShrunkCovarianceWhitener().fit(frame, y)
 
 
@@ -312,7 +341,7 @@ def test_rejects_collinear_columns_without_shrinkage(small_data):
 
 def test_rejects_sparse(small_data):
     X, y = small_data
-    with pytest.raises(TypeError, match=r"does not accept sparse input.*toarray"):
+    with pytest.raises(InputTypeError, match=r"does not accept sparse input.*toarray"):
         ShrunkCovarianceWhitener().fit(sp.csr_matrix(X), y)
     model = ShrunkCovarianceWhitener().fit(X, y)
     with pytest.raises(TypeError, match="does not accept sparse input"):
@@ -322,7 +351,7 @@ def test_rejects_sparse(small_data):
 @pytest.mark.parametrize(
     ("lam", "error", "match"),
     [
-        (-1.0, ValueError, r"lam must be a finite number >= 0, got -1.0"),
+        (-1.0, ValueError, r"lam must be a finite number >= 0, got -1$"),
         (np.inf, ValueError, "lam must be a finite number"),
         ("10", TypeError, "lam must be a real number"),
         (None, TypeError, "lam must be a real number"),

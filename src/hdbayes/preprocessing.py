@@ -18,6 +18,8 @@ applied to that fold's training and test cases, as in the paper.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
@@ -26,6 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 from hdbayes._validation import check_positive
+from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = ["ShrunkCovarianceWhitener", "pooled_within_class_covariance", "shrink_to_diagonal"]
 
@@ -57,11 +60,11 @@ def pooled_within_class_covariance(X, y):
     classes, codes = np.unique(np.asarray(y), return_inverse=True)
     n, n_classes = X.shape[0], classes.shape[0]
     if n_classes < 2:
-        raise ValueError(
+        raise InputValueError(
             f"y has a single class ({classes.tolist()[0]!r}); the pooled within-class covariance needs at least two"
         )
     if n <= n_classes:
-        raise ValueError(
+        raise InputValueError(
             f"the pooled within-class covariance needs more samples than classes (n > G), "
             f"got n_samples={n} and {n_classes} classes"
         )
@@ -133,6 +136,9 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         Its lower Cholesky factor L (Σ̂ = L Lᵀ).
     classes_ : ndarray of shape (n_classes,)
         The class labels seen in ``fit``.
+    constant_columns_ : ndarray of int
+        The columns constant in the training data, output as zeros (their rows and
+        columns of ``covariance_`` and ``cholesky_`` are zero).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -146,9 +152,22 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
     Notes
     -----
     S has rank at most n − G, so for p ≥ n − G (e.g. 2308 genes and 79 training
-    cases) λ must be positive. A feature that is constant within every class has a
-    zero row and column in S and makes Σ̂ singular for every λ; ``fit`` raises a
-    ValueError naming it. Sparse input is rejected (the output is dense).
+    cases) λ must be positive. A feature with zero within-class variance has a zero
+    row and column in S and makes Σ̂ singular for every λ, so it cannot be whitened:
+
+    * a **constant** column (the same value in every training row; the Golub data
+      after the usual floor and ceiling have hundreds) carries no information: it is
+      left out of Σ̂ and output as zeros, with one ``UserWarning`` naming how many.
+      The other columns are whitened exactly as without it. Downstream, the
+      classifier sees a constant feature (F = 0), which it counts among the
+      discarded ones;
+    * a column constant within every class **but not overall** separates the classes
+      perfectly: zeroing it would hide the most informative feature, so ``fit``
+      raises an ``InputValueError`` naming it.
+
+    A column whose within-class variance overflows (values near 1e308) is refused
+    with its name, value and row, and so is a test row whose whitened values
+    overflow. Sparse input is rejected (the output is dense).
 
     Examples
     --------
@@ -189,7 +208,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         """
         lam = check_positive("lam", self.lam, allow_zero=True)
         if sp.issparse(X):
-            raise TypeError(_SPARSE_MESSAGE)
+            raise InputTypeError(_SPARSE_MESSAGE)
         X, y = validate_data(
             self, X, y, accept_sparse=False, dtype=np.float64, ensure_all_finite=True, ensure_min_samples=2
         )
@@ -198,36 +217,59 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         n, p = X.shape
         n_classes = classes.shape[0]
         if n_classes < 2:
-            raise ValueError(
+            raise InputValueError(
                 f"y has a single class ({classes.tolist()[0]!r}); the pooled within-class covariance needs at least two"
             )
         if n <= n_classes:
-            raise ValueError(
+            raise InputValueError(
                 f"the pooled within-class covariance needs more samples than classes (n > G), "
                 f"got n_samples={n} and {n_classes} classes"
             )
 
-        # a feature constant within every class has a zero row/column in S: check exactly,
-        # since rounding in the class means can leave a tiny positive variance
-        spread = np.zeros(p)
+        # constant columns carry no information and are output as zeros; a column constant within every class
+        # but not overall has zero within-class variance too and cannot be whitened (checked exactly, since
+        # rounding in the class means can leave a tiny positive variance)
+        constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
+        if constant.size:
+            shown = ", ".join(self._describe_column(j) for j in constant[:3]) + (", ..." if constant.size > 3 else "")
+            warnings.warn(
+                f"{constant.size} constant column{'s' if constant.size > 1 else ''} ({shown}): a constant column "
+                "has no within-class variance and cannot be whitened; it is output as zeros",
+                UserWarning,
+                stacklevel=2,
+            )
+        kept = np.setdiff1d(np.arange(p), constant)
+        Xk = X[:, kept]
+        spread = np.zeros(kept.size)
         for g in range(n_classes):
-            rows = X[codes == g]
+            rows = Xk[codes == g]
             spread = np.maximum(spread, rows.max(axis=0) - rows.min(axis=0))
-        S = pooled_within_class_covariance(X, codes)
+        with np.errstate(over="ignore", invalid="ignore"):
+            S = pooled_within_class_covariance(Xk, codes)
+        overflow = np.flatnonzero(~np.isfinite(np.diag(S)))
+        if overflow.size:
+            j = int(kept[overflow[0]])
+            i = int(np.argmax(np.abs(X[:, j])))
+            raise InputValueError(
+                f"{self._describe_column(j)} is too large for double precision: its within-class variance "
+                f"overflows (value {X[i, j]:g} in row {i}); rescale it"
+            )
         degenerate = np.flatnonzero((spread == 0) | ~(np.diag(S) > 0))
         if degenerate.size:
-            raise ValueError(
-                f"{self._describe_column(degenerate[0])} has zero within-class variance (it is constant within "
-                f"every class; {degenerate.size} such column(s) in all), so the shrunk covariance is singular "
-                "for every lam; remove such columns before whitening"
+            raise InputValueError(
+                f"{self._describe_column(int(kept[degenerate[0]]))} is constant within every class but not overall "
+                f"({degenerate.size} such column(s) in all): it separates the classes perfectly, but its zero "
+                "within-class variance makes the shrunk covariance singular for every lam; remove such columns "
+                "before whitening"
             )
 
         covariance = shrink_to_diagonal(S, lam)
         advice = "use lam > 0"
-        if p > n - n_classes:
-            advice = f"S has rank at most n - G = {n - n_classes} < p = {p}; {advice}"
+        p_kept = kept.size
+        if p_kept > n - n_classes:
+            advice = f"S has rank at most n - G = {n - n_classes} < p = {p_kept}; {advice}"
             if lam == 0:
-                raise ValueError(f"with lam=0 the pooled within-class covariance is singular: {advice}")
+                raise InputValueError(f"with lam=0 the pooled within-class covariance is singular: {advice}")
         potrf = linalg.lapack.get_lapack_funcs("potrf", (covariance,))
         cholesky, info = potrf(covariance, lower=True, clean=True, overwrite_a=False)
         if info < 0:  # pragma: no cover - an argument error inside LAPACK
@@ -238,18 +280,22 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
             j, unexplained = info - 1, 0.0
         else:
             ratios = np.diag(cholesky) ** 2 / np.diag(covariance)
-            j = int(np.argmin(ratios))
-            unexplained = ratios[j]
+            j = int(np.argmin(ratios)) if p_kept else 0
+            unexplained = ratios[j] if p_kept else 1.0
         if not unexplained > max(n, p) * np.finfo(np.float64).eps:
-            raise ValueError(
-                f"the shrunk covariance (lam={lam:g}) is singular: within classes {self._describe_column(j)} "
+            raise InputValueError(
+                f"the shrunk covariance (lam={lam:g}) is singular: within classes {self._describe_column(kept[j])} "
                 f"is (numerically) a linear combination of the columns before it "
                 f"(1 - R^2 = {unexplained:.3g}); {advice}"
             )
 
         self.classes_ = classes
-        self.covariance_ = covariance
-        self.cholesky_ = cholesky
+        self.constant_columns_ = constant
+        self.covariance_ = np.zeros((p, p))
+        self.covariance_[np.ix_(kept, kept)] = covariance
+        self.cholesky_ = np.zeros((p, p))
+        self.cholesky_[np.ix_(kept, kept)] = cholesky
+        self._kept_cholesky = cholesky
         return self
 
     def transform(self, X):
@@ -265,10 +311,23 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         if sp.issparse(X):
-            raise TypeError(_SPARSE_MESSAGE)
+            raise InputTypeError(_SPARSE_MESSAGE)
         X = validate_data(self, X, reset=False, accept_sparse=False, dtype=np.float64, ensure_all_finite=True)
-        # L Z = Xᵀ column by column, then Z ᵀ = X L^{-T}
-        return linalg.solve_triangular(self.cholesky_, X.T, lower=True, check_finite=False).T
+        kept = np.setdiff1d(np.arange(self.n_features_in_), self.constant_columns_)
+        out = np.zeros(X.shape)
+        # L Z = Xᵀ column by column, then Z ᵀ = X L^{-T}; constant training columns stay 0
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[:, kept] = linalg.solve_triangular(self._kept_cholesky, X[:, kept].T, lower=True,
+                                                   check_finite=False).T  # fmt: skip
+        bad = np.flatnonzero(~np.isfinite(out).all(axis=1))
+        if bad.size:
+            i = int(bad[0])
+            j = int(kept[np.argmax(np.abs(X[i, kept]))])
+            raise InputValueError(
+                f"the whitened row {i} is not finite: its value {X[i, j]:g} in {self._describe_column(j)} "
+                "is too large for double precision; rescale it"
+            )
+        return out
 
     def get_feature_names_out(self, input_features=None):
         """Names of the whitened features: ``whitened0``, ``whitened1``, ….
