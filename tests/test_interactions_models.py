@@ -259,3 +259,37 @@ def _not_applicable(estimator):
 def test_sklearn_compatible(estimator, check):
     """scikit-learn's checks (continuous test data are treated as codes, hence the poor_score tag)."""
     check(estimator)
+
+
+@pytest.mark.slow
+@parametrize_with_checks(
+    [CompressedInteractionClassifier(), CompressedSequenceModel()], expected_failed_checks=_not_applicable
+)
+def test_sklearn_compatible_as_shipped(estimator, check):
+    """The same checks with the shipped defaults (2000 iterations: about 25 s per estimator on 2 cores)."""
+    check(estimator)
+
+
+def test_default_orders():
+    """The sequence model uses the whole history; the classifier main effects and pairs (order 2)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 2, size=(30, 5)), np.repeat([0, 1], 15)
+    sequence = CompressedSequenceModel(n_iter=6, burn_in=2, thin=2, random_state=0).fit(X, y)
+    classifier = CompressedInteractionClassifier(n_iter=6, burn_in=2, thin=2, random_state=0).fit(X, y)
+    assert sequence.grouping_.order == 5
+    assert classifier.grouping_.order == 2
+    with pytest.raises(ValueError, match="n_features=1"):
+        CompressedInteractionClassifier(n_iter=6, burn_in=2, thin=2).fit(X[:, :1], y)
+
+
+def test_many_features_do_not_overflow_the_binomial_table():
+    """C(a, b) beyond int64 for a ≥ 67 once broke the classifier; only b ≤ O is needed."""
+    rng = np.random.default_rng(1)
+    X, y = rng.integers(0, 2, size=(20, 90)), np.repeat([0, 1], 10)
+    model = CompressedInteractionClassifier(order=2, n_iter=6, burn_in=2, thin=2, random_state=0).fit(X, y)
+    assert model.n_original_ > 0
+    proba = model.predict_proba(X[:3])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # counts that int64 cannot hold are refused before any grouping work, naming the order
+    with pytest.raises(ValueError, match="order 7 with 10000 features"):
+        CompressedInteractionClassifier(order=7).fit(rng.integers(0, 2, size=(4, 10000)), [0, 1, 0, 1])

@@ -249,7 +249,7 @@ def test_classification_groups_expressed_by_matches_brute_force(seed, order):
 
 def test_superpattern_counts_eq_3_44():
     """(A = 1 2 3 0 4 over I = 1 0 0 1 0)_2^1 with O = 3: 1, 3, 3 patterns of orders 1, 2, 3."""
-    counts = _superpattern_order_counts(np.array([1]), np.array([3]), 3, _binomial_table(5))
+    counts = _superpattern_order_counts(np.array([1]), np.array([3]), 3, _binomial_table(5, 3))
     assert counts.tolist() == [[0, 1, 3, 3]]
 
 

@@ -31,7 +31,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from hdbayes._validation import check_count, check_generator, check_positive
+from hdbayes._validation import check_count, check_finite_output, check_generator, check_positive
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.interactions.patterns import group_classification_patterns, group_sequence_patterns
 from hdbayes.interactions.sampler import predict_kernel, run_chain, sigma_log_prior_kernel
 
@@ -154,7 +155,7 @@ def expand_grouping(grouping):
 class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
-        order,
+        order=None,
         prior="cauchy",
         compress=True,
         sigma0=None,
@@ -190,19 +191,22 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
     def _group(self, X, order):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _default_order(self, n_columns):  # pragma: no cover - abstract
+        raise NotImplementedError
+
     def _n_columns(self, X):
         return X.shape[1]
 
     # -- checks
     def _check_params(self):
         if self.prior not in _PRIORS:
-            raise ValueError(f"prior must be 'cauchy' or 'gaussian', got {self.prior!r}")
-        order = check_count("order", self.order, minimum=1)
+            raise InputValueError(f"prior must be 'cauchy' or 'gaussian', got {self.prior!r}")
+        order = None if self.order is None else check_count("order", self.order, minimum=1)
         n_iter = check_count("n_iter", self.n_iter, minimum=1)
         burn_in = check_count("burn_in", self.burn_in, minimum=0)
         thin = check_count("thin", self.thin, minimum=1)
         if (n_iter - burn_in) // thin < 1:
-            raise ValueError(
+            raise InputValueError(
                 f"n_iter={n_iter}, burn_in={burn_in}, thin={thin} save no sample; need n_iter >= burn_in + thin"
             )
         check_count("max_steps", self.max_steps, minimum=1)
@@ -214,16 +218,16 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         sigma0 = sigma0_default if self.sigma0 is None else check_positive("sigma0", self.sigma0)
         width = width_default if self.coef_width is None else check_positive("coef_width", self.coef_width)
         if not isinstance(self.compress, (bool, np.bool_)):
-            raise TypeError(f"compress must be True or False, got {self.compress!r}")
+            raise InputTypeError(f"compress must be True or False, got {self.compress!r}")
         return order, sigma0, width, index
 
     @staticmethod
     def _check_X(X, name="X"):
         X = np.asarray(X)
         if X.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D array (cases × columns), got {X.ndim} dimension(s)")
+            raise InputValueError(f"{name} must be a 2-D array (cases × columns), got {X.ndim} dimension(s)")
         if X.dtype.kind in "fc" and not np.all(np.isfinite(X)):
-            raise ValueError(f"{name} contains NaN or infinite values; codes must be finite")
+            raise InputValueError(f"{name} contains NaN or infinite values; codes must be finite")
         return X
 
     def fit(self, X, y):
@@ -245,13 +249,19 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         # get scikit-learn's standard messages
         X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, ensure_min_samples=2)
         X = self._check_X(X)
+        if order is None:
+            order = self._default_order(X.shape[1])
         if order > X.shape[1]:
-            raise ValueError(f"order={order} exceeds the number of columns of X ({X.shape[1]})")
+            raise InputValueError(
+                f"order={order} exceeds the number of columns of X (n_features={X.shape[1]}); "
+                "pass a smaller order"
+            )
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
-            raise ValueError(f"y has a single class ({self.classes_[0]!r}); a classifier needs at least two")
+            label = self.classes_[0].item() if isinstance(self.classes_[0], np.generic) else self.classes_[0]
+            raise InputValueError(f"y has a single class ({label!r}); a classifier needs at least two")
         self.n_features_in_ = X.shape[1]
 
         start = time.perf_counter()
@@ -350,7 +360,7 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "s_samples_")
         X = self._check_X(validate_data(self, X, reset=False, dtype=None, ensure_all_finite=True))
         ptr, groups, counts, new = self._test_structure(X)
-        return predict_kernel(
+        proba = predict_kernel(
             self.s_samples_,
             self.sigma_samples_,
             self._order_counts,
@@ -362,6 +372,7 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
             self.index_,
             self._predict_seed,
         )
+        return check_finite_output("predicted probabilities", proba)
 
     def predict(self, X):
         """Class with the largest predictive probability."""
@@ -386,8 +397,10 @@ class CompressedSequenceModel(_CompressedLogisticModel):
 
     Parameters
     ----------
-    order : int
-        O ≥ 1; X must have at least O columns (only the last O are used).
+    order : int, optional
+        O ≥ 1; X must have at least O columns (only the last O are used). None (the
+        default): every column, O = the length of the histories. Compression keeps the
+        number of sampled parameters bounded by the training cases whatever O is.
     prior : {"cauchy", "gaussian"}
     compress : bool, default=True
         False: sample the original coefficients (each pattern its own group).
@@ -434,14 +447,19 @@ class CompressedSequenceModel(_CompressedLogisticModel):
     def _group(self, X, order):
         return group_sequence_patterns(X, order)
 
+    def _default_order(self, n_columns):
+        return n_columns  # the whole history: compression bounds the parameters by the cases
+
 
 class CompressedInteractionClassifier(_CompressedLogisticModel):
     """Bayesian logistic classification with all interactions of order ≤ O, compressed.
 
     Thesis §3.5 / spec §3: the linear function of class k is the sum of the coefficients
     of all patterns of order ≤ O (any O of the p features) that the case expresses.
-    Parameters and attributes as for :class:`CompressedSequenceModel` (``order`` ≤ p;
-    ``grouping_`` is a ClassificationGrouping).
+    Parameters and attributes as for :class:`CompressedSequenceModel`, except ``order``
+    (O ≤ p; default None means 2, main effects and pairwise interactions: the compressed
+    groups of all orders up to p grow exponentially with p) and ``grouping_`` (a
+    ClassificationGrouping).
 
     Examples
     --------
@@ -454,3 +472,6 @@ class CompressedInteractionClassifier(_CompressedLogisticModel):
 
     def _group(self, X, order):
         return group_classification_patterns(X, order)
+
+    def _default_order(self, n_columns):
+        return 2  # main effects and pairwise interactions; all orders up to p is exponential in p

@@ -34,6 +34,7 @@ Classification (:func:`group_classification_patterns`, thesis §3.5.1, eq. 3.44�
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+
+from hdbayes.exceptions import InputValueError
 
 __all__ = [
     "ClassificationGrouping",
@@ -617,11 +620,26 @@ def _classification_superpatterns(C, n_values, order):
     return sp_A[:n_sp], sp_U[:n_sp], sp_o[:n_sp], sp_ptr[: n_sp + 1], sp_idx[: sp_ptr[n_sp]]
 
 
-def _binomial_table(n):
-    table = np.zeros((n + 1, n + 1), np.int64)
+@functools.lru_cache(maxsize=16)
+def _binomial_table(n, max_k):
+    """C(a, b) for a = 0..n and b = 0..max_k (0 for b > a), int64, read-only.
+
+    Only orders up to the model's O are needed, so the table has O + 1 columns; it is
+    cached because every test case of a fitted model uses the same one. Counts beyond
+    int64 (C(p, O) > 2^62, e.g. O ≥ 6 with p = 10⁴ features) are refused, since the
+    parameter counts per group are kept as integers.
+    """
+    max_k = min(max_k, n)
+    if math.comb(n, min(max_k, n // 2)) > 2**62:  # the largest entry: C(n, b) grows up to b = n/2
+        raise InputValueError(
+            f"order {max_k} with {n} features gives more than 2^62 interaction patterns of one order; "
+            "use a smaller order"
+        )
+    table = np.zeros((n + 1, max_k + 1), np.int64)
     for a in range(n + 1):
-        for b in range(a + 1):
+        for b in range(min(a, max_k) + 1):
             table[a, b] = math.comb(a, b)
+    table.setflags(write=False)
     return table
 
 
@@ -698,7 +716,7 @@ class ClassificationGrouping(_Grouping):
         fixed_present = ~self.sp_unfixed & (self.sp_values >= 0)
         matches = np.all(equal | ~fixed_present, axis=1)
         n_kept = np.sum(self.sp_unfixed & equal, axis=1)
-        binom = _binomial_table(self.n_features)
+        binom = _binomial_table(self.n_features, self.order)
         per_sp = _superpattern_order_counts(self.sp_order[matches], n_kept[matches], self.order, binom)
         totals = np.zeros((self.n_groups, self.order + 1), np.int64)
         np.add.at(totals, self.sp_group[matches], per_sp)
@@ -742,6 +760,7 @@ def group_classification_patterns(X, order):
     X = _check_codes(X)
     order = _check_order(order, X.shape[1])
     n, p = X.shape
+    _binomial_table(p, order)  # refuses, before any work, counts beyond int64
     categories = []
     C = np.empty((n, p), np.int64)
     for t in range(p):
@@ -772,7 +791,7 @@ def group_classification_patterns(X, order):
         else np.empty(0, np.int64)
     )
 
-    binom = _binomial_table(p)
+    binom = _binomial_table(p, order)
     per_sp = _superpattern_order_counts(sp_order, sp_unfixed.sum(axis=1), order, binom)
     order_counts = np.zeros((first_sp.size, order + 1), np.int64)
     np.add.at(order_counts, sp_group, per_sp)
