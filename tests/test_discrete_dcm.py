@@ -8,19 +8,23 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.special import digamma
+from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.metrics import log_loss
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from test_discrete_naive_bayes import ceil_check_data  # the tests folder is on sys.path (pytest rootdir)
 
 from hdbayes.datasets.documents import sample_polya_urn, simulate_bursty_documents
 from hdbayes.discrete.conjugate import dirichlet_multinomial_log_pmf
 from hdbayes.discrete.dcm import (
     DCMClassifier,
     _exceedance_counts,
+    _minka_fixed_point,
+    _minka_fixed_point_real,
+    digamma_difference,
     dirichlet_multinomial_log_likelihood,
     fit_dirichlet_multinomial,
 )
 from hdbayes.discrete.naive_bayes import BayesianMultinomialNB
+from hdbayes.exceptions import InputTypeError, InputValueError
 
 
 @pytest.fixture(scope="module")
@@ -72,14 +76,55 @@ def test_fixed_point_floors_unseen_words():
 
 
 def test_fixed_point_bad_input():
-    with pytest.raises(ValueError, match="every document is empty"):
+    with pytest.raises(InputValueError, match="every document is empty"):
         fit_dirichlet_multinomial(np.zeros((3, 4)))
-    with pytest.raises(ValueError, match="integer counts"):
-        fit_dirichlet_multinomial([[0.5, 1.0]])
-    with pytest.raises(ValueError, match="alpha_init must hold 2"):
+    with pytest.raises(InputValueError, match="non-negative counts: feature 1 has the value -0.5"):
+        fit_dirichlet_multinomial([[0.5, -0.5]])
+    with pytest.raises(InputValueError, match="alpha_init must hold 2"):
         fit_dirichlet_multinomial([[1, 1]], alpha_init=[1.0])
-    with pytest.raises(ValueError, match="alpha_min must be a finite number > 0"):
+    with pytest.raises(InputValueError, match="alpha_min must be a finite number > 0"):
         fit_dirichlet_multinomial([[1, 1]], alpha_min=0.0)
+
+
+def test_digamma_difference_is_the_integer_sum_at_integers():
+    a = np.array([1e-6, 0.37, 2.0, 14.99, 15.0, 300.0, 1e9])
+    for x in (0, 1, 2, 7, 40):
+        direct = np.array([np.sum(1.0 / (ai + np.arange(x))) for ai in a])
+        np.testing.assert_allclose(digamma_difference(a, x), direct, rtol=1e-12)
+    from scipy.special import digamma
+
+    np.testing.assert_allclose(digamma_difference(0.37, 2.5), digamma(2.87) - digamma(0.37), rtol=1e-13)
+
+
+def test_real_fixed_point_equals_the_integer_one_at_integer_counts(urn_data):
+    """The Gamma-function (digamma) form of Minka's iteration on integer counts follows the
+    exceedance-count form: same α, same number of iterations."""
+    X = urn_data[:400].tocsc()
+    X.eliminate_zeros()
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    start = np.asarray(X.sum(axis=0)).ravel() / X.shape[0]
+    pointer, exceed = _exceedance_counts(X.indptr.astype(np.int64), X.data.astype(np.int64))
+    length_exceed = np.bincount(lengths.astype(np.int64))[::-1].cumsum()[::-1][1:].astype(np.float64)
+    integer = _minka_fixed_point(pointer, exceed, length_exceed, start.copy(), 0, 1e-8, 500, 1e-10)
+    columns = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
+    real = _minka_fixed_point_real(columns, X.data.astype(np.float64), lengths[lengths > 0], start.copy(), 0, 1e-8,
+                                   500, 1e-10)  # fmt: skip
+    assert integer[2] and real[2] and abs(integer[1] - real[1]) <= 1
+    np.testing.assert_allclose(real[0], integer[0], rtol=1e-8)
+
+
+def test_classifier_on_tf_idf_weights():
+    corpus = simulate_bursty_documents(300, 200, random_state=5)
+    weights = TfidfTransformer().fit_transform(corpus.X)
+    model = DCMClassifier().fit(weights[:200], corpus.y[:200])
+    proba = model.predict_proba(weights[200:])
+    assert np.all(np.isfinite(model.alpha_)) and np.all(model.alpha_ > 0)
+    assert np.all(np.isfinite(proba)) and model.score(weights[200:], corpus.y[200:]) > 0.7
+    expected = dirichlet_multinomial_log_pmf(weights[200:], model.alpha_, include_coefficient=False)
+    np.testing.assert_allclose(model.predict_joint_log_proba(weights[200:]), expected + model.class_log_prior_,
+                               rtol=1e-12)  # fmt: skip
+    with pytest.raises(InputValueError, match="include_multinomial_coef=False"):
+        DCMClassifier(include_multinomial_coef=True).fit(weights[:200], corpus.y[:200])
 
 
 def test_classifier_prediction_is_the_dcm_of_the_fitted_alpha():
@@ -117,24 +162,24 @@ def test_dcm_beats_multinomial_on_bursty_documents():
     ("X", "y", "match"),
     [
         ([[1, 0], [0, 0], [0, 0]], [0, 1, 1], "class 1 has no words"),
-        ([[1, -2], [0, 1]], [0, 1], "Negative values in data passed to DCMClassifier"),
-        ([[1, 0.5], [0, 1]], [0, 1], "integer counts"),
+        ([[1, -2], [0, 1]], [0, 1], "Negative values in data passed to DCMClassifier: feature 1 has the value -2"),
         ([[1, np.nan], [0, 1]], [0, 1], "NaN"),
         ([[1, 2], [0, 1]], [0, 1, 1], "inconsistent numbers of samples"),
+        ([[1, 2], [0, 1]], [0, 0], r"y has only one class \(0\)"),
     ],
 )
 def test_classifier_bad_input(X, y, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(InputValueError, match=match):
         DCMClassifier().fit(X, y)
 
 
 def test_classifier_parameters_and_shapes():
-    with pytest.raises(ValueError, match="alpha_min"):
+    with pytest.raises(InputValueError, match="alpha_min"):
         DCMClassifier(alpha_min=-1).fit([[1, 0], [0, 1]], [0, 1])
-    with pytest.raises(TypeError, match="max_iter must be an integer"):
+    with pytest.raises(InputTypeError, match="max_iter must be an integer"):
         DCMClassifier(max_iter=2.5).fit([[1, 0], [0, 1]], [0, 1])
     model = DCMClassifier().fit([[1, 0], [0, 1]], [0, 1])
-    with pytest.raises(ValueError, match="features"):
+    with pytest.raises(InputValueError, match="features"):
         model.predict([[1, 0, 0]])
     assert not hasattr(model, "partial_fit")
     restored = pickle.loads(pickle.dumps(model))
@@ -148,17 +193,10 @@ def test_non_convergence_warns():
     assert not model.converged_.any()
 
 
-class RoundedDCMClassifier(DCMClassifier):
-    """The DCM needs integer counts (see ``test_discrete_naive_bayes.ceil_check_data``)."""
-
-    def _prepare_X(self, X, fitting):
-        return super()._prepare_X(ceil_check_data(X), fitting)
-
-
 # the check data are not over-dispersed, so the likelihood grows towards the multinomial limit
-# α_0 → ∞ and the fixed point stops at max_iter with a ConvergenceWarning (documented behaviour)
+# α_0 → ∞ and the fixed point may stop there with a ConvergenceWarning (documented behaviour)
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@parametrize_with_checks([RoundedDCMClassifier()])
+@parametrize_with_checks([DCMClassifier()])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -10,7 +10,6 @@ import scipy.sparse as sp
 from sklearn.metrics import mutual_info_score
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from test_discrete_naive_bayes import ceil_check_data  # the tests folder is on sys.path (pytest rootdir)
 
 from hdbayes.discrete.mutual_information import (
     MutualInformationSelector,
@@ -18,6 +17,7 @@ from hdbayes.discrete.mutual_information import (
     mutual_information_discrete,
 )
 from hdbayes.discrete.naive_bayes import BayesianBernoulliNB, BayesianMultinomialNB
+from hdbayes.exceptions import InputTypeError, InputValueError
 
 X_T6 = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])
 Y_T6 = np.array([0, 0, 0, 1, 1])
@@ -77,24 +77,70 @@ def test_selector_records_the_selection_and_works_in_a_pipeline():
     assert set(by_threshold.selected_features_) == {5, 17}
     pipeline = make_pipeline(MutualInformationSelector(n_features=2), BayesianMultinomialNB()).fit(X, y)
     assert pipeline.score(X, y) > 0.8
-    assert MutualInformationSelector(n_features=100).fit(X, y).get_support().all()  # K > p keeps all
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(selector)).get_support(), selector.get_support())
 
 
+def test_selector_defaults_keep_half_and_refuse_k_above_p():
+    rng = np.random.default_rng(2)
+    y = np.arange(40) % 2
+    for p, kept in [(1, 1), (2, 1), (7, 3), (12, 6)]:
+        X = rng.integers(0, 3, size=(40, p))
+        assert MutualInformationSelector().fit(X, y).get_support().sum() == kept  # p // 2, at least one
+    X = rng.integers(0, 3, size=(40, 12))
+    with pytest.raises(InputValueError, match="n_features=13 is larger than the number of features p=12"):
+        MutualInformationSelector(n_features=13).fit(X, y)
+    assert MutualInformationSelector(n_features=12).fit(X, y).get_support().all()
+
+
+def test_threshold_that_keeps_nothing_is_named():
+    X = np.array([[1, 0], [1, 1], [0, 0], [0, 1]])
+    with pytest.raises(
+        InputValueError, match=r"no feature's mutual information exceeds the threshold 0.8 \(the largest"
+    ):
+        MutualInformationSelector(threshold=0.8).fit(X, [1, 1, 0, 0])
+
+
+def test_continuous_data_need_binarize():
+    rng = np.random.default_rng(3)
+    y = np.arange(60) % 2
+    X = rng.normal(size=(60, 5)) + 1.5 * y[:, None] * (np.arange(5) == 2)
+    with pytest.raises(
+        InputValueError, match=r"feature 0 has the value [0-9.]+; .*binarize=0.0\) or binarize='median'"
+    ):
+        MutualInformationSelector(n_features=1).fit(np.abs(X), y)
+    with pytest.raises(
+        InputValueError, match=r"Negative values .* feature 1 .*; pass binarize=<threshold> or 'median'"
+    ):
+        MutualInformationSelector(n_features=1).fit(X, y)
+    selector = MutualInformationSelector(n_features=1, binarize="median").fit(X, y)
+    assert selector.selected_features_.tolist() == [2]
+    np.testing.assert_array_equal(selector.binarize_thresholds_, np.median(X, axis=0))
+    expected = mutual_information_discrete((X > np.median(X, axis=0)).astype(int), y)
+    np.testing.assert_allclose(selector.scores_, expected, rtol=1e-14)
+    np.testing.assert_array_equal(selector.transform(X), X[:, [2]])  # the original values are returned
+    at_zero = MutualInformationSelector(n_features=1, binarize=0.0).fit(sp.csr_matrix(np.abs(X)), y)
+    np.testing.assert_allclose(at_zero.scores_, mutual_information_discrete((np.abs(X) > 0).astype(int), y))
+
+
 @pytest.mark.parametrize(
-    ("kwargs", "X", "match"),
+    ("kwargs", "X", "y", "match"),
     [
-        ({}, [[1, -1], [0, 1]], "Negative values in data passed to MutualInformationSelector"),
-        ({}, [[1, 0.5], [0, 1]], "integer counts"),
-        ({}, [[1, np.nan], [0, 1]], "NaN"),
-        ({"estimate": "map"}, [[1, 0], [0, 1]], "estimate must be"),
-        ({"n_features": 0}, [[1, 0], [0, 1]], "n_features must be at least 1"),
-        ({"threshold": -1.0}, [[1, 0], [0, 1]], "threshold must be a finite number"),
+        ({}, [[1, -1], [0, 1]], [0, 1], "Negative values in data passed to MutualInformationSelector: feature 1"),
+        ({}, [[1, 0.5], [0, 1]], [0, 1], "integer counts: feature 1 has the value 0.5"),
+        ({}, [[1, np.nan], [0, 1]], [0, 1], "NaN"),
+        ({}, [[1, 0], [0, 1]], [0, 0], r"y has only one class \(0\)"),
+        ({}, [[1, 0], [0, 1]], [0.5, 1.5], "Unknown label type: continuous"),
+        ({}, [[3e9, 0], [0, 1]], [0, 1], "feature 0 has the value 3e[+]09; counts and codes must be below"),
+        ({"estimate": "map"}, [[1, 0], [0, 1]], [0, 1], "estimate must be"),
+        ({"n_features": 0}, [[1, 0], [0, 1]], [0, 1], "n_features must be at least 1"),
+        ({"n_features": 1.5}, [[1, 0], [0, 1]], [0, 1], "n_features must be an integer"),
+        ({"threshold": -1.0}, [[1, 0], [0, 1]], [0, 1], "threshold must be a finite number"),
+        ({"binarize": "mean"}, [[1, 0], [0, 1]], [0, 1], "binarize must be a number or 'median'"),
     ],
 )
-def test_bad_input(kwargs, X, match):
-    with pytest.raises(ValueError, match=match):
-        MutualInformationSelector(**kwargs).fit(X, [0, 1])
+def test_bad_input(kwargs, X, y, match):
+    with pytest.raises((InputValueError, InputTypeError), match=match):
+        MutualInformationSelector(**kwargs).fit(X, y)
 
 
 def test_binary_formula_validation():
@@ -104,13 +150,6 @@ def test_binary_formula_validation():
         mutual_information_binary([0.5, 0.6], [[0.1], [0.2]])
 
 
-class CeiledMutualInformationSelector(MutualInformationSelector):
-    """Scores need integer codes (see ``test_discrete_naive_bayes.ceil_check_data``)."""
-
-    def _scores(self, X, y):
-        return super()._scores(ceil_check_data(X), y)
-
-
-@parametrize_with_checks([CeiledMutualInformationSelector(n_features=2)])
+@parametrize_with_checks([MutualInformationSelector(), MutualInformationSelector(binarize="median")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

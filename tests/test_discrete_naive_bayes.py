@@ -8,12 +8,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.special import logsumexp
+from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hdbayes.discrete._base import log_dirichlet_estimate
-from hdbayes.discrete.conjugate import dirichlet_multinomial_log_pmf
+from hdbayes.discrete.conjugate import DirichletMultinomialTables, dirichlet_multinomial_log_pmf
+from hdbayes.discrete.dcm import DCMClassifier
 from hdbayes.discrete.naive_bayes import BayesianBernoulliNB, BayesianCategoricalNB, BayesianMultinomialNB
+from hdbayes.exceptions import InputTypeError, InputValueError
 
 X_T6 = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])
 Y_T6 = np.array([0, 0, 0, 1, 1])
@@ -94,7 +97,7 @@ def test_log_dirichlet_estimate_rules():
 
 def test_map_without_mode_names_the_entry():
     # class 2 has no cases: its posterior Beta(1, 1) is flat, without a unique mode
-    with pytest.raises(ValueError, match=r"method='map'.*index \(2, 0, 0\)"):
+    with pytest.raises(InputValueError, match=r"method='map'.*index \(2, 0, 0\)"):
         BayesianBernoulliNB("map").partial_fit(X_T6, Y_T6, classes=[0, 1, 2])
 
 
@@ -276,83 +279,206 @@ def test_empty_documents():
 @pytest.mark.parametrize(
     ("model", "X", "match"),
     [
-        (BayesianMultinomialNB(), [[1, -1], [0, 2]], "Negative values in data passed to BayesianMultinomialNB"),
-        (BayesianMultinomialNB(), [[1.5, 1], [0, 2]], "integer counts"),
+        (BayesianMultinomialNB(), [[1, -1], [0, 2]],
+         "Negative values in data passed to BayesianMultinomialNB: feature 1 has the value -1"),
+        (BayesianMultinomialNB(include_multinomial_coef=True), [[1.5, 1], [0, 2]],
+         r"integer counts: feature 0 has the value 1.5; .*include_multinomial_coef=False"),
         (BayesianMultinomialNB(), [[np.nan, 1], [0, 2]], "NaN"),
-        (BayesianBernoulliNB(), [[2, 1], [0, 1]], r"binary features \(0/1\), found the value 2.0"),
-        (BayesianCategoricalNB(), [[0.5, 1], [0, 1]], "integer category codes"),
+        (BayesianBernoulliNB(binarize=None), [[2, 1], [0, 1]],
+         r"binary features \(0/1\) with binarize=None: feature 0 has the value 2; pass binarize="),
+        (BayesianCategoricalNB(), [[0.5, 1], [0, 1]], "integer category codes 0, 1, 2, ...: feature 0 has the value 0.5"
+         ),
+        (BayesianCategoricalNB(), [[3e9, 1], [0, 1]], "feature 0 has the category code 3e[+]09; codes must be below"),
         (BayesianMultinomialNB(method="mean"), [[1, 1], [0, 2]], "method must be one of"),
         (BayesianMultinomialNB(class_prior=[0.2, 0.2]), [[1, 1], [0, 2]], "summing to 1"),
         (BayesianMultinomialNB(class_prior=[1.0]), [[1, 1], [0, 2]], "one probability per class"),
         (BayesianMultinomialNB(beta=-1.0), [[1, 1], [0, 2]], "beta must hold finite pseudo-counts >= 0"),
         (BayesianMultinomialNB(beta=[1.0, 2.0, 3.0]), [[1, 1], [0, 2]], "does not broadcast"),
         (BayesianMultinomialNB(beta=0.0), [[1, 0], [0, 2]], "needs beta > 0"),
-        (BayesianBernoulliNB(binarize="yes"), [[1, 1], [0, 1]], "binarize must be None or a number"),
+        (BayesianBernoulliNB(binarize="yes"), [[1, 1], [0, 1]], "binarize must be a number or 'median', got 'yes'"),
+        (BayesianBernoulliNB(binarize=[0.5]), [[1, 1], [0, 1]], "binarize must be a number or 'median', got list"),
+        (BayesianCategoricalNB(n_categories=[2, 2, 2]), [[1, 1], [0, 1]], "n_categories has 3 entries, X has 2"),
     ],
-)
+)  # fmt: skip
 def test_bad_input_messages(model, X, match):
-    with pytest.raises((ValueError, TypeError), match=match):
+    with pytest.raises((InputValueError, InputTypeError), match=match) as info:
         model.fit(X, [0, 1])
+    assert "np.float64" not in str(info.value)
 
 
 def test_wrong_shape_and_partial_fit_contract():
     model = BayesianMultinomialNB().fit([[1, 2], [2, 0]], [0, 1])
-    with pytest.raises(ValueError, match="features"):
+    with pytest.raises(InputValueError, match="features"):
         model.predict([[1, 2, 3]])
-    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+    with pytest.raises(InputValueError, match="classes must be passed on the first call"):
         BayesianMultinomialNB().partial_fit([[1, 2]], [0])
-    with pytest.raises(ValueError, match="not in classes"):
+    with pytest.raises(InputValueError, match=r"the label 5, which is not in classes \[0, 1\]"):
         BayesianMultinomialNB().partial_fit([[1, 2]], [5], classes=[0, 1])
+    with pytest.raises(InputValueError, match=r"y has only one class \(0\)"):
+        BayesianMultinomialNB().partial_fit([[1, 2]], [0], classes=[0])
     fractional = BayesianMultinomialNB("posterior_mean").fit([[0.5, 2.0], [2.0, 0.1]], [0, 1])  # tf-idf is fine
     assert fractional.predict([[1.0, 0.0]]).tolist() == [1]
 
 
-def ceil_check_data(X):
-    """scikit-learn's check data are continuous, and the integer-count models reject them: their
-    test-only subclasses round the validated, non-negative X up (no non-zero becomes 0, so no class
-    becomes all-empty), and every other check runs on the real code."""
-    X = X.copy()
-    if sp.issparse(X):
-        X.data = np.ceil(X.data)
-    else:
-        X = np.ceil(X)
-    return X
+# --- scikit-learn conventions: one class, a continuous target, feature names, overflow ------------------
+
+CLASSIFIERS = [BayesianBernoulliNB(), BayesianCategoricalNB(), BayesianMultinomialNB(), DCMClassifier()]
+CLASSIFIER_IDS = ["bernoulli", "categorical", "multinomial", "dcm"]
 
 
-class RoundedMultinomialNB(BayesianMultinomialNB):
-    """method="bayes" needs integer counts (see :func:`ceil_check_data`)."""
-
-    def _prepare_X(self, X, fitting):
-        return super()._prepare_X(ceil_check_data(X), fitting)
-
-
-class RoundedCategoricalNB(BayesianCategoricalNB):
-    """Category codes must be integers (see :func:`ceil_check_data`)."""
-
-    def _prepare_X(self, X, fitting):
-        return super()._prepare_X(ceil_check_data(X), fitting)
+@pytest.mark.parametrize("model", CLASSIFIERS, ids=CLASSIFIER_IDS)
+def test_a_single_class_is_refused_in_fit_naming_it(model):
+    X = np.array([[1, 0, 2], [0, 1, 1], [2, 1, 0]])
+    with pytest.raises(InputValueError, match=r"y has only one class \('spam'\); at least two classes are needed"):
+        model.fit(X, ["spam"] * 3)
+    assert not hasattr(model, "classes_")  # refused before anything was fitted
+    with pytest.raises(InputValueError, match="Unknown label type: continuous"):
+        model.fit(X, [0.5, 1.25, 2.0])
 
 
+@pytest.mark.parametrize(
+    ("model", "value"),
+    [(BayesianBernoulliNB(binarize=None), 3.0)] + [(model, -3.0) for model in CLASSIFIERS[1:]],
+    ids=CLASSIFIER_IDS,
+)
+def test_messages_name_the_columns_of_a_data_frame(model, value):
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"apple": [1, 0, 1, 1], "pear": [0, 1, 1, 0]})
+    model.fit(X, [0, 0, 1, 1])
+    bad = pd.DataFrame({"apple": [1.0], "pear": [value]})
+    with pytest.raises(InputValueError, match=f"feature 'pear' has the value {value:g}"):
+        model.predict(bad)
+
+
+@pytest.mark.parametrize(
+    "model", [BayesianMultinomialNB(), BayesianMultinomialNB("posterior_mean"), BayesianMultinomialNB("mle"),
+              DCMClassifier()], ids=["bayes", "posterior_mean", "mle", "dcm"],
+)  # fmt: skip
+def test_overflow_is_an_input_error_naming_the_value(model):
+    X = np.array([[3.0, 0.0, 1.0], [2.0, 1.0, 0.0], [0.0, 2.0, 2.0], [0.0, 3.0, 1.0]])
+    model.fit(X, [0, 0, 1, 1])
+    with pytest.raises(InputValueError, match=r"not finite; the value 1.5e\+308 of feature 1 is too large"):
+        model.predict_proba([[1.0, 1.5e308, 0.0]])
+    huge = X.copy()
+    huge[0, 2] = huge[1, 2] = 1e308
+    with pytest.raises(InputValueError, match=r"not finite; the value 1e\+308 of feature 2 is too large"):
+        model.__class__(**model.get_params()).fit(huge, [0, 0, 1, 1])
+
+
+def test_bernoulli_and_categorical_never_overflow():
+    X = np.array([[1e308, 0.0], [0.0, 1.0], [1.0, 1e308]])
+    proba = BayesianBernoulliNB().fit(X, [0, 1, 1]).predict_proba(X)  # 1e308 > 0 is just a one
+    assert np.all(np.isfinite(proba))
+
+
+# --- binarize: BernoulliNB's convention, the same answer for every input format ---------------------------
+
+
+@pytest.fixture(scope="module")
+def signed_data():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 12)) * (rng.random((40, 12)) < 0.4)  # many zeros, negative and positive values
+    y = rng.integers(0, 2, size=40)
+    return X, y
+
+
+@pytest.mark.parametrize("binarize", [-0.5, 0.0, 0.3, "median"])
+def test_binarize_gives_the_same_answer_for_every_input_format(signed_data, binarize):
+    X, y = signed_data
+    dense = BayesianBernoulliNB(binarize=binarize).fit(X, y)
+    expected = dense.predict_proba(X)
+    for fmt in ("csr", "csc", "coo"):
+        Xs = sp.random(1, 1).asformat(fmt).__class__(X)
+        model = BayesianBernoulliNB(binarize=binarize).fit(Xs, y)
+        np.testing.assert_allclose(model.predict_proba(Xs), expected, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(model.predict_proba(X), expected, rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(model.feature_count_, dense.feature_count_)
+    thresholds = np.median(X, axis=0) if binarize == "median" else np.full(X.shape[1], binarize)
+    np.testing.assert_array_equal(dense.binarize_thresholds_, thresholds)
+    counts = np.array([((X > thresholds)[y == c]).sum(axis=0) for c in (0, 1)])
+    np.testing.assert_array_equal(dense.feature_count_, counts)
+
+
+def test_binarize_negative_threshold_counts_the_implicit_zeros(signed_data):
+    # the bug: implicit zeros of a sparse matrix were never binarized, so with t < 0 (0 > t: a one)
+    # dense and CSR copies gave probabilities up to 0.335 apart
+    X, y = signed_data
+    sparse = BayesianBernoulliNB(binarize=-0.5).fit(sp.csr_matrix(X), y)
+    assert sparse.feature_count_.sum() == ((X > -0.5).sum())
+
+
+def test_binarize_default_leaves_binary_data_and_pins_the_numbers():
+    assert BayesianBernoulliNB().binarize == 0.0
+    np.testing.assert_array_equal(_p0(BayesianBernoulliNB()), _p0(BayesianBernoulliNB(binarize=None)))
+    counts = X_T6 * np.array([3, 7])  # counts: presence/absence by default
+    np.testing.assert_array_equal(BayesianBernoulliNB().fit(counts, Y_T6).predict_proba(TEST_T6)[:, 0], _p0(
+        BayesianBernoulliNB()))  # fmt: skip
+    model = BayesianBernoulliNB(binarize="median").fit([[1.0, 10.0], [2.0, 30.0], [3.0, 20.0]], [0, 1, 1])
+    np.testing.assert_array_equal(model.binarize_thresholds_, [2.0, 20.0])
+    np.testing.assert_array_equal(model.feature_count_, [[0, 0], [1, 1]])
+
+
+# --- the multinomial model on real values (tf-idf) ---------------------------------------------------------
+
+
+def test_gamma_form_equals_the_integer_form_at_integer_counts(counts_data):
+    X, y = counts_data
+    alpha = np.random.default_rng(4).uniform(0.05, 40.0, size=(3, X.shape[1]))  # both sides of a = 15
+    tables = DirichletMultinomialTables(alpha)
+    Xs = sp.csr_matrix(X)
+    np.testing.assert_allclose(tables._rising_factorial_sums_gamma(Xs), tables._rising_factorial_sums(Xs), rtol=1e-12)
+    # and the whole pmf against the definition with log-Gamma functions
+    from scipy.special import gammaln
+
+    N, a0 = X.sum(axis=1)[:, None], alpha.sum(axis=1)[None, :]
+    direct = gammaln(a0) - gammaln(N + a0) + np.array([(gammaln(X + a) - gammaln(a)).sum(axis=1) for a in alpha]).T
+    np.testing.assert_allclose(tables.log_pmf(Xs, False), direct, rtol=1e-11)
+
+
+def test_multinomial_accepts_tf_idf_like_multinomial_nb():
+    docs = ["apple pear apple", "pear fig", "kiwi lime kiwi", "lime lemon", "apple fig fig", "lemon kiwi"]
+    y = [0, 0, 1, 1, 0, 1]
+    X = TfidfVectorizer().fit_transform(docs)
+    ref = MultinomialNB(alpha=1.0).fit(X, y)
+    ours = BayesianMultinomialNB("posterior_mean", alpha=0).fit(X, y)
+    np.testing.assert_allclose(ours.predict_log_proba(X), ref.predict_log_proba(X), rtol=0, atol=1e-10)
+    for method in ("bayes", "mle", "map"):
+        model = BayesianMultinomialNB(method, beta=2.0).fit(X, y)
+        proba = model.predict_proba(X)
+        assert np.all(np.isfinite(proba)) and model.score(X, y) == 1.0
+    # the Gamma-function form: a real "count" between two integers gives a likelihood between theirs
+    model = BayesianMultinomialNB().fit([[2, 0], [0, 2]], [0, 1])
+    jll = model.predict_joint_log_proba([[1.0, 0.0], [1.5, 0.0], [2.0, 0.0]])
+    assert jll[0, 0] > jll[1, 0] > jll[2, 0]
+    with pytest.raises(InputValueError, match="include_multinomial_coef=False"):
+        BayesianMultinomialNB(include_multinomial_coef=True).fit(X, y)
+
+
+def test_categorical_refuses_non_integral_codes_where_categorical_nb_truncates():
+    X = np.array([[0.0, 1.0], [2.0, 0.0], [1.0, 1.0]])
+    model = BayesianCategoricalNB().fit(X, [0, 1, 1])  # floats holding integers are codes
+    assert model.n_categories_.tolist() == [3, 2]
+    CategoricalNB().fit([[2.7, 1.0], [0.0, 0.0]], [0, 1])  # scikit-learn takes 2.7 as category 2, silently
+    with pytest.raises(InputValueError, match="feature 0 has the value 2.7; encode categories"):
+        BayesianCategoricalNB().fit([[2.7, 1.0], [0.0, 0.0]], [0, 1])
+    with pytest.raises(InputValueError, match="feature 1 has category 5, which was not seen"):
+        model.predict([[0, 5]])
+
+
+# every estimator with its defaults (and variants where a parameter changes what is accepted), no test subclass
 @parametrize_with_checks(
     [
-        BayesianBernoulliNB(binarize=0.0),
-        BayesianBernoulliNB(method="map", beta1=2.0, beta0=2.0, binarize=0.0),
+        BayesianBernoulliNB(),
+        BayesianBernoulliNB(binarize="median"),
+        BayesianBernoulliNB(method="map", beta1=2.0, beta0=2.0),
+        BayesianCategoricalNB(),
+        BayesianMultinomialNB(),
         BayesianMultinomialNB(method="posterior_mean"),
         BayesianMultinomialNB(method="mle"),
-        RoundedMultinomialNB(),
-        RoundedCategoricalNB(),
     ]
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
-
-
-def test_integer_models_reject_the_continuous_check_data():
-    X = np.array([[0.5, 1.0], [2.0, 0.0]])
-    with pytest.raises(ValueError, match="integer counts"):
-        BayesianMultinomialNB().fit(X, [0, 1])
-    with pytest.raises(ValueError, match="integer category codes"):
-        BayesianCategoricalNB().fit(X, [0, 1])
 
 
 def test_multinomial_coefficient_gives_the_true_joint_log_probability(counts_data):

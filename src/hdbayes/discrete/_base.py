@@ -22,10 +22,23 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["METHODS", "GenerativeClassifier", "log_dirichlet_estimate", "masked_log_dot"]
+from hdbayes._validation import check_finite_output, feature_label
+from hdbayes.exceptions import InputTypeError, InputValueError
+
+__all__ = [
+    "METHODS",
+    "GenerativeClassifier",
+    "check_class_labels",
+    "check_non_negative_features",
+    "log_dirichlet_estimate",
+    "masked_log_dot",
+    "overflow_cause",
+    "plain",
+    "validate_input",
+]
 
 #: Estimates of the parameters: plug-in MLE, plug-in posterior mode, plug-in posterior
 #: mean, and the exact posterior predictive (Bayesian model averaging, spec §1.5, §1.8).
@@ -80,7 +93,7 @@ def log_dirichlet_estimate(counts, prior, method, *, starts=None):
         if method in ("posterior_mean", "bayes"):
             return np.log(posterior) - np.log(_segment_sums(posterior, starts))
     if method != "map":
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        raise InputValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
     ones = np.ones(counts.shape[-1])
     K = _segment_sums(ones, starts)
     below_one = _segment_sums((posterior < 1).astype(np.float64), starts)
@@ -90,7 +103,7 @@ def log_dirichlet_estimate(counts, prior, method, *, starts=None):
     bad = ~(interior | boundary)
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
+        raise InputValueError(
             f"method='map': the posterior Dirichlet/Beta at index {index} (class first) has no unique mode "
             "(every posterior pseudo-count must be >= 1 with total > K); use method='posterior_mean' or larger priors"
         )
@@ -100,18 +113,106 @@ def log_dirichlet_estimate(counts, prior, method, *, starts=None):
         return np.log(estimate)
 
 
-def masked_log_dot(X, log_theta):
+def plain(value):
+    """A value as the user wrote it (``2.0``, ``'a'``), not its numpy repr (``np.float64(2.0)``)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return f"{value:g}"
+    return repr(value)
+
+
+def _plain_list(values):
+    return "[" + ", ".join(plain(v) for v in values) + "]"
+
+
+def overflow_cause(X, feature_names=None):
+    """Name the largest value of X (dense or sparse) and its feature: the likely cause of an overflow."""
+    if sp.issparse(X):
+        X = X.tocsr()
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if values.size == 0:
+        return None
+    k = int(np.argmax(np.abs(values)))
+    if sp.issparse(X):
+        j = int(X.indices[k])
+    else:
+        j = int(np.unravel_index(k, values.shape)[1]) if values.ndim == 2 else k
+    value = float(values.flat[k])
+    return f"the value {value:g} of {feature_label(j, feature_names)} is too large for double-precision arithmetic"
+
+
+def validate_input(estimator, X, y="no_validation", *, reset, **kwargs):
+    """scikit-learn's ``validate_data`` with its errors (NaN, shapes, feature counts, dtype)
+    re-raised as :class:`InputValueError` / :class:`InputTypeError` (same messages)."""
+    try:
+        return validate_data(estimator, X, y, reset=reset, **kwargs)
+    except (InputValueError, InputTypeError):
+        raise
+    except ValueError as exc:
+        raise InputValueError(str(exc)) from exc
+    except TypeError as exc:
+        raise InputTypeError(str(exc)) from exc
+
+
+def check_non_negative_features(X, whom, feature_names=None, hint="the model needs values >= 0"):
+    """Refuse negative values, naming the first one's feature (scikit-learn's wording first)."""
+    values = X.data if sp.issparse(X) else X
+    if values.size and values.min() < 0:
+        if sp.issparse(X):
+            X = X.tocsr()
+            k = int(np.flatnonzero(X.data < 0)[0])
+            j, value = int(X.indices[k]), float(X.data[k])
+        else:
+            i, j = (int(v) for v in np.argwhere(X < 0)[0])
+            value = float(X[i, j])
+        raise InputValueError(
+            f"Negative values in data passed to {whom}: {feature_label(j, feature_names)} has the value {value:g}; "
+            f"{hint}"
+        )
+
+
+def check_class_labels(y, *, single_class_allowed=False):
+    """Refuse a continuous or multi-output target and (unless allowed) a single class.
+
+    Called on the raw ``y`` before anything is fitted; the messages follow scikit-learn's
+    ("Unknown label type: continuous") and name the one class.
+    """
+    if y is None:
+        return
+    try:
+        kind = type_of_target(y, input_name="y")
+    except ValueError as exc:
+        raise InputValueError(str(exc)) from exc
+    if kind == "continuous" or kind == "continuous-multioutput":
+        raise InputValueError(
+            f"Unknown label type: {kind}. Maybe you are trying to fit a classifier, which expects discrete "
+            "classes on a regression target with continuous values."
+        )
+    if kind not in ("binary", "multiclass"):
+        raise InputValueError(f"Unknown label type: {kind}. y must be a 1-D array of class labels")
+    if not single_class_allowed:
+        classes = np.unique(np.asarray(y))
+        if classes.shape[0] == 1:
+            raise InputValueError(f"y has only one class ({plain(classes[0])}); at least two classes are needed")
+
+
+def masked_log_dot(X, log_theta, *, feature_names=None):
     """X @ log_thetaᵀ with 0 · log 0 = 0 (spec §4.5 edge rules): shape (n, C).
 
     Entries of ``log_theta`` that are −inf (a zero estimate) make the whole row −inf only
     where X is non-zero; NaN rows of ``log_theta`` (a class without data under the MLE)
-    give −inf columns. Sparse X is never densified.
+    give −inf columns. Sparse X is never densified. A product that overflows (a count
+    too large for double precision) raises :class:`InputValueError` naming the value.
     """
     nan_classes = np.isnan(log_theta).any(axis=1)
     finite = np.isfinite(log_theta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.asarray(X @ (log_theta if finite.all() else np.where(finite, log_theta, 0.0)).T)
+    if not np.isfinite(out).all():
+        raise InputValueError(f"the joint log-likelihood is not finite; {overflow_cause(X, feature_names)}")
     if finite.all():
-        return np.asarray(X @ log_theta.T)
-    out = np.asarray(X @ np.where(finite, log_theta, 0.0).T)
+        return out
     impossible = np.asarray(X @ np.isneginf(log_theta).T.astype(np.float64)) > 0
     out[impossible] = -np.inf
     out[:, nan_classes] = -np.inf
@@ -123,13 +224,13 @@ def _check_prior_array(name, value, shape):
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a number or an array of numbers, got {value!r}") from exc
+        raise InputTypeError(f"{name} must be a number or an array of numbers, got {type(value).__name__}") from exc
     if not np.all(np.isfinite(array)) or np.any(array < 0):
-        raise ValueError(f"{name} must hold finite pseudo-counts >= 0, got {value!r}")
+        raise InputValueError(f"{name} must hold finite pseudo-counts >= 0")
     try:
         return np.broadcast_to(array, shape)
     except ValueError as exc:
-        raise ValueError(f"{name} of shape {array.shape} does not broadcast to {shape}") from exc
+        raise InputValueError(f"{name} of shape {array.shape} does not broadcast to {shape}") from exc
 
 
 class GenerativeClassifier(ClassifierMixin, BaseEstimator):
@@ -137,16 +238,25 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     Subclasses provide ``_reset_counts(n_features)``, ``_count(X, Y)`` (add the sufficient
     statistics of X with class indicator matrix Y), ``_update_parameters()`` and
-    ``_joint_log_likelihood(X)``, and may override ``_prepare_X(X, fitting)``.
+    ``_joint_log_likelihood(X)``, and may override ``_prepare_X(X, reset)`` (model-specific
+    checks and conversion; ``reset`` is True on the call that starts a fit) and
+    ``_check_fitted_finite(X)``.
+
+    Every input check raises :class:`~hdbayes.exceptions.InputValueError` or
+    :class:`~hdbayes.exceptions.InputTypeError`; a training set with a single class is
+    refused before anything is fitted; joint log-likelihoods are checked finite (−inf is
+    allowed only for the plug-in methods "mle" and "map", whose estimates can be zero).
     """
 
     #: whether ``partial_fit`` exists (count-based conjugate updates)
     _incremental = True
+    #: whether X must be ≥ 0 (counts, codes); not for features binarized at a threshold
+    _non_negative = True
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
+        tags.input_tags.positive_only = self._non_negative
         # like scikit-learn's discrete naive Bayes: the check data (Gaussian blobs) do not follow the model
         tags.classifier_tags.poor_score = True
         return tags
@@ -154,38 +264,45 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     # -- input -----------------------------------------------------------------------------
     def _check_method(self):
         if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+            raise InputValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {self.method!r}")
 
-    def _prepare_X(self, X, fitting):
+    def _prepare_X(self, X, reset):
         """Model-specific checks and conversion of validated X (hook)."""
         return X
 
+    def _feature_names(self):
+        return getattr(self, "feature_names_in_", None)
+
     def _validate_X(self, X, *, reset, y="no_validation"):
-        kwargs = {"accept_sparse": ("csr", "csc"), "dtype": np.float64, "ensure_all_finite": True}
+        kwargs = {"accept_sparse": ("csr", "csc", "coo"), "dtype": np.float64, "ensure_all_finite": True}
         fitting = not (isinstance(y, str) and y == "no_validation")
         if fitting:
-            X, y = validate_data(self, X, y, reset=reset, **kwargs)
+            X, y = validate_input(self, X, y, reset=reset, **kwargs)
         else:
-            X = validate_data(self, X, reset=reset, **kwargs)
-        check_non_negative(X, type(self).__name__)
+            X = validate_input(self, X, reset=reset, **kwargs)
         if sp.issparse(X):
             X = X.tocsr()
-        X = self._prepare_X(X, fitting=fitting)
+        if self._non_negative:
+            check_non_negative_features(X, type(self).__name__, self._feature_names())
+        X = self._prepare_X(X, reset=reset)
         return (X, y) if fitting else X
 
     # -- fitting ---------------------------------------------------------------------------
     def fit(self, X, y):
-        """Fit the model to counts X (n_samples, n_features) and labels y (any hashable values).
+        """Fit the model to X (n_samples, n_features) and labels y (any hashable values).
+
+        Raises :class:`~hdbayes.exceptions.InputValueError` for a single class, a
+        continuous target and bad X, before anything is fitted.
 
         Returns
         -------
         self
         """
-        for name in ("classes_", "class_count_"):
+        self._check_params()
+        check_class_labels(y)
+        for name in ("classes_", "class_count_", "n_features_in_", "feature_names_in_"):
             if hasattr(self, name):
                 delattr(self, name)
-        if hasattr(self, "n_features_in_"):
-            del self.n_features_in_
         return self._partial_fit(X, y, classes=None, first=True)
 
     @available_if(lambda self: self._incremental)
@@ -197,7 +314,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like, optional
-            All class labels; required on the first call.
+            All class labels (at least two); required on the first call.
 
         Returns
         -------
@@ -205,30 +322,49 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         """
         first = not hasattr(self, "classes_")
         if first and classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit")
+            raise InputValueError("classes must be passed on the first call to partial_fit")
+        self._check_params()
+        check_class_labels(y, single_class_allowed=True)
+        if first:
+            check_class_labels(np.asarray(classes))
         return self._partial_fit(X, y, classes=classes, first=first)
 
     def _partial_fit(self, X, y, classes, first):
-        self._check_params()
         X, y = self._validate_X(X, reset=first, y=y)
-        check_classification_targets(y)
         if first:
-            self.classes_ = np.unique(y if classes is None else np.asarray(classes))
-            self.class_count_ = np.zeros(self.classes_.shape[0])
-            self._reset_counts(X.shape[1])
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(f"classes={classes!r} differs from the classes of the first call {self.classes_!r}")
-        codes = np.searchsorted(self.classes_, y)
-        codes = np.clip(codes, 0, self.classes_.shape[0] - 1)
-        unknown = self.classes_[codes] != y
+            classes_ = np.unique(y if classes is None else np.asarray(classes))
+        else:
+            classes_ = self.classes_
+            if classes is not None and not np.array_equal(np.unique(classes), classes_):
+                raise InputValueError(
+                    f"classes={_plain_list(np.unique(classes))} differs from the classes of the first call "
+                    f"{_plain_list(classes_)}"
+                )
+        codes = np.clip(np.searchsorted(classes_, y), 0, classes_.shape[0] - 1)
+        unknown = classes_[codes] != y
         if unknown.any():
-            raise ValueError(f"y contains the label {y[unknown][0]!r}, which is not in classes {self.classes_!r}")
+            raise InputValueError(
+                f"y contains the label {plain(y[unknown][0])}, which is not in classes {_plain_list(classes_)}"
+            )
+        if first:
+            self.classes_ = classes_
+            self.class_count_ = np.zeros(classes_.shape[0])
+            self._reset_counts(X.shape[1])
         n = X.shape[0]
         Y = sp.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, self.classes_.shape[0]))
         self.class_count_ = self.class_count_ + np.bincount(codes, minlength=self.classes_.shape[0])
         self._count(X, Y)
         self._update_parameters()
+        self._check_fitted_finite(X)
         return self
+
+    def _check_fitted_finite(self, X):
+        """Raise if a fitted statistic overflowed (hook; the default checks ``feature_count_``)."""
+        counts = getattr(self, "feature_count_", None)
+        if counts is not None:
+            with np.errstate(over="ignore"):
+                total = counts.sum(axis=1)
+            check_finite_output("the feature counts", total, cause=overflow_cause(X, self._feature_names()))
 
     def _class_log_prior(self, method):
         """log π_c (spec §1.5): learnt from the class counts with a Dir(alpha) prior by
@@ -239,13 +375,16 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             return log_dirichlet_estimate(self.class_count_, alpha, method)
         if isinstance(self.class_prior, str):
             if self.class_prior != "uniform":
-                raise ValueError(f"class_prior must be None, 'uniform' or probabilities, got {self.class_prior!r}")
+                raise InputValueError(f"class_prior must be None, 'uniform' or probabilities, got {self.class_prior!r}")
             return np.full(C, -np.log(C))
-        prior = np.asarray(self.class_prior, dtype=np.float64)
+        try:
+            prior = np.asarray(self.class_prior, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise InputTypeError("class_prior must be None, 'uniform' or an array of probabilities") from exc
         if prior.shape != (C,):
-            raise ValueError(f"class_prior must have one probability per class ({C}), got shape {prior.shape}")
-        if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0, rtol=0, atol=1e-8):
-            raise ValueError("class_prior must hold probabilities >= 0 summing to 1")
+            raise InputValueError(f"class_prior must have one probability per class ({C}), got shape {prior.shape}")
+        if not np.all(np.isfinite(prior)) or np.any(prior < 0) or not np.isclose(prior.sum(), 1.0, rtol=0, atol=1e-8):
+            raise InputValueError("class_prior must hold probabilities >= 0 summing to 1")
         with np.errstate(divide="ignore"):
             return np.log(prior)
 
@@ -253,10 +392,22 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _zero_probability_possible(self):
+        """Whether an estimate can be 0, so that −inf is a legitimate joint log-likelihood."""
+        return getattr(self, "method", None) in ("mle", "map")
+
     def predict_joint_log_proba(self, X):
         """b_c(x) = log p(x | y = c, D) + log p(y = c | D) for every class, shape (n_samples, n_classes)."""
         check_is_fitted(self)
-        return self._joint_log_likelihood(self._validate_X(X, reset=False))
+        X = self._validate_X(X, reset=False)
+        with np.errstate(over="ignore", invalid="ignore"):
+            jll = self._joint_log_likelihood(X)
+        bad = np.isnan(jll) | (jll == np.inf)
+        if not self._zero_probability_possible():  # −inf only for a class of prior probability 0
+            bad |= np.isneginf(jll) & np.isfinite(self.class_log_prior_)[None, :]
+        if bad.any():
+            raise InputValueError(f"the joint log-likelihood is not finite; {overflow_cause(X, self._feature_names())}")
+        return jll
 
     def predict_log_proba(self, X):
         """log p(y = c | x, D) = b_c − log Σ_c' exp b_c' (spec §1.6), shape (n_samples, n_classes).

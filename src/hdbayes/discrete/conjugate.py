@@ -29,9 +29,17 @@ import scipy.sparse as sp
 from scipy import stats
 from scipy.special import gammaln
 
+from hdbayes._validation import feature_label
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.special import beta_binomial_log_pmf_table, log_beta_bernoulli, log_rising_factorial
 
-__all__ = ["BetaBinomial", "DirichletMultinomial", "check_count_matrix", "dirichlet_multinomial_log_pmf"]
+__all__ = [
+    "BetaBinomial",
+    "DirichletMultinomial",
+    "check_count_matrix",
+    "dirichlet_multinomial_log_pmf",
+    "integer_counts_fit_tables",
+]
 
 
 def _check_hyperparameter(name, value):
@@ -370,22 +378,52 @@ class DirichletMultinomial:
         raise ValueError(f"kind must be 'sequence' or 'counts', got {kind!r}")
 
 
-def check_count_matrix(X, *, integer=True, name="X"):
+def check_count_matrix(X, *, integer=True, name="X", feature_names=None, option=None):
     """Validate a count matrix and return it as CSR float64 (a copy only when needed).
 
-    Raises ValueError for NaN/inf, negative values, and (``integer=True``) non-integer values.
+    Raises :class:`~hdbayes.exceptions.InputValueError` for NaN/inf, negative values, and
+    (``integer=True``) non-integer values, naming the feature (``feature_names``: the
+    estimator's ``feature_names_in_``) and, through ``option``, what the user can change.
     """
-    X = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
+    try:
+        X = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
+    except (TypeError, ValueError) as exc:
+        raise InputTypeError(f"{name} must be a numeric matrix of counts ({exc})") from exc
     values = X.data
+
+    def where(mask):
+        k = int(np.flatnonzero(mask)[0])
+        return f"{feature_label(int(X.indices[k]), feature_names)} has the value {float(values[k]):g}"
+
     if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} contains NaN or infinity")
+        raise InputValueError(f"{name} contains NaN or infinity: {where(~np.isfinite(values))}")
     if np.any(values < 0):
-        raise ValueError(f"{name} must hold non-negative counts, found {values[values < 0][0]!r}")
+        raise InputValueError(f"{name} must hold non-negative counts: {where(values < 0)}")
     if integer and np.any(values != np.round(values)):
-        raise ValueError(
-            f"{name} must hold integer counts, found {values[values != np.round(values)][0]!r}"
-        )
+        hint = f"; {option}" if option else ""
+        raise InputValueError(f"{name} must hold integer counts: {where(values != np.round(values))}{hint}")
     return X
+
+
+#: Tables of cumulative log sums are used for integer counts while their total size stays
+#: below max(this, 4 · nnz); larger counts (or real values) use the log-Gamma form.
+_TABLE_SIZE = 1_000_000
+
+
+def integer_counts_fit_tables(X):
+    """Whether the values of CSR/CSC X are integers small enough for the tables of the exact
+    integer forms (per-word tables of cumulative log sums, exceedance counts)."""
+    data = X.data
+    if data.size == 0:
+        return True
+    if not np.all(data == np.round(data)) or data.max() > 2**31:
+        return False
+    X = X.tocsr()
+    top = np.zeros(X.shape[1])
+    np.maximum.at(top, X.indices, X.data)
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    limit = max(_TABLE_SIZE, 4 * data.size)
+    return top[top >= 2].sum() <= limit and lengths.max() <= limit
 
 
 class DirichletMultinomialTables:
@@ -408,11 +446,19 @@ class DirichletMultinomialTables:
         self.__init__(alpha)
 
     def log_pmf(self, X, include_coefficient):
-        """log DCM(x_i | α_c) for validated CSR float64 integer counts X → (n, C)."""
+        """log DCM(x_i | α_c) for validated CSR float64 counts X ≥ 0 → (n, C).
+
+        Integer counts use exact sums of logarithms; real values (tf-idf) and huge counts
+        the Gamma-function form log Γ(x + α)/Γ(α) (equal at integers). The multinomial
+        coefficient needs integer counts.
+        """
         lengths, inverse = np.unique(np.asarray(X.sum(axis=1)).ravel(), return_inverse=True)
         # log Γ(α_0)/Γ(N + α_0) once per distinct document length
         alpha0_term = log_rising_factorial(self.alpha0[None, :], lengths[:, None])
-        out = self._rising_factorial_sums(X) - alpha0_term[inverse]
+        if integer_counts_fit_tables(X):
+            out = self._rising_factorial_sums(X) - alpha0_term[inverse]
+        else:
+            out = self._rising_factorial_sums_gamma(X) - alpha0_term[inverse]
         if include_coefficient:
             log_factorials = sp.csr_matrix((gammaln(X.data + 1), X.indices, X.indptr), shape=X.shape)
             out += (gammaln(lengths + 1)[inverse] - np.asarray(log_factorials.sum(axis=1)).ravel())[:, None]
@@ -431,6 +477,20 @@ class DirichletMultinomialTables:
         pattern = sp.csr_matrix((np.ones(X.data.size), X.indices, X.indptr), shape=(n, D))
         out = np.asarray(pattern @ self.log_alpha_t)
         _add_log_rising_tail(X.indptr, X.indices, X.data, self.alpha_t, out)
+        return out
+
+    def _rising_factorial_sums_gamma(self, X):
+        """Σ_j log Γ(x_ij + α_cj)/Γ(α_cj) for CSR counts X ≥ 0 (real values allowed) → (n, C).
+
+        The Gamma-function form of :meth:`_rising_factorial_sums` (by
+        :func:`hdbayes.special.log_rising_factorial`), O(nnz · C); equal to it at integers.
+        """
+        n = X.shape[0]
+        rows = np.repeat(np.arange(n), np.diff(X.indptr))
+        out = np.empty((n, self.alpha_t.shape[1]))
+        for c in range(self.alpha_t.shape[1]):
+            terms = log_rising_factorial(self.alpha_t[X.indices, c], X.data)
+            out[:, c] = np.bincount(rows, weights=terms, minlength=n)
         return out
 
 
@@ -482,11 +542,14 @@ def dirichlet_multinomial_log_pmf(X, alpha, *, include_coefficient=True):
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n, D)
-        Non-negative integer counts.
+        Non-negative counts. Real values (tf-idf) are allowed without the coefficient:
+        the Gamma-function form Γ(α_0)/Γ(N + α_0) · ∏_j Γ(x_j + α_j)/Γ(α_j) extends the
+        integer form (a weight, not a probability of a real vector).
     alpha : array-like of shape (D,) or (C, D)
         Concentrations > 0.
     include_coefficient : bool, default=True
-        Include log N!/∏ x_j! (set False when it cancels, e.g. in p(y | x)).
+        Include log N!/∏ x_j! (set False when it cancels, e.g. in p(y | x)); defined for
+        integer counts only.
 
     Returns
     -------
@@ -501,11 +564,14 @@ def dirichlet_multinomial_log_pmf(X, alpha, *, include_coefficient=True):
     one_vector = alpha.ndim == 1
     alpha2 = alpha[None, :] if one_vector else alpha
     if alpha2.ndim != 2:
-        raise ValueError(f"alpha must have shape (D,) or (C, D), got {alpha.shape}")
+        raise InputValueError(f"alpha must have shape (D,) or (C, D), got {alpha.shape}")
     if not np.all(np.isfinite(alpha2)) or np.any(alpha2 <= 0):
-        raise ValueError("alpha must hold finite concentrations > 0")
-    X = check_count_matrix(X)
+        raise InputValueError("alpha must hold finite concentrations > 0")
+    X = check_count_matrix(
+        X, integer=include_coefficient,
+        option="the multinomial coefficient N!/∏x_j! is defined for integer counts (include_coefficient=False)",
+    )  # fmt: skip
     if X.shape[1] != alpha2.shape[1]:
-        raise ValueError(f"X has {X.shape[1]} columns but alpha has {alpha2.shape[1]} entries")
+        raise InputValueError(f"X has {X.shape[1]} columns but alpha has {alpha2.shape[1]} entries")
     out = DirichletMultinomialTables(alpha2).log_pmf(X, include_coefficient)
     return out[:, 0] if one_vector else out

@@ -21,6 +21,12 @@ finite sums, ψ(x + a) − ψ(a) = Σ_{l<x} 1/(a + l), so with
 one iteration costs O(Σ_j max_i x_ij + max_i N_i) per class — independent of the number
 of documents, and only the words seen in the class take part.
 
+Real values (tf-idf weights, as scikit-learn's ``MultinomialNB`` accepts) and counts too
+large for those tables use the same iteration with the digamma differences themselves,
+ψ(x + a) − ψ(a), and the log-likelihood in its Gamma-function form
+Σ_j log Γ(x_j + α_j)/Γ(α_j) − log Γ(N + α_0)/Γ(α_0), which equals the integer form at
+integer counts (O(nnz) per iteration; tested against the integer path).
+
 Smoothing. Words never seen in class c are driven to 0 by the fixed point, which would
 make a test document containing one of them impossible under class c. Madsen et al.
 smooth the fitted α by a small constant; a fixed constant does not scale with the
@@ -35,17 +41,27 @@ fixed point.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numba
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from hdbayes._validation import check_count, check_positive
-from hdbayes.discrete._base import GenerativeClassifier
-from hdbayes.discrete.conjugate import DirichletMultinomialTables, check_count_matrix, dirichlet_multinomial_log_pmf
+from hdbayes._validation import check_count, check_finite_output, check_positive
+from hdbayes.discrete._base import GenerativeClassifier, overflow_cause, plain
+from hdbayes.discrete.conjugate import (
+    DirichletMultinomialTables,
+    check_count_matrix,
+    dirichlet_multinomial_log_pmf,
+    integer_counts_fit_tables,
+)
+from hdbayes.exceptions import InputValueError
 
 __all__ = ["DCMClassifier", "DirichletFit", "dirichlet_multinomial_log_likelihood", "fit_dirichlet_multinomial"]
+
+#: what to change when non-integral values meet the multinomial coefficient
+_COEF_HINT = "the multinomial coefficient N!/∏x_j! is defined for integer counts (include_multinomial_coef=False)"
 
 
 #: α_0 beyond which the data are treated as multinomial (the likelihood has no finite maximum)
@@ -171,6 +187,180 @@ def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min
     return alpha, max_iter, False
 
 
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _digamma(z):
+    """ψ(z) for z > 0: the recurrence up to z ≥ 12, then the asymptotic series (error < 1e-14)."""
+    result = 0.0
+    while z < 12.0:
+        result -= 1.0 / z
+        z += 1.0
+    inverse = 1.0 / z
+    square = inverse * inverse
+    series = square * (1.0 / 12 - square * (1.0 / 120 - square * (1.0 / 252 - square * (1.0 / 240 - square / 132))))
+    return result + np.log(z) - 0.5 * inverse - series
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _trigamma(z):
+    """ψ'(z) for z > 0: the recurrence up to z ≥ 12, then the asymptotic series."""
+    result = 0.0
+    while z < 12.0:
+        result += 1.0 / (z * z)
+        z += 1.0
+    inverse = 1.0 / z
+    square = inverse * inverse
+    series = 1.0 / 6 - square * (1.0 / 30 - square * (1.0 / 42 - square * (1.0 / 30 - square * 5.0 / 66)))
+    return result + inverse + 0.5 * square + inverse * square * series
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _stirling_tail(z):
+    """log Γ(z) − [(z − 1/2) log z − z + log(2π)/2] (z ≥ 15), as :func:`hdbayes.special.log_rising_factorial`."""
+    inverse = 1.0 / z
+    square = inverse * inverse
+    return inverse * (1.0 / 12 - square * (1.0 / 360 - square * (1.0 / 1260 - square * (1.0 / 1680 - square / 1188))))
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _stirling_tail_derivative(z):
+    """d/dz of :func:`_stirling_tail`."""
+    inverse = 1.0 / z
+    square = inverse * inverse
+    return -square * (1.0 / 12 - square * (1.0 / 120 - square * (1.0 / 252 - square * (1.0 / 240 - square / 132))))
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _log_rising(a, x):
+    """log Γ(a + x)/Γ(a) for a > 0, x ≥ 0 real: the log-Gamma difference, or for a ≥ 15 the
+    difference of Stirling's series without cancellation (as ``hdbayes.special.log_rising_factorial``)."""
+    if x == 0.0:
+        return 0.0
+    if a < 15.0:
+        return math.lgamma(a + x) - math.lgamma(a)
+    return x * np.log(a) + (a + x - 0.5) * np.log1p(x / a) - x + _stirling_tail(a + x) - _stirling_tail(a)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _digamma_difference(a, x):
+    """ψ(a + x) − ψ(a) for a > 0, x ≥ 0 real (Σ_{l<x} 1/(a + l) at integer x); for a ≥ 15
+    log1p(x/a) + x/(2a(a + x)) + S'(a + x) − S'(a), accurate near the multinomial limit."""
+    if x == 0.0:
+        return 0.0
+    if a < 15.0:
+        return _digamma(a + x) - _digamma(a)
+    return np.log1p(x / a) + x / (2.0 * a * (a + x)) + _stirling_tail_derivative(a + x) - _stirling_tail_derivative(a)
+
+
+def digamma_difference(a, x):
+    """ψ(a + x) − ψ(a) = d/da log Γ(a + x)/Γ(a), elementwise for a > 0, x ≥ 0 (real).
+
+    Equal to Σ_{l<x} 1/(a + l) at integer x; for a ≥ 15 computed from Stirling's series
+    without cancellation, so that it stays accurate near the multinomial limit (a ~ 10^10).
+    """
+    a, x = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(x, dtype=np.float64))
+    return _digamma_difference_array(np.ascontiguousarray(a).ravel(), np.ascontiguousarray(x).ravel()).reshape(a.shape)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _digamma_difference_array(a, x):
+    out = np.empty(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = _digamma_difference(a[i], x[i])
+    return out
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _real_scale_objective(scale, alpha, free, columns, data, lengths, held):
+    """:func:`_scale_objective` in the Gamma-function form (real counts; ``columns``/``data`` the
+    non-zeros, ``lengths`` the document lengths > 0): value, first and second u-derivatives.
+
+    L(u) = Σ_{free k} Σ_i log Γ(x_ik + a_k)/Γ(a_k) − Σ_i log Γ(N_i + α_0)/Γ(α_0), a_k = e^u m_k.
+    """
+    total = 0.0
+    for k in range(alpha.shape[0]):
+        if free[k]:
+            total += alpha[k]
+    value = 0.0
+    first = 0.0
+    second = 0.0
+    for e in range(data.shape[0]):
+        k = columns[e]
+        if not free[k]:
+            continue
+        a = scale * alpha[k] / total
+        x = data[e]
+        d1 = _digamma_difference(a, x)
+        value += _log_rising(a, x)
+        first += a * d1
+        second += a * d1 + a * a * (_trigamma(a + x) - _trigamma(a))
+    alpha0 = scale + held
+    for i in range(lengths.shape[0]):
+        n = lengths[i]
+        d1 = _digamma_difference(alpha0, n)
+        value -= _log_rising(alpha0, n)
+        first -= scale * d1
+        second -= scale * d1 + scale * scale * (_trigamma(alpha0 + n) - _trigamma(alpha0))
+    return value, first, second
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _minka_fixed_point_real(columns, data, lengths, alpha, n_fixed, alpha_min, max_iter, tol):
+    """:func:`_minka_fixed_point` for real counts, with the digamma differences computed directly
+    (O(nnz) per iteration). ``columns`` index the words with data (0..m−1) of the non-zeros
+    ``data``; ``lengths`` are the lengths of the non-empty documents."""
+    m = alpha.shape[0]
+    fixed_mass = n_fixed * alpha_min
+    free = np.zeros(m, dtype=np.bool_)
+    numerator = np.zeros(m)
+    for iteration in range(1, max_iter + 1):
+        alpha0 = fixed_mass
+        for k in range(m):
+            alpha0 += alpha[k]
+        denominator = 0.0
+        for i in range(lengths.shape[0]):
+            denominator += _digamma_difference(alpha0, lengths[i])
+        numerator[:] = 0.0
+        for e in range(data.shape[0]):
+            numerator[columns[e]] += _digamma_difference(alpha[columns[e]], data[e])
+        largest_change = 0.0
+        for k in range(m):
+            a = alpha[k]
+            new = max(a * numerator[k] / denominator, alpha_min)
+            change = abs(new - a) / a
+            if change > largest_change:
+                largest_change = change
+            alpha[k] = new
+        scale = 0.0
+        held = fixed_mass
+        for k in range(m):
+            free[k] = alpha[k] > alpha_min
+            if free[k]:
+                scale += alpha[k]
+            else:
+                held += alpha[k]
+        if scale > 0.0:
+            value, first, second = _real_scale_objective(scale, alpha, free, columns, data, lengths, held)
+            if second < 0.0:
+                step = min(max(-first / second, -2.0), 2.0)
+                for _ in range(20):
+                    trial = min(scale * np.exp(step), _MAX_SCALE)
+                    trial_value, _, _ = _real_scale_objective(trial, alpha, free, columns, data, lengths, held)
+                    if trial_value > value:
+                        ratio = trial / scale
+                        for k in range(m):
+                            if free[k]:
+                                alpha[k] = max(alpha[k] * ratio, alpha_min)
+                        if abs(ratio - 1.0) > largest_change:
+                            largest_change = abs(ratio - 1.0)
+                        break
+                    step *= 0.5
+        if scale >= _MAX_SCALE:
+            return alpha, iteration, False
+        if largest_change < tol:
+            return alpha, iteration, True
+    return alpha, max_iter, False
+
+
 class DirichletFit:
     """Result of :func:`fit_dirichlet_multinomial`: ``alpha`` (D,), ``n_iter``, ``converged``."""
 
@@ -191,7 +381,8 @@ def fit_dirichlet_multinomial(X, *, alpha_init=None, alpha_min=1e-8, max_iter=10
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_documents, D)
-        Integer counts; at least one document must be non-empty.
+        Non-negative counts (real values such as tf-idf weights use the Gamma-function
+        form of the likelihood); at least one document must be non-empty.
     alpha_init : array-like of shape (D,), optional
         Starting point (> 0); default: the mean count of each word per document (floored),
         so α_0 starts at the mean document length.
@@ -213,30 +404,48 @@ def fit_dirichlet_multinomial(X, *, alpha_init=None, alpha_min=1e-8, max_iter=10
     >>> fit.converged, np.round(fit.alpha / fit.alpha.sum(), 1).tolist()
     (True, [0.6, 0.3, 0.1])
     """
-    X = check_count_matrix(X).tocsc()
+    return _fit_dirichlet_multinomial(
+        check_count_matrix(X, integer=False), alpha_init, check_positive("alpha_min", alpha_min),
+        check_count("max_iter", max_iter),
+        check_positive("tol", tol), None,
+    )  # fmt: skip
+
+
+def _fit_dirichlet_multinomial(X, alpha_init, alpha_min, max_iter, tol, feature_names):
+    """:func:`fit_dirichlet_multinomial` on validated CSR counts (``feature_names`` for messages)."""
+    integer = integer_counts_fit_tables(X)
+    X = X.tocsc()
     D = X.shape[1]
-    alpha_min = check_positive("alpha_min", alpha_min)
-    max_iter = check_count("max_iter", max_iter)
-    tol = check_positive("tol", tol)
-    lengths = np.asarray(X.sum(axis=1)).ravel().astype(np.int64)
+    with np.errstate(over="ignore"):
+        lengths = np.asarray(X.sum(axis=1)).ravel()
     if lengths.max(initial=0) == 0:
-        raise ValueError("every document is empty: the Dirichlet-compound-multinomial cannot be fitted")
+        raise InputValueError("every document is empty: the Dirichlet-compound-multinomial cannot be fitted")
+    check_finite_output("the document lengths", lengths, cause=overflow_cause(X, feature_names))
     X.eliminate_zeros()
     seen = np.flatnonzero(np.diff(X.indptr) > 0)
     sub = X[:, seen]
-    pointer, exceed = _exceedance_counts(sub.indptr.astype(np.int64), sub.data.astype(np.int64))
-    length_exceed = np.bincount(lengths, minlength=lengths.max() + 1)[::-1].cumsum()[::-1][1:].astype(np.float64)
     if alpha_init is None:
         start = np.asarray(sub.sum(axis=0)).ravel() / X.shape[0]
     else:
         alpha_init = np.asarray(alpha_init, dtype=np.float64)
         if alpha_init.shape != (D,) or not np.all(np.isfinite(alpha_init)) or np.any(alpha_init <= 0):
-            raise ValueError(f"alpha_init must hold {D} finite numbers > 0")
+            raise InputValueError(f"alpha_init must hold {D} finite numbers > 0")
         start = alpha_init[seen]
     start = np.maximum(start, alpha_min)
-    fitted, n_iter, converged = _minka_fixed_point(
-        pointer, exceed, length_exceed, start.copy(), D - seen.shape[0], alpha_min, max_iter, tol
-    )
+    if integer:
+        lengths = lengths.astype(np.int64)
+        pointer, exceed = _exceedance_counts(sub.indptr.astype(np.int64), sub.data.astype(np.int64))
+        length_exceed = np.bincount(lengths, minlength=lengths.max() + 1)[::-1].cumsum()[::-1][1:].astype(np.float64)
+        fitted, n_iter, converged = _minka_fixed_point(
+            pointer, exceed, length_exceed, start.copy(), D - seen.shape[0], alpha_min, max_iter, tol
+        )
+    else:
+        columns = np.repeat(np.arange(seen.shape[0]), np.diff(sub.indptr))
+        fitted, n_iter, converged = _minka_fixed_point_real(
+            columns, np.ascontiguousarray(sub.data, dtype=np.float64), lengths[lengths > 0], start.copy(),
+            D - seen.shape[0], alpha_min, max_iter, tol,
+        )  # fmt: skip
+    check_finite_output("the fitted Dirichlet concentrations", fitted, cause=overflow_cause(X, feature_names))
     alpha = np.full(D, alpha_min)
     alpha[seen] = fitted
     return DirichletFit(alpha, int(n_iter), bool(converged))
@@ -253,9 +462,11 @@ class DCMClassifier(GenerativeClassifier):
     Fits α_c by maximum likelihood (Minka's fixed point, :func:`fit_dirichlet_multinomial`)
     and predicts with b_c(x) = log π̄_c + log DCM(x | α_c), π̄_c = (N_c + alpha)/(N + C·alpha)
     (spec §1.8; Madsen et al. 2005). Unlike the multinomial, the DCM makes a word that has
-    appeared once more likely to appear again (burstiness). Counts must be integers; an
-    empty document is valid for prediction (likelihood 1 under every class), but a class
-    whose training documents are all empty cannot be fitted (ValueError). Documents that
+    appeared once more likely to appear again (burstiness). X holds non-negative counts;
+    real values (tf-idf weights) are accepted as by scikit-learn's ``MultinomialNB`` and use
+    the Gamma-function form of the DCM likelihood (equal to the integer form at integers).
+    An empty document is valid for prediction (likelihood 1 under every class), but a class
+    whose training documents are all empty cannot be fitted (InputValueError). Documents that
     are not over-dispersed relative to the multinomial have their likelihood maximum at
     α_c0 → ∞ (the multinomial limit); the fit then stops when α_c0 reaches 10^10 (or at
     ``max_iter``) with a ConvergenceWarning and ``converged_`` False.
@@ -271,7 +482,8 @@ class DCMClassifier(GenerativeClassifier):
     max_iter : int, default=1000
     tol : float, default=1e-6
     include_multinomial_coef : bool, default=False
-        Add log N_i!/∏_j x_ij! (cancels in p(y | x)).
+        Add log N_i!/∏_j x_ij! (cancels in p(y | x)); defined for integer counts only, so
+        with it non-integral values are refused.
     class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
 
     Attributes
@@ -314,8 +526,10 @@ class DCMClassifier(GenerativeClassifier):
         check_count("max_iter", self.max_iter)
         check_positive("tol", self.tol)
 
-    def _prepare_X(self, X, fitting):
-        return check_count_matrix(X)
+    def _prepare_X(self, X, reset):
+        return check_count_matrix(
+            X, integer=bool(self.include_multinomial_coef), feature_names=self._feature_names(), option=_COEF_HINT
+        )
 
     def _floor(self):
         """The floor used inside the fixed point (tiny for "auto", which floors afterwards)."""
@@ -341,11 +555,13 @@ class DCMClassifier(GenerativeClassifier):
         self.concentration_ = np.zeros(C)
         for c, documents in enumerate(self._documents):
             if documents.shape[0] == 0 or documents.sum() == 0:
-                raise ValueError(
-                    f"class {self.classes_[c].item()!r} has no words (no documents, or all empty): "
+                raise InputValueError(
+                    f"class {plain(self.classes_[c])} has no words (no documents, or all empty): "
                     "its Dirichlet-compound-multinomial cannot be fitted"
                 )
-            fit = fit_dirichlet_multinomial(documents, alpha_min=self._floor(), max_iter=self.max_iter, tol=self.tol)
+            fit = _fit_dirichlet_multinomial(
+                documents, None, self._floor(), self.max_iter, self.tol, self._feature_names()
+            )
             auto = isinstance(self.alpha_min, str)
             alpha = np.maximum(fit.alpha, fit.alpha.sum() / D) if auto else fit.alpha
             self.alpha_[c], self.n_iter_[c], self.converged_[c] = alpha, fit.n_iter, fit.converged
@@ -361,6 +577,11 @@ class DCMClassifier(GenerativeClassifier):
         self._dcm_tables = DirichletMultinomialTables(self.alpha_)
         self.class_log_prior_ = self._class_log_prior("posterior_mean")
 
+    def _check_fitted_finite(self, X):
+        super()._check_fitted_finite(X)
+        check_finite_output(
+            "the fitted concentrations alpha_", self.alpha_, cause=overflow_cause(X, self._feature_names())
+        )
+
     def _joint_log_likelihood(self, X):
         return self._dcm_tables.log_pmf(X, self.include_multinomial_coef) + self.class_log_prior_
-

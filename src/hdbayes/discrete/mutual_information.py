@@ -18,15 +18,28 @@ so that the bias-corrected models can condition on it.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import xlogy
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_count
+from hdbayes._validation import (
+    binarize_features,
+    check_binarize,
+    check_count,
+    check_positive,
+    feature_label,
+    fit_binarize_thresholds,
+)
+from hdbayes.discrete._base import check_class_labels, check_non_negative_features, validate_input
 from hdbayes.discrete.conjugate import check_count_matrix
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection import select_from_scores
+
+#: integer codes must be below this (the contingency table has a column per value 0..max)
+_MAX_CODE = 2**31
 
 __all__ = ["MutualInformationSelector", "mutual_information_binary", "mutual_information_discrete"]
 
@@ -54,9 +67,9 @@ def mutual_information_binary(class_prior, theta):
     pi = np.asarray(class_prior, dtype=np.float64)
     theta = np.asarray(theta, dtype=np.float64)
     if pi.ndim != 1 or theta.ndim != 2 or theta.shape[0] != pi.shape[0]:
-        raise ValueError(f"class_prior must be (C,) and theta (C, D); got {pi.shape} and {theta.shape}")
+        raise InputValueError(f"class_prior must be (C,) and theta (C, D); got {pi.shape} and {theta.shape}")
     if np.any((theta < 0) | (theta > 1)) or np.any(pi < 0) or not np.isclose(pi.sum(), 1.0):
-        raise ValueError("theta must lie in [0, 1] and class_prior must be probabilities summing to 1")
+        raise InputValueError("theta must lie in [0, 1] and class_prior must be probabilities summing to 1")
     marginal = pi @ theta
     with np.errstate(divide="ignore", invalid="ignore"):
         ones = xlogy(theta, theta) - xlogy(theta, marginal[None, :])
@@ -86,7 +99,7 @@ def _contingency_tables(X, codes, n_classes):
     return table, starts
 
 
-def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0):
+def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0, feature_names=None):
     """I(X_j; Y) of every integer-coded feature from its contingency table with y (spec §1.7, §4.7).
 
     Parameters
@@ -99,6 +112,8 @@ def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0):
         joint table under a symmetric Dirichlet(prior) on its cells.
     prior : float, default=1.0
         Pseudo-count per cell for ``"posterior_mean"``.
+    feature_names : sequence of str, optional
+        Column names, for messages.
 
     Returns
     -------
@@ -112,17 +127,26 @@ def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0):
     [0.29110317, 0.29110317]
     """
     if estimate not in ("mle", "posterior_mean"):
-        raise ValueError(f"estimate must be 'mle' or 'posterior_mean', got {estimate!r}")
-    X = check_count_matrix(X, name="X")
+        raise InputValueError(f"estimate must be 'mle' or 'posterior_mean', got {estimate!r}")
+    X = check_count_matrix(
+        X, name="X", feature_names=feature_names,
+        option="the mutual information is computed on counts or 0/1 codes; binarize continuous data first "
+        "(MutualInformationSelector(binarize=0.0) or binarize='median')",
+    )  # fmt: skip
+    if X.data.size and X.data.max() >= _MAX_CODE:
+        k = int(np.argmax(X.data))
+        raise InputValueError(
+            f"{feature_label(int(X.indices[k]), feature_names)} has the value {float(X.data[k]):g}; counts and codes "
+            f"must be below {_MAX_CODE}"
+        )
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"y must be 1-D with {X.shape[0]} entries (one per row of X), got shape {y.shape}")
+        raise InputValueError(f"y must be 1-D with {X.shape[0]} entries (one per row of X), got shape {y.shape}")
     _, codes = np.unique(y, return_inverse=True)
     n_classes = int(codes.max()) + 1
     table, starts = _contingency_tables(X, codes, n_classes)
     if estimate == "posterior_mean":
-        if not np.isfinite(prior) or prior <= 0:
-            raise ValueError(f"prior must be a finite number > 0, got {prior}")
+        check_positive("prior", prior)
         table = table + prior
     totals = np.add.reduceat(table.sum(axis=0), starts)  # N per feature (with pseudo-counts)
     sizes = np.diff(np.append(starts, table.shape[1]))
@@ -141,13 +165,27 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
     before a naive Bayes classifier. The selection is recorded as a
     :class:`hdbayes.selection.Selection` with γ (the smallest retained score) and p − k.
 
+    The mutual information is that of discrete values: X holds counts, category codes or
+    0/1 values (non-negative integers; every distinct value is a category), and anything
+    else is refused with a message naming ``binarize``. Continuous data (expression levels,
+    tf-idf) are scored after binarizing them with ``binarize`` (a threshold or the training
+    medians); ``transform`` always returns the original columns.
+
     Parameters
     ----------
-    n_features : int, default=10
-        K, the number of features kept (all of them if there are fewer); ties at the
-        boundary are broken at random with ``random_state``.
+    n_features : int or None, default=None
+        K, the number of features kept; ties at the boundary are broken at random with
+        ``random_state``. None keeps half of the features, rounded down, at least one
+        (scikit-learn's ``RFE`` convention), so the default works for any number of
+        features. K larger than the number of features is refused.
     threshold : float, optional
-        If given, replaces ``n_features``: keep the features whose score exceeds it.
+        If given, replaces ``n_features``: keep the features whose score exceeds it (an
+        error if none does).
+    binarize : float, "median" or None, default=None
+        None: score X as it is (non-negative integers). A threshold t: score the 0/1
+        features x > t; ``"median"``: x > the feature's training median (stored in
+        ``binarize_thresholds_``). With a threshold any real values (negative too) are
+        accepted; dense and sparse input give the same scores.
     estimate : {"mle", "posterior_mean"}, default="mle"
     prior : float, default=1.0
     random_state : int, Generator or None
@@ -165,6 +203,8 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         γ.
     n_discarded_ : int
         p − k.
+    binarize_thresholds_ : ndarray of shape (n_features_in_,) or None
+        The thresholds used to score (None for ``binarize=None``).
 
     Examples
     --------
@@ -174,9 +214,10 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
     ([True, False, True], [0.6931, 0.0, 0.6931])
     """
 
-    def __init__(self, n_features=10, *, threshold=None, estimate="mle", prior=1.0, random_state=None):
+    def __init__(self, n_features=None, *, threshold=None, binarize=None, estimate="mle", prior=1.0, random_state=None):
         self.n_features = n_features
         self.threshold = threshold
+        self.binarize = binarize
         self.estimate = estimate
         self.prior = prior
         self.random_state = random_state
@@ -184,29 +225,67 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
+        # without binarize the features are discrete codes >= 0 (scikit-learn then checks with integers);
+        # with binarize any real values are thresholded
+        tags.input_tags.positive_only = self.binarize is None
+        tags.input_tags.categorical = self.binarize is None
         tags.target_tags.required = True
         return tags
 
+    def _check_params(self):
+        if self.estimate not in ("mle", "posterior_mean"):
+            raise InputValueError(f"estimate must be 'mle' or 'posterior_mean', got {self.estimate!r}")
+        check_positive("prior", self.prior)
+        check_binarize(self.binarize)
+        if self.threshold is not None:
+            check_positive("threshold", self.threshold, allow_zero=True)
+        elif self.n_features is not None:
+            check_count("n_features", self.n_features)
+
     def fit(self, X, y):
         """Score every feature on (X, y) and select.
+
+        Raises :class:`~hdbayes.exceptions.InputValueError` for bad X (negative or, without
+        ``binarize``, non-integer values), a target with one class or continuous values,
+        ``n_features`` larger than the number of features, and a ``threshold`` that no
+        feature exceeds — before anything is fitted.
 
         Returns
         -------
         self
         """
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
-        check_non_negative(X, type(self).__name__)
-        check_classification_targets(y)
-        self.scores_ = self._scores(X, y)
-        p = self.scores_.shape[0]
-        if self.threshold is not None:
-            selection = select_from_scores(self.scores_, threshold=self.threshold, statistic="mutual_information")
-        else:
-            k = min(check_count("n_features", self.n_features), p)
-            selection = select_from_scores(
-                self.scores_, n_features=k, statistic="mutual_information", random_state=self.random_state
+        self._check_params()
+        check_class_labels(y)
+        X, y = validate_input(
+            self, X, y, reset=True, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, ensure_all_finite=True
+        )
+        names = getattr(self, "feature_names_in_", None)
+        if self.binarize is None:
+            check_non_negative_features(
+                X, type(self).__name__, names, hint="pass binarize=<threshold> or 'median' to score continuous data"
             )
+        thresholds = fit_binarize_thresholds(X, self.binarize)
+        if thresholds is not None:
+            thresholds = np.broadcast_to(np.asarray(thresholds, dtype=np.float64), (X.shape[1],)).copy()
+            X = binarize_features(X, thresholds)
+        scores = self._scores(X, y)
+        p = scores.shape[0]
+        if self.threshold is not None:
+            selection = select_from_scores(scores, threshold=self.threshold, statistic="mutual_information")
+            if selection.indices.shape[0] == 0:
+                raise InputValueError(
+                    f"no feature's mutual information exceeds the threshold {float(self.threshold):g} (the largest "
+                    f"is {scores.max(initial=0.0):g} nats); lower threshold or give n_features"
+                )
+        else:
+            k = max(1, p // 2) if self.n_features is None else int(self.n_features)
+            if k > p:
+                raise InputValueError(f"n_features={k} is larger than the number of features p={p}")
+            selection = select_from_scores(
+                scores, n_features=k, statistic="mutual_information", random_state=self.random_state
+            )
+        self.binarize_thresholds_ = thresholds
+        self.scores_ = scores
         self.selection_ = selection
         self.selected_features_ = selection.indices
         self.threshold_ = selection.threshold
@@ -215,8 +294,32 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         return self
 
     def _scores(self, X, y):
-        """I(X_j; Y) of every column of the validated X."""
-        return mutual_information_discrete(X, y, estimate=self.estimate, prior=self.prior)
+        """I(X_j; Y) of every column of the validated (and binarized) X."""
+        X = X.tocsr() if sp.issparse(X) else X
+        return mutual_information_discrete(
+            X, y, estimate=self.estimate, prior=self.prior, feature_names=getattr(self, "feature_names_in_", None)
+        )
+
+    def transform(self, X):
+        """The selected columns of X (the original values, not binarized).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        {ndarray, sparse matrix} of shape (n_samples, k)
+        """
+        check_is_fitted(self)
+        try:
+            return super().transform(X)
+        except (InputValueError, InputTypeError, NotFittedError):
+            raise
+        except ValueError as exc:
+            raise InputValueError(str(exc)) from exc
+        except TypeError as exc:
+            raise InputTypeError(str(exc)) from exc
 
     def _get_support_mask(self):
         check_is_fitted(self)

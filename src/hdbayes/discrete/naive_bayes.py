@@ -24,22 +24,34 @@ Relation to scikit-learn (tested to 1e-10): ``BernoulliNB(alpha=a, force_alpha=T
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes.discrete._base import GenerativeClassifier, _check_prior_array, log_dirichlet_estimate, masked_log_dot
+from hdbayes._validation import binarize_features, check_binarize, feature_label, fit_binarize_thresholds
+from hdbayes.discrete._base import (
+    GenerativeClassifier,
+    _check_prior_array,
+    log_dirichlet_estimate,
+    masked_log_dot,
+    plain,
+)
 from hdbayes.discrete.conjugate import DirichletMultinomialTables, check_count_matrix
 from hdbayes.discrete.mutual_information import mutual_information_binary
+from hdbayes.exceptions import InputValueError
 
 __all__ = ["BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"]
 
+#: what to change when non-integral values meet the multinomial coefficient
+_COEF_HINT = "the multinomial coefficient N!/∏x_j! is defined for integer counts (include_multinomial_coef=False)"
+
+#: category codes must be below this (a larger code would allocate a table of that width)
+_MAX_CODE = 2**31
+
 
 def _multinomial_coefficient(X):
-    """log N_i!/∏_j x_ij! per row of CSR counts."""
+    """log N_i!/∏_j x_ij! per row of CSR integer counts."""
     lengths = np.asarray(X.sum(axis=1)).ravel()
     log_factorials = X.copy()
     log_factorials.data = gammaln(X.data + 1)
@@ -62,8 +74,14 @@ class BayesianBernoulliNB(GenerativeClassifier):
     beta1, beta0 : float or array-like broadcastable to (n_classes, n_features), default=1.0
         Beta pseudo-counts of x_j = 1 and x_j = 0 (per feature or per class and feature;
         β_1 = β_0 = 1 is add-one smoothing).
-    binarize : float or None, default=None
-        None: X must hold 0/1 values (ValueError otherwise); a threshold t maps x > t to 1.
+    binarize : float, "median" or None, default=0.0
+        How features become 0/1, as in scikit-learn's ``BernoulliNB``: a threshold t maps
+        x > t to 1 and the rest to 0 (the default 0.0 leaves 0/1 data unchanged and turns
+        counts into presence/absence); ``"median"``: each feature's median over the training
+        data (the gene-expression convention, thesis §2.3.6; stored in
+        ``binarize_thresholds_``, from the first batch for ``partial_fit``); None: the data
+        are already 0/1 and anything else is refused. Dense, CSR, CSC and COO input give
+        the same answer for every threshold (implicit sparse zeros are binarized too).
     class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
         Overrides the learnt class prior.
 
@@ -71,6 +89,8 @@ class BayesianBernoulliNB(GenerativeClassifier):
     ----------
     classes_, class_count_ : ndarray of shape (n_classes,)
         Labels and N_c.
+    binarize_thresholds_ : ndarray of shape (n_features,) or None
+        The threshold of every feature (None for ``binarize=None``).
     feature_count_ : ndarray of shape (n_classes, n_features)
         N_jc, the number of class-c cases with x_j = 1.
     posterior_beta1_, posterior_beta0_ : ndarray of shape (n_classes, n_features)
@@ -87,7 +107,7 @@ class BayesianBernoulliNB(GenerativeClassifier):
     128.0
     """
 
-    def __init__(self, method="bayes", *, alpha=1.0, beta1=1.0, beta0=1.0, binarize=None, class_prior=None):
+    def __init__(self, method="bayes", *, alpha=1.0, beta1=1.0, beta0=1.0, binarize=0.0, class_prior=None):
         self.method = method
         self.alpha = alpha
         self.beta1 = beta1
@@ -95,27 +115,34 @@ class BayesianBernoulliNB(GenerativeClassifier):
         self.binarize = binarize
         self.class_prior = class_prior
 
+    #: any real X is binarized at the thresholds (with binarize=None, 0/1 is checked instead)
+    _non_negative = False
+
     def _check_params(self):
         self._check_method()
-        if self.binarize is not None and (
-            isinstance(self.binarize, bool) or not isinstance(self.binarize, numbers.Real)
-        ):
-            raise TypeError(f"binarize must be None or a number, got {self.binarize!r}")
+        check_binarize(self.binarize)
 
-    def _prepare_X(self, X, fitting):
-        if self.binarize is not None:
-            X = X.copy()
-            if sp.issparse(X):
-                X.data = (X.data > self.binarize).astype(np.float64)
-                X.eliminate_zeros()
-            else:
-                X = (X > self.binarize).astype(np.float64)
+    def _prepare_X(self, X, reset):
+        if reset:
+            thresholds = fit_binarize_thresholds(X, self.binarize)
+            self.binarize_thresholds_ = (
+                None if thresholds is None else np.broadcast_to(np.asarray(thresholds, np.float64), X.shape[1:]).copy()
+            )
+        if self.binarize_thresholds_ is not None:
+            return binarize_features(X, self.binarize_thresholds_)
         values = X.data if sp.issparse(X) else X
         bad = (values != 0) & (values != 1)
         if bad.any():
-            raise ValueError(
-                f"X must hold binary features (0/1), found the value {float(values[bad].flat[0])}; "
-                "pass binarize=<threshold> to binarize other data"
+            if sp.issparse(X):
+                k = int(np.flatnonzero(bad)[0])
+                j, value = int(X.indices[k]), float(X.data[k])
+            else:
+                i, j = (int(v) for v in np.argwhere(bad)[0])
+                value = float(X[i, j])
+            raise InputValueError(
+                f"X must hold binary features (0/1) with binarize=None: {feature_label(j, self._feature_names())} "
+                f"has the value {value:g}; pass binarize=<threshold> (default 0.0) or binarize='median' to binarize "
+                "other data"
             )
         return X
 
@@ -150,13 +177,15 @@ class BayesianBernoulliNB(GenerativeClassifier):
         check_is_fitted(self)
         theta = np.exp(self.feature_log_prob_)
         if np.isnan(theta).any():
-            raise ValueError("a class has no training cases: θ is undefined under method='mle'")
+            raise InputValueError("a class has no training cases: θ is undefined under method='mle'")
         return mutual_information_binary(np.exp(self.class_log_prior_), theta)
 
     def _joint_log_likelihood(self, X):
         log_p, log_neg = self.feature_log_prob_, self.feature_log_neg_prob_
         if np.isfinite(log_p).all() and np.isfinite(log_neg).all():  # one product when no estimate is 0 or 1
             return np.asarray(X @ (log_p - log_neg).T) + log_neg.sum(axis=1) + self.class_log_prior_
+        if sp.issparse(X):
+            X = X.tocsr()
         ones = masked_log_dot(X, self.feature_log_prob_)
         # Σ_j (1 − x_j) log(1 − θ_jc) = Σ_j log(1 − θ_jc) − Σ_j x_j log(1 − θ_jc), with 0·log 0 = 0
         log_neg = self.feature_log_neg_prob_
@@ -172,8 +201,14 @@ class BayesianCategoricalNB(GenerativeClassifier):
     """Naive Bayes for categorical features x_j ∈ {0..S_j − 1} with Dirichlet priors (spec §1.5).
 
     θ_jc ~ Dir(β_j); the posterior is Dir(β_j + N_j·c) and b_c(x) = log π_c + Σ_j log θ_{j, x_j, c}.
-    A category ≥ S_j at prediction time (never seen in training and not reserved by
-    ``n_categories``) raises ValueError.
+    X holds non-negative integer category codes, as for scikit-learn's ``CategoricalNB``
+    (encode strings with :class:`~sklearn.preprocessing.OrdinalEncoder`). Unlike
+    ``CategoricalNB``, which truncates a float such as 2.7 to the code 2 without a word, a
+    non-integral value is refused (InputValueError naming the feature): it is not a code,
+    and truncating continuous data would invent categories. Floats holding integers (2.0)
+    are codes. Sparse input is accepted (every feature has a category, so it is made
+    dense). A category ≥ S_j at prediction time (never seen in training and not reserved
+    by ``n_categories``) raises InputValueError naming the feature.
 
     Parameters
     ----------
@@ -213,22 +248,41 @@ class BayesianCategoricalNB(GenerativeClassifier):
         self.n_categories = n_categories
         self.class_prior = class_prior
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True  # integer codes, as scikit-learn's CategoricalNB
+        return tags
+
     def _check_params(self):
         self._check_method()
 
-    def _prepare_X(self, X, fitting):
+    def _prepare_X(self, X, reset):
         X = X.toarray() if sp.issparse(X) else X  # every feature has a category: the one-hot code is dense
-        if np.any(X != np.round(X)):
-            raise ValueError(f"X must hold integer category codes 0..S_j-1, found {X[X != np.round(X)][0]!r}")
-        if not fitting:
-            too_large = X >= self.n_categories_[None, :]
-            if too_large.any():
-                i, j = np.argwhere(too_large)[0]
-                raise ValueError(
-                    f"feature {j} has category {int(X[i, j])}, which was not seen in training "
-                    f"(categories 0..{self.n_categories_[j] - 1}); reserve it with n_categories"
-                )
+        names = self._feature_names()
+        bad = X != np.round(X)
+        if bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise InputValueError(
+                f"X must hold integer category codes 0, 1, 2, ...: {feature_label(j, names)} has the value "
+                f"{float(X[i, j]):g}; encode categories with sklearn.preprocessing.OrdinalEncoder, or bin "
+                "continuous data first"
+            )
+        if X.size and X.max() >= _MAX_CODE:
+            i, j = (int(v) for v in np.argwhere(X >= _MAX_CODE)[0])
+            raise InputValueError(
+                f"{feature_label(j, names)} has the category code {float(X[i, j]):g}; codes must be below "
+                f"{_MAX_CODE} (number the categories 0, 1, 2, ...)"
+            )
         return X.astype(np.int64)
+
+    def _check_known_categories(self, X):
+        too_large = X >= self.n_categories_[None, :]
+        if too_large.any():
+            i, j = (int(v) for v in np.argwhere(too_large)[0])
+            raise InputValueError(
+                f"{feature_label(j, self._feature_names())} has category {int(X[i, j])}, which was not seen in "
+                f"training (categories 0..{self.n_categories_[j] - 1}); reserve it with n_categories"
+            )
 
     def _one_hot(self, X):
         n, D = X.shape
@@ -240,8 +294,13 @@ class BayesianCategoricalNB(GenerativeClassifier):
         if self.n_categories is not None:
             requested = np.asarray(self.n_categories)
             if not np.issubdtype(requested.dtype, np.integer) or np.any(requested < 1):
-                raise ValueError(f"n_categories must be integers >= 1, got {self.n_categories!r}")
-            minimum = np.maximum(np.broadcast_to(requested, (n_features,)), 1)
+                raise InputValueError("n_categories must be an integer >= 1 or one such integer per feature")
+            try:
+                minimum = np.maximum(np.broadcast_to(requested, (n_features,)), 1)
+            except ValueError as exc:
+                raise InputValueError(
+                    f"n_categories has {requested.size} entries, X has {n_features} features"
+                ) from exc
         self.n_categories_ = minimum.astype(np.int64)
         self._set_offsets()
         self._flat_count = np.zeros((self.classes_.shape[0], self._offsets[-1]))
@@ -268,7 +327,7 @@ class BayesianCategoricalNB(GenerativeClassifier):
         if np.ndim(self.beta) == 0 and not isinstance(self.beta, (list, tuple)):
             return _check_prior_array("beta", self.beta, (C, self._offsets[-1]))
         if len(self.beta) != self.n_categories_.shape[0]:
-            raise ValueError(f"beta must be a scalar or one array per feature ({self.n_categories_.shape[0]})")
+            raise InputValueError(f"beta must be a scalar or one array per feature ({self.n_categories_.shape[0]})")
         parts = [_check_prior_array(f"beta[{j}]", b, (C, int(s))) for j, (b, s) in
                  enumerate(zip(self.beta, self.n_categories_))]  # fmt: skip
         return np.concatenate(parts, axis=1)
@@ -282,6 +341,7 @@ class BayesianCategoricalNB(GenerativeClassifier):
         self.class_log_prior_ = self._class_log_prior(self.method)
 
     def _joint_log_likelihood(self, X):
+        self._check_known_categories(X)
         return masked_log_dot(self._one_hot(X), self._flat_log_prob) + self.class_log_prior_
 
 
@@ -293,17 +353,23 @@ class BayesianMultinomialNB(GenerativeClassifier):
     class c — a Pólya urn that makes a repeated word more probable (spec §1.8). An empty
     document is valid: its likelihood is 1 under every class, so it gets the class prior.
 
+    X holds non-negative values: counts, or real values such as tf-idf weights (as for
+    scikit-learn's ``MultinomialNB``). The plug-in methods use Σ_j x_j log θ_jc; ``"bayes"``
+    uses the Gamma-function form of the DCM, Γ(α_0)/Γ(N + α_0) · ∏_j Γ(x_j + α_j)/Γ(α_j)
+    (α = β + T_c), which equals the product of rising factorials at integer counts; for real
+    values it is the natural extension (a weight, not a probability of a real vector).
+
     Parameters
     ----------
     method : {"mle", "map", "posterior_mean", "bayes"}, default="bayes"
-        "bayes" needs integer counts; the plug-in methods accept fractional ones (tf-idf).
     alpha : float or array-like of shape (n_classes,), default=1.0
         Dirichlet pseudo-counts of the class prior.
     beta : float or array-like broadcastable to (n_classes, n_features), default=1.0
         Dirichlet pseudo-counts of the word probabilities (> 0 for "bayes").
     include_multinomial_coef : bool, default=False
         Add log N_i!/∏_j x_ij! so that ``predict_joint_log_proba`` is the true log p(x, y);
-        it cancels in p(y | x).
+        it cancels in p(y | x). The coefficient is defined for integer counts only: with it,
+        non-integral values are refused.
     class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
 
     Attributes
@@ -335,8 +401,10 @@ class BayesianMultinomialNB(GenerativeClassifier):
     def _check_params(self):
         self._check_method()
 
-    def _prepare_X(self, X, fitting):
-        return check_count_matrix(X, integer=self.method == "bayes")
+    def _prepare_X(self, X, reset):
+        return check_count_matrix(
+            X, integer=bool(self.include_multinomial_coef), feature_names=self._feature_names(), option=_COEF_HINT
+        )
 
     def _reset_counts(self, n_features):
         self.feature_count_ = np.zeros((self.classes_.shape[0], n_features))
@@ -350,13 +418,15 @@ class BayesianMultinomialNB(GenerativeClassifier):
         seen = self.class_count_ > 0
         if self.method == "mle" and np.any(seen & (self.feature_count_.sum(axis=1) == 0)):
             c = int(np.flatnonzero(seen & (self.feature_count_.sum(axis=1) == 0))[0])
-            raise ValueError(
-                f"every training document of class {self.classes_[c].item()!r} is empty: the MLE of its word "
+            raise InputValueError(
+                f"every training document of class {plain(self.classes_[c])} is empty: the MLE of its word "
                 "probabilities is undefined (use method='posterior_mean' or 'bayes')"
             )
         if self.method == "bayes":
             if np.any(self.posterior_beta_ <= 0):
-                raise ValueError("method='bayes' needs beta > 0 for words never seen in a class (the DCM needs α > 0)")
+                raise InputValueError(
+                    "method='bayes' needs beta > 0 for words never seen in a class (the DCM needs α > 0)"
+                )
             self._dcm_tables = DirichletMultinomialTables(self.posterior_beta_)
         self.feature_log_prob_ = log_dirichlet_estimate(self.feature_count_, beta, self.method)
         self.class_log_prior_ = self._class_log_prior(self.method)
@@ -365,7 +435,7 @@ class BayesianMultinomialNB(GenerativeClassifier):
         if self.method == "bayes":
             log_likelihood = self._dcm_tables.log_pmf(X, self.include_multinomial_coef)
             return log_likelihood + self.class_log_prior_
-        jll = masked_log_dot(X, self.feature_log_prob_) + self.class_log_prior_
+        jll = masked_log_dot(X, self.feature_log_prob_, feature_names=self._feature_names()) + self.class_log_prior_
         if self.include_multinomial_coef:
             jll += _multinomial_coefficient(X)[:, None]
         return jll
