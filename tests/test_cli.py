@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hdbayes.cli import main
+from hdbayes.cli import MODELS, main
 from hdbayes.datasets import simulate_naive_bayes
 
 
@@ -93,8 +93,16 @@ def _bad_csv(tmp_path, text, name="bad.csv"):
         (lambda p, t: t, ["--n-features", "500"], "--n-features 500 is more than the 120 feature columns"),
         (lambda p, t: t, ["--n-features", "0"], "at least 1"),
         (lambda p, t: _bad_csv(p, "a,b,status\n1,0,x\n0,1,x\n"), ["--n-features", "1"], "single class"),
-        (lambda p, t: _bad_csv(p, "a,b,status\n1,,x\n0,1,y\n"), ["--n-features", "1"], "line 2, column 'b': missing value"),
-        (lambda p, t: _bad_csv(p, "a,b,status\n1,q,x\n0,1,y\n"), ["--n-features", "1"], "line 2, column 'b': 'q' is not a number"),
+        (
+            lambda p, t: _bad_csv(p, "a,b,status\n1,,x\n0,1,y\n"),
+            ["--n-features", "1"],
+            "line 2, column 'b': missing value",
+        ),
+        (
+            lambda p, t: _bad_csv(p, "a,b,status\n1,q,x\n0,1,y\n"),
+            ["--n-features", "1"],
+            "line 2, column 'b': 'q' is not a number",
+        ),
         (lambda p, t: _bad_csv(p, "a,b,status\n1,0.5,x\n0,1,y\n"), ["--n-features", "1"], "binary"),
     ],
 )
@@ -142,7 +150,7 @@ def test_demo_prints_calibration_and_writes_figures(tmp_path, capsys):
 def test_classify_with_exact_theta_rule(csv_files, tmp_path):
     train, test, _, _ = csv_files
     simpson, exact = tmp_path / "s.csv", tmp_path / "e.csv"
-    assert classify(train, test, simpson, "--n-features", "5") == 0
+    assert classify(train, test, simpson, "--n-features", "5", "--theta-rule", "simpson") == 0
     assert classify(train, test, exact, "--n-features", "5", "--theta-rule", "exact") == 0
     a, b = pd.read_csv(simpson).iloc[:, 1].to_numpy(), pd.read_csv(exact).iloc[:, 1].to_numpy()
     assert np.abs(a - b).max() < 0.05 and not np.array_equal(a, b)
@@ -308,3 +316,456 @@ def test_regress_groups_file_and_errors(regression_files, tmp_path, capsys):
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "--prior-inclusion must be in (0, 1], got 1.5" in error
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# never lose or damage a user's files
+
+
+def _argv(train, test, out, *extra, target="cls", model="naive-bayes"):
+    return ["classify", "--train", str(train), "--test", str(test), "--target", target, "--model", model,
+            "--out", str(out), *extra]  # fmt: skip
+
+
+@pytest.fixture()
+def small(tmp_path):
+    """Real-valued and 0/1 training and test files (12 features, 40 + 20 rows), column 'cls'."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 12))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, "a", "b")
+    columns = [f"f{j}" for j in range(12)]
+    paths = {}
+    for kind, values in (("real", X), ("binary", (X > 0).astype(int))):
+        frame = pd.DataFrame(values, columns=columns)
+        frame["cls"] = y
+        for name, rows in (("train", slice(0, 40)), ("test", slice(40, 60))):
+            paths[kind, name] = tmp_path / f"{kind}_{name}.csv"
+            frame.iloc[rows].to_csv(paths[kind, name], index=False)
+    return paths
+
+
+def _binary(small):
+    return small["binary", "train"], small["binary", "test"]
+
+
+@pytest.mark.parametrize("command", ["demo", "reproduce"])
+def test_a_foreign_folder_is_refused_and_untouched(tmp_path, monkeypatch, capsys, command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "thesis.tex").write_text("years of work")
+    argv = ["demo", "--out", "."] if command == "demo" else ["reproduce", "interaction-counts", "--out", "."]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not empty and was not written by hdbayes" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["thesis.tex"]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["demo", "--out", "~"]) == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["thesis.tex"]
+
+
+def test_reproduce_twice_into_the_same_folder_keeps_the_users_files(tmp_path, monkeypatch, capsys):
+    from hdbayes.experiments import interaction_counts
+    from hdbayes.experiments._report import Report
+
+    runs = []
+
+    def run(full=False, random_state=0, progress=None, n_jobs=None):
+        runs.append(1)
+        return Report(name="x", summary=f"# run {len(runs)}\n", tables={"t": [{"a": len(runs)}]})
+
+    monkeypatch.setattr(interaction_counts, "run", run)
+    out = tmp_path / "results"
+    assert main(["reproduce", "interaction-counts", "--out", str(out)]) == 0
+    (out / "my-notes.txt").write_text("mine")
+    assert main(["reproduce", "interaction-counts", "--out", str(out)]) == 0
+    assert (out / "summary.md").read_text() == "# run 2\n"
+    assert (out / "my-notes.txt").read_text() == "mine"
+    assert "results in" in capsys.readouterr().out
+
+
+def test_reproduce_exits_3_on_a_failed_check_and_caps_n_jobs(tmp_path, monkeypatch, capsys):
+    import hdbayes.cli as cli
+    from hdbayes.experiments import interaction_counts
+    from hdbayes.experiments._report import Report
+
+    seen = []
+    checks = {"holds": True}
+
+    def run(full=False, random_state=0, progress=None, n_jobs=None):
+        seen.append(n_jobs)
+        return Report(name="x", summary="# s\n", checks=dict(checks))
+
+    monkeypatch.setattr(interaction_counts, "run", run)
+    monkeypatch.setattr(cli, "_usable_cores", lambda: 2)
+    base = ["reproduce", "interaction-counts", "--out", str(tmp_path / "o")]
+    assert main([*base, "--n-jobs", "1000"]) == 0
+    assert seen[-1] == 2 and "--n-jobs 1000 capped at the 2 usable cores" in capsys.readouterr().out
+    assert main([*base, "--n-jobs", "-1"]) == 0 and seen[-1] == 2
+    assert main([*base, "--n-jobs", "1"]) == 0 and seen[-1] == 1
+    assert main([*base, "--n-jobs", "0"]) == 2 and len(seen) == 3
+    assert "--n-jobs must be -1" in capsys.readouterr().err
+    checks["fails"] = False
+    assert main(base) == 3
+    out = capsys.readouterr().out
+    assert "[FAIL] fails" in out and "1 of 2 acceptance checks failed" in out
+
+
+def test_reproduce_help_names_the_exit_status_and_the_cap(capsys):
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "3 a check failed" in text and "capped at the usable cores" in text
+
+
+def test_classify_writes_through_symlinks_and_special_files(small, tmp_path, capsys):
+    import os
+
+    train, test = _binary(small)
+    real = tmp_path / "kept" / "real.csv"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    assert main(_argv(train, test, link, "--n-features", "3")) == 0
+    assert link.is_symlink() and pd.read_csv(real).shape == (20, 3)
+    assert main(_argv(train, test, os.devnull, "--n-features", "3")) == 0
+    assert not os.path.isfile(os.devnull)
+    capsys.readouterr()
+    assert main(_argv(train, test, "-", "--n-features", "3")) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("prediction,P(cls=a),P(cls=b)\n") and len(captured.out.splitlines()) == 21
+    assert "kept 3 of 12 features" in captured.err and "wrote 20 predictions to standard output" in captured.err
+
+
+def test_classify_output_follows_the_umask(small, tmp_path):
+    import os
+    import stat
+
+    train, test = _binary(small)
+    previous = os.umask(0o022)
+    try:
+        assert main(_argv(train, test, tmp_path / "new" / "p.csv", "--n-features", "3")) == 0
+        assert stat.S_IMODE(os.stat(tmp_path / "new" / "p.csv").st_mode) == 0o644
+        assert stat.S_IMODE(os.stat(tmp_path / "new").st_mode) == 0o755
+        os.chmod(tmp_path / "new" / "p.csv", 0o600)
+        assert main(_argv(train, test, tmp_path / "new" / "p.csv", "--n-features", "4")) == 0
+        assert stat.S_IMODE(os.stat(tmp_path / "new" / "p.csv").st_mode) == 0o600
+    finally:
+        os.umask(previous)
+
+
+def test_closed_pipe_exits_quietly(small, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame((rng.random((20000, 12)) > 0.5).astype(int), columns=[f"f{j}" for j in range(12)])
+    frame.to_csv(tmp_path / "big.csv", index=False)
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    command = [sys.executable, "-m", "hdbayes", *_argv(small["binary", "train"], tmp_path / "big.csv", "-",
+                                                       "--n-features", "3")]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout.readline() == b"prediction,P(cls=a),P(cls=b)\n"
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141
+    assert err == ""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# refuse before writing, never a silent NaN
+
+
+def _refused(capsys, status, out, *fragments):
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.count("\n") == 1 and err.startswith("hdbayes "), err
+    for fragment in fragments:
+        assert fragment in err, err
+    assert not out.exists()
+    assert not list(out.parent.glob(f".{out.name}*"))
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_single_class_or_row_is_refused_for_every_model(small, tmp_path, capsys, model):
+    train, test = _binary(small)
+    frame = pd.read_csv(train)
+    frame["cls"] = "a"
+    frame.to_csv(tmp_path / "one_class.csv", index=False)
+    frame.iloc[:1].to_csv(tmp_path / "one_row.csv", index=False)
+    out = tmp_path / "p.csv"
+    status = main(_argv(tmp_path / "one_class.csv", test, out, "--n-features", "2", model=model))
+    _refused(capsys, status, out, "target column 'cls'", "single class (a)")
+    status = main(_argv(tmp_path / "one_row.csv", test, out, "--n-features", "2", model=model))
+    _refused(capsys, status, out, "single row", "'cls'")
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_more_features_than_columns_is_refused_for_every_model(small, tmp_path, capsys, model):
+    train, test = _binary(small)
+    out = tmp_path / "p.csv"
+    status = main(_argv(train, test, out, "--n-features", "13", model=model))
+    _refused(capsys, status, out, "--n-features 13 is more than the 12 feature columns")
+
+
+def test_gaussian_overflow_is_refused_naming_the_value(small, tmp_path, capsys):
+    test = pd.read_csv(small["real", "test"])
+    test.loc[3, "f0"] = 1e308  # f0 is the most relevant feature: it is kept
+    test.to_csv(tmp_path / "huge.csv", index=False)
+    out = tmp_path / "p.csv"
+    argv = _argv(small["real", "train"], tmp_path / "huge.csv", out, "--n-features", "3", "--n-iter", "60",
+                 "--burn-in", "10", model="gaussian")  # fmt: skip
+    _refused(capsys, main(argv), out, "not finite", "1e+308", "'f0'")
+
+
+@pytest.mark.parametrize("where", ["X_train", "X_test", "y"])
+def test_regress_overflow_is_refused(regression_files, tmp_path, capsys, where):
+    train, test, _ = regression_files
+    frame = pd.read_csv(train if where != "X_test" else test)
+    frame.loc[2, "response" if where == "y" else "x5"] = 1e308
+    changed = tmp_path / "changed.csv"
+    frame.to_csv(changed, index=False)
+    out = tmp_path / "out" / "p.csv"
+    status = regress(test if where == "X_test" else changed, changed if where == "X_test" else test, out,
+                     "--group-size", "4")  # fmt: skip
+    _refused(capsys, status, out)
+
+
+def test_regress_plot_folder_is_refused_before_writing(regression_files, tmp_path, capsys):
+    train, test, _ = regression_files
+    out = tmp_path / "p.csv"
+    _refused(capsys, regress(train, test, out, "--group-size", "4", "--plot", str(tmp_path)), out, "is a folder")
+
+
+def test_regress_messages(regression_files, tmp_path, capsys):
+    train, test, _ = regression_files
+    frame = pd.read_csv(train)
+    frame["response"] = frame["response"].astype(object)
+    frame.loc[3, "response"] = "high"
+    frame.to_csv(tmp_path / "text_y.csv", index=False)
+    out = tmp_path / "p.csv"
+    _refused(capsys, regress(tmp_path / "text_y.csv", test, out), out, "line 5, column 'response'",
+             "'high' is not a number (the target y must be numeric)")  # fmt: skip
+    groups = pd.DataFrame({"feature": [f"x{j}" for j in range(64)], "group": [f"g{j // 8}" for j in range(64)]})
+    groups.to_csv(tmp_path / "groups.csv", index=False)
+    _refused(capsys, regress(train, test, out, "--groups", str(tmp_path / "groups.csv")), out,
+             "groups must be integers, got 'g0'")  # fmt: skip
+    _refused(capsys, regress(train, test, out, "--group-size", "5"), out, "--group-size 5 must be >= 1 and divide")
+
+
+def test_binarize_that_makes_every_feature_constant_is_refused(small, tmp_path, capsys):
+    out = tmp_path / "p.csv"
+    argv = _argv(small["real", "train"], small["real", "test"], out, "--n-features", "3", "--binarize", "500")
+    _refused(capsys, main(argv), out, "no value of any feature exceeds --binarize 500")
+
+
+def test_zero_statistic_selection_warns(small, tmp_path, capsys):
+    train = pd.read_csv(small["binary", "train"])
+    for j in range(1, 12):
+        train[f"f{j}"] = 0
+    train.to_csv(tmp_path / "constant.csv", index=False)
+    out = tmp_path / "p.csv"
+    assert main(_argv(tmp_path / "constant.csv", small["binary", "test"], out, "--n-features", "3")) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("hdbayes: warning: 2 of the 3 kept features have a selection statistic of 0")
+    assert err.count("\n") == 1
+
+
+def test_threshold_above_every_statistic_is_refused(small, tmp_path, capsys):
+    train, test = _binary(small)
+    out = tmp_path / "p.csv"
+    for model, threshold in (("naive-bayes", "0.99"), ("bernoulli-nb", "5")):
+        _refused(capsys, main(_argv(train, test, out, "--threshold", threshold, model=model)), out, "threshold")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# right answers and messages
+
+
+@pytest.mark.parametrize("binarize", ["0", "median"])
+def test_bernoulli_nb_binarizes_before_selecting(small, tmp_path, binarize):
+    from sklearn.pipeline import make_pipeline
+
+    from hdbayes import BayesianBernoulliNB, MutualInformationSelector
+    from hdbayes.binarizer import FeatureBinarizer
+
+    train, test = small["real", "train"], small["real", "test"]
+    out = tmp_path / "p.csv"
+    assert main(_argv(train, test, out, "--n-features", "4", "--binarize", binarize, model="bernoulli-nb")) == 0
+    frame, test_frame = pd.read_csv(train), pd.read_csv(test)
+    features = [f"f{j}" for j in range(12)]
+    model = make_pipeline(
+        FeatureBinarizer(threshold=0.0 if binarize == "0" else "median"),
+        MutualInformationSelector(n_features=4, random_state=0),
+        BayesianBernoulliNB(),
+    ).fit(frame[features], frame["cls"])
+    expected = model.predict_proba(test_frame[features])
+    np.testing.assert_allclose(pd.read_csv(out)[["P(cls=a)", "P(cls=b)"]], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("model", ["naive-bayes", "mixture"])
+def test_binarize_median_for_the_corrected_models(small, tmp_path, capsys, model):
+    from hdbayes import BiasCorrectedNaiveBayes
+
+    out = tmp_path / "p.csv"
+    extra = ["--n-iter", "20", "--burn-in", "5"] if model == "mixture" else []
+    argv = _argv(small["real", "train"], small["real", "test"], out, "--n-features", "3", "--binarize", "median",
+                 *extra, model=model)  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    predictions = pd.read_csv(out)
+    assert len(predictions) == 20
+    np.testing.assert_allclose(predictions[["P(cls=a)", "P(cls=b)"]].sum(axis=1), 1.0, atol=1e-12)
+    if model == "naive-bayes":
+        frame, test_frame = pd.read_csv(small["real", "train"]), pd.read_csv(small["real", "test"])
+        features = [f"f{j}" for j in range(12)]
+        medians = frame[features].median()
+        fitted = BiasCorrectedNaiveBayes(n_features=3, random_state=0).fit(
+            (frame[features] > medians).astype(float), frame["cls"]
+        )
+        expected = fitted.predict_proba((test_frame[features] > medians).astype(float))
+        np.testing.assert_allclose(predictions[["P(cls=a)", "P(cls=b)"]], expected, rtol=1e-12)
+
+
+def test_categorical_nb_n_categories(small, tmp_path, capsys):
+    train, test = _binary(small)
+    frame = pd.read_csv(train)
+    frame["f5"] = 0
+    frame.to_csv(tmp_path / "zero.csv", index=False)
+    out = tmp_path / "p.csv"
+    _refused(capsys, main(_argv(tmp_path / "zero.csv", test, out, model="categorical-nb")), out,
+             "column 'f5': category 1 was not seen in training (categories 0..0); give --n-categories 2")  # fmt: skip
+    assert main(_argv(tmp_path / "zero.csv", test, out, "--n-categories", "2", model="categorical-nb")) == 0
+    assert pd.read_csv(out).shape == (20, 3)
+    _refused(capsys, main(_argv(train, test, tmp_path / "q.csv", "--n-categories", "2")), tmp_path / "q.csv",
+             "--n-categories applies to --model categorical-nb only")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text, fragments",
+    [
+        ("f0,f1,cls\n1,0,a\n0,1,b\n1,1\n", ["line 4 has 2 fields, expected 3"]),
+        ("f0,f1,f1,cls\n1,0,1,a\n0,1,0,b\n", ["duplicate column name 'f1'"]),
+        ("f0,f1,cls\n1,0,a\n0,x,b\n", ["line 3, column 'f1': 'x' is not a number"]),
+        ("f0,f1,cls\n1,0,a\n0,inf,b\n", ["line 3, column 'f1': 'inf' is not a finite number"]),
+        ("f0,,cls\n1,0,a\n0,1,b\n", ["column 2 of the header has no name"]),
+        ("\n\n", ["empty"]),
+        (b"f0,f1,cls\n1,\xff,a\n", ["not UTF-8"]),
+    ],
+)
+def test_csv_messages(tmp_path, capsys, text, fragments):
+    path = tmp_path / "train.csv"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    out = tmp_path / "p.csv"
+    _refused(capsys, main(_argv(path, path, out, "--n-features", "1")), out, *fragments)
+
+
+def test_byte_order_mark_is_handled(small, tmp_path, capsys):
+    train, test = _binary(small)
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbf" + train.read_bytes())
+    assert main(_argv(tmp_path / "bom.csv", test, tmp_path / "p.csv", "--n-features", "2")) == 0
+    assert "kept 2 of 12 features" in capsys.readouterr().out
+
+
+def test_bad_test_value_names_file_line_and_column(small, tmp_path, capsys):
+    train, test = _binary(small)
+    frame = pd.read_csv(test).astype(object)
+    frame.loc[6, "f4"] = "?"
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "p.csv"
+    _refused(capsys, main(_argv(train, tmp_path / "t.csv", out, "--n-features", "2")), out,
+             f"test file {tmp_path / 't.csv'}, line 8, column 'f4': '?' is not a number")  # fmt: skip
+
+
+def test_non_binary_feature_message_names_the_option(small, tmp_path, capsys):
+    out = tmp_path / "p.csv"
+    status = main(_argv(small["real", "train"], small["real", "test"], out, "--n-features", "2"))
+    _refused(capsys, status, out, "column 'f0'", "is not binary (0/1)", "--binarize T or --binarize median")
+
+
+def test_cli_terms_translates_library_messages():
+    from hdbayes.cli import _cli_terms
+
+    assert _cli_terms("n_features=13 is larger than p") == "--n-features 13 is larger than p"
+    assert _cli_terms("pass binarize=<threshold> (or 'median') to binarize") == (
+        "pass --binarize T (or --binarize median) to binarize"
+    )
+    assert (
+        _cli_terms("found np.float64(2.0) and\n n_iter must be positive") == "found 2.0 and --n-iter must be positive"
+    )
+
+
+def test_a_bug_is_exit_1_with_a_traceback(small, tmp_path, capsys, monkeypatch):
+    from hdbayes import BayesianBernoulliNB
+    from hdbayes.exceptions import InputValueError
+
+    train, test = _binary(small)
+    out = tmp_path / "p.csv"
+
+    def broken(self, X, y):
+        raise ValueError("internal inconsistency")
+
+    monkeypatch.setattr(BayesianBernoulliNB, "fit", broken)
+    assert main(_argv(train, test, out, model="bernoulli-nb")) == 1
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "ValueError: internal inconsistency" in err
+    assert err.rstrip().splitlines()[-1] == "hdbayes classify: " + (
+        "this is a bug in hdbayes, please report it (with the command and the traceback above)"
+    )
+    assert not out.exists()
+
+    def refuses(self, X, y):
+        raise InputValueError("n_features=3 is too many\nfor this")
+
+    monkeypatch.setattr(BayesianBernoulliNB, "fit", refuses)
+    _refused(capsys, main(_argv(train, test, out, model="bernoulli-nb")), out, "--n-features 3 is too many for this")
+
+
+def test_warnings_are_one_line_and_a_normal_run_is_quiet(small, tmp_path, capsys, monkeypatch):
+    import warnings
+
+    from hdbayes import BayesianBernoulliNB
+
+    train, test = _binary(small)
+    argv = _argv(small["real", "train"], small["real", "test"], tmp_path / "g.csv", "--n-features", "3",
+                 "--n-iter", "60", "--burn-in", "10", "--thin", "1", model="gaussian")  # fmt: skip
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert "R-hat n/a (1 chain)" in captured.out and "nan" not in captured.out
+    fit = BayesianBernoulliNB.fit
+
+    def noisy(self, X, y):
+        warnings.warn("n_iter reached\nwithout convergence", RuntimeWarning, stacklevel=1)
+        return fit(self, X, y)
+
+    monkeypatch.setattr(BayesianBernoulliNB, "fit", noisy)
+    assert main(_argv(train, test, tmp_path / "p.csv", model="bernoulli-nb")) == 0
+    assert capsys.readouterr().err == "hdbayes: warning: --n-iter reached without convergence\n"
+
+
+def test_demo_is_byte_identical_for_the_same_seed(tmp_path, capsys):
+    first, second = tmp_path / "a", tmp_path / "b"
+    assert main(["demo", "--out", str(first)]) == 0
+    assert main(["demo", "--out", str(second)]) == 0
+    assert "s." in capsys.readouterr().out.splitlines()[-1]  # the run time is printed on the terminal
+    assert "run took" not in (first / "summary.md").read_text()
+    for name in ["summary.md", *(p.name for p in first.glob("*.csv") if not p.name.startswith("timing"))]:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_too_few_draws_and_arviz_are_quiet(small, tmp_path):
+    """A fresh process with an empty cache: no ArviZ FutureWarning, no ArviZ log line on stderr."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MPLBACKEND": "Agg", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    argv = _argv(small["real", "train"], small["real", "test"], tmp_path / "g.csv", "--n-features", "3",
+                 "--n-iter", "30", "--burn-in", "10", "--thin", "10", model="gaussian")  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "hdbayes", *argv], capture_output=True, text=True, env=env,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert "R-hat and effective sample size n/a (only 2 draws per chain: raise --n-iter or lower --thin)" in (
+        done.stdout
+    )

@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import logging
 import math
 import os
 import re
@@ -249,7 +250,8 @@ def _build_parser():
     classify.add_argument(
         "--theta-rule",
         choices=("simpson", "exact"),
-        help="naive-bayes: θ integration by the thesis's 21-point Simpson rule (default) or exact Gauss–Legendre",
+        help="naive-bayes: θ integration by exact Gauss–Legendre or the thesis's 21-point Simpson rule "
+        "(default: the model's, see BiasCorrectedNaiveBayes)",
     )
     classify.add_argument("--n-iter", type=int, help="gaussian, mixture: MCMC iterations per chain")
     classify.add_argument("--burn-in", type=int, help="gaussian, mixture: iterations discarded")
@@ -450,6 +452,28 @@ def _check_finite(name, values, data, extra=()):
         check_finite_output(name, values, cause=_largest_input(data, extra))
 
 
+def _write_output(path, write, *, binary=False):
+    """Write an output file (see :func:`hdbayes._io.write_file`), naming the path in an error."""
+    try:
+        write_file(path, write, binary=binary)
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _report_stream(out):
+    """Where the report lines go: standard error when the predictions go to standard output."""
+    if out == STDOUT:
+        return sys.stderr
+    try:
+        if os.path.samefile(out, f"/proc/self/fd/{sys.stdout.fileno()}"):
+            return sys.stderr
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+    return sys.stdout
+
+
 # ---------------------------------------------------------------------------------------------------------
 # classify
 
@@ -585,39 +609,64 @@ def _selector(model):
     return None
 
 
+class _WarningHandler(logging.Handler):
+    """Turns a library's log records (ArviZ logs its diagnostics) into one-line warnings."""
+
+    def emit(self, record):
+        warnings.warn(record.getMessage(), RuntimeWarning, stacklevel=2)
+
+
 def _mcmc_lines(model):
     import arviz as az
 
-    idata = model.to_inference_data()
-    name = "log_tau_mu" if "log_tau_mu" in idata.posterior else "log_alpha"
-    ess = float(az.ess(idata)[name])
-    mean = float(idata.posterior[name].mean())
+    log = getattr(az, "_log", None)  # ArviZ's own logger: with no handler it would print to stderr itself
+    handler = _WarningHandler(level=logging.WARNING)
+    if isinstance(log, logging.Logger):
+        log.addHandler(handler)
+    try:
+        idata = model.to_inference_data()
+        name = "log_tau_mu" if "log_tau_mu" in idata.posterior else "log_alpha"
+        draws = int(idata.posterior.sizes["draw"])
+        mean = float(idata.posterior[name].mean())
+        if draws < 4:
+            return [
+                f"{name}: posterior mean {mean:.3f}; R-hat and effective sample size n/a (only {draws} draws per "
+                "chain: raise --n-iter or lower --thin)"
+            ]
+        ess = float(az.ess(idata)[name])
+        rhat = float(az.rhat(idata)[name]) if model.n_chains > 1 else float("nan")
+    finally:
+        if isinstance(log, logging.Logger):
+            log.removeHandler(handler)
     if model.n_chains > 1:
-        rhat = float(az.rhat(idata)[name])
         shown = f"R-hat {rhat:.3f}" if math.isfinite(rhat) else "R-hat n/a"
     else:
-        rhat, shown = float("nan"), "R-hat n/a (1 chain)"
+        shown = "R-hat n/a (1 chain)"
     ess_shown = f"{ess:.0f}" if math.isfinite(ess) else "n/a"
-    lines = [f"{name}: posterior mean {mean:.3f}, {shown}, effective sample size {ess_shown}"]
     if model.n_chains > 1 and math.isfinite(rhat) and rhat > 1.1:
         warnings.warn("R-hat > 1.1; the chains have not mixed, consider more iterations (--n-iter)", stacklevel=2)
-    return lines
+    return [f"{name}: posterior mean {mean:.3f}, {shown}, effective sample size {ess_shown}"]
 
 
 def _fit(args, model, X, y):
     """Fit, turning an empty selection (a --threshold above every statistic) into a user error."""
+
+    def check_selection():
+        selection = getattr(_selector(model), "selection_", None)
+        if args.threshold is not None and selection is not None and len(selection.indices) == 0:
+            scores = getattr(selection, "scores", None)
+            largest = f" (the largest is {float(max(scores)):.4g})" if scores is not None and len(scores) else ""
+            raise InputError(
+                f"no feature exceeds the threshold: every selection statistic is <= --threshold "
+                f"{args.threshold:g}{largest}"
+            )
+
     try:
         model.fit(X, y)
     except Exception:
-        holder = _selector(model)
-        selection = getattr(holder, "selection_", None)
-        if args.threshold is not None and selection is not None and len(selection.indices) == 0:
-            largest = float(max(selection.scores)) if selection.scores is not None else float("nan")
-            raise InputError(
-                f"no feature exceeds the threshold: every selection statistic is <= --threshold "
-                f"{args.threshold:g} (the largest is {largest:.4g})"
-            ) from None
+        check_selection()
         raise
+    check_selection()
 
 
 def _classify(args):
@@ -639,7 +688,7 @@ def _classify(args):
     X_train, X_test = _frame(X_train, data.columns), _frame(X_test, data.columns)
     _fit(args, model, X_train, data.y_train)
     proba = model.predict_proba(X_test)
-    _check_finite("the predicted probabilities", proba, data)
+    _check_finite("a predicted probability", proba, data)
     classes = model.classes_
     output = pd.DataFrame({"prediction": model.predict(X_test)})
     for j, label in enumerate(classes):
@@ -684,8 +733,8 @@ def _classify(args):
                 )
     lines.append(f"wrote {len(output)} predictions to {'standard output' if args.out == STDOUT else args.out}")
 
-    write_file(args.out, lambda target: output.to_csv(target, index=False))
-    report = sys.stderr if args.out == STDOUT else sys.stdout
+    report = _report_stream(args.out)
+    _write_output(args.out, lambda target: output.to_csv(target, index=False))
     for line in lines:
         print(line, file=report)
 
@@ -747,9 +796,9 @@ def _regress(args):
     model.fit(_frame(data.X_train, data.columns), y_train)
     mean, std = model.predict(_frame(data.X_test, data.columns), return_std=True)
     target = ((data.train, y_train[:, None], [args.target]),)
-    for name, values in (("the predictive means", mean), ("the predictive standard deviations", std),
+    for name, values in (("a predictive mean", mean), ("a predictive standard deviation", std),
                          ("the log evidence", model.log_evidence_),
-                         ("the group inclusion probabilities", model.group_inclusion_probabilities_)):  # fmt: skip
+                         ("a group inclusion probability", model.group_inclusion_probabilities_)):  # fmt: skip
         _check_finite(name, values, data, target)
     output = pd.DataFrame({"prediction": mean, "std": std})
 
@@ -787,10 +836,10 @@ def _regress(args):
 
         figure = Figure(figsize=(7.0, 3.0), layout="constrained")
         model.plot_group_inclusion_probabilities(ax=figure.subplots())
-    write_file(args.out, lambda target: output.to_csv(target, index=False))
+    report = _report_stream(args.out)
+    _write_output(args.out, lambda target: output.to_csv(target, index=False))
     if figure is not None:
-        write_file(args.plot, lambda target: figure.savefig(target, format="png", dpi=120))
-    report = sys.stderr if args.out == STDOUT else sys.stdout
+        _write_output(args.plot, lambda target: figure.savefig(target, format="png", dpi=120))
     for line in lines:
         print(line, file=report)
 
@@ -885,7 +934,7 @@ def main(argv=None):
         warnings.simplefilter("default")
         # ArviZ 0.23 announces its 1.0 API at import; not the user's concern
         warnings.filterwarnings("ignore", category=FutureWarning, module=r"arviz(\.|$)")
-        warnings.filterwarnings("ignore", category=FutureWarning, message=r".*[Aa]rvi[Zz].*")
+        warnings.filterwarnings("ignore", category=FutureWarning, message=r"\s*ArviZ is undergoing")
         try:
             status = handlers[args.command](args) or 0
         except BrokenPipeError:
