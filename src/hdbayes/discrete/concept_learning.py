@@ -23,6 +23,8 @@ from collections.abc import Collection, Mapping
 import numpy as np
 from scipy.special import logsumexp
 
+from hdbayes.exceptions import InputValueError
+
 __all__ = ["BayesianConceptLearner", "number_game_hypotheses"]
 
 
@@ -42,7 +44,8 @@ def number_game_hypotheses(n_max=100):
     ([2, 4, 8, 16, 32, 64], 50)
     """
     if isinstance(n_max, bool) or not isinstance(n_max, int) or n_max < 10:
-        raise ValueError(f"n_max must be an integer >= 10, got {n_max!r}")
+        shown = n_max if isinstance(n_max, (int, float)) else type(n_max).__name__
+        raise InputValueError(f"n_max must be an integer >= 10, got {shown}")
     universe = range(1, n_max + 1)
     hypotheses = {
         "even": frozenset(x for x in universe if x % 2 == 0),
@@ -96,15 +99,15 @@ class BayesianConceptLearner:
 
     def _check(self):
         if not isinstance(self.hypotheses, Mapping) or len(self.hypotheses) == 0:
-            raise ValueError("hypotheses must be a non-empty mapping of names to sets of integers")
+            raise InputValueError("hypotheses must be a non-empty mapping of names to sets of integers")
         names = list(self.hypotheses)
         extensions = []
         for name in names:
             values = np.unique(np.asarray(list(self.hypotheses[name])))
             if values.size == 0:
-                raise ValueError(f"hypothesis {name!r} is empty")
+                raise InputValueError(f"hypothesis {name!r} is empty")
             if not np.issubdtype(values.dtype, np.integer):
-                raise ValueError(f"hypothesis {name!r} must hold integers")
+                raise InputValueError(f"hypothesis {name!r} must hold integers")
             extensions.append(values)
         universe = np.unique(np.concatenate(extensions))
         membership = np.zeros((len(names), universe.shape[0]), dtype=bool)
@@ -115,17 +118,17 @@ class BayesianConceptLearner:
         else:
             unknown = set(self.prior) - set(names)
             if unknown:
-                raise ValueError(f"prior names hypotheses that do not exist: {sorted(unknown)}")
+                raise InputValueError(f"prior names hypotheses that do not exist: {sorted(unknown)}")
             weights = np.array([float(self.prior.get(name, 0.0)) for name in names])
             if not np.all(np.isfinite(weights)) or np.any(weights < 0) or weights.sum() <= 0:
-                raise ValueError("prior weights must be finite, >= 0 and not all 0")
+                raise InputValueError("prior weights must be finite, >= 0 and not all 0")
         return names, universe, membership, weights / weights.sum()
 
     def _lookup(self, xs):
         """Columns of ``xs`` in the universe (−1 for values in no hypothesis)."""
         xs = np.asarray(xs)
         if xs.ndim != 1 or (xs.size and not np.issubdtype(xs.dtype, np.integer)):
-            raise ValueError("examples must be a 1-D sequence of integers")
+            raise InputValueError("examples must be a 1-D sequence of integers")
         position = np.clip(np.searchsorted(self._universe, xs), 0, self._universe.shape[0] - 1)
         return np.where(self._universe[position] == xs, position, -1)
 
@@ -145,7 +148,7 @@ class BayesianConceptLearner:
         joint = self.log_prior_ + self.log_likelihood_
         evidence = logsumexp(joint)
         if not np.isfinite(evidence):
-            raise ValueError("no hypothesis with positive prior probability contains every example")
+            raise InputValueError("no hypothesis with positive prior probability contains every example")
         self.log_posterior_ = joint - evidence
         self.posterior_ = np.exp(self.log_posterior_)
         self.map_hypothesis_ = names[int(np.argmax(joint))]
@@ -154,7 +157,7 @@ class BayesianConceptLearner:
 
     def _weights(self, plugin):
         if not hasattr(self, "posterior_"):
-            raise ValueError("this BayesianConceptLearner is not fitted yet; call fit(D) first")
+            raise InputValueError("this BayesianConceptLearner is not fitted yet; call fit(D) first")
         if plugin:
             return (np.array(self.hypothesis_names_) == self.map_hypothesis_).astype(np.float64)
         return self.posterior_

@@ -29,7 +29,8 @@ import scipy.sparse as sp
 from scipy import stats
 from scipy.special import gammaln
 
-from hdbayes._validation import feature_label
+from hdbayes._validation import check_finite_output, feature_label
+from hdbayes.discrete._base import overflow_cause
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.special import beta_binomial_log_pmf_table, log_beta_bernoulli, log_rising_factorial
 
@@ -45,30 +46,31 @@ __all__ = [
 def _check_hyperparameter(name, value):
     """A finite real number > 0, returned unchanged (so a Fraction stays a Fraction)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+        raise InputTypeError(f"{name} must be a real number, got {type(value).__name__}")
     if not np.isfinite(float(value)) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+        raise InputValueError(f"{name} must be a finite number > 0, got {value}")
     return value
 
 
 def _check_scalar_count(name, value):
     """A real number ≥ 0 (counts may be fractional pseudo-counts), returned unchanged."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+        raise InputTypeError(f"{name} must be a real number, got {type(value).__name__}")
     if not np.isfinite(float(value)) or value < 0:
-        raise ValueError(f"{name} must be a finite count >= 0, got {value}")
+        raise InputValueError(f"{name} must be a finite count >= 0, got {value}")
     return value
 
 
 def _check_trials(M):
     if isinstance(M, bool) or not isinstance(M, numbers.Integral) or M < 0:
-        raise ValueError(f"M (the number of future trials) must be an integer >= 0, got {M!r}")
+        shown = M if isinstance(M, numbers.Real) else type(M).__name__
+        raise InputValueError(f"M (the number of future trials) must be an integer >= 0, got {shown}")
     return int(M)
 
 
 def _check_interval_level(level):
     if not 0 < level < 1:
-        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+        raise InputValueError(f"level must lie strictly between 0 and 1, got {level}")
     return (1 - level) / 2
 
 
@@ -125,9 +127,9 @@ class BetaBinomial:
         """Posterior after a sequence of 0/1 outcomes ``x``."""
         x = np.asarray(x)
         if x.ndim != 1:
-            raise ValueError(f"x must be a 1-D sequence of 0/1 outcomes, got shape {x.shape}")
+            raise InputValueError(f"x must be a 1-D sequence of 0/1 outcomes, got shape {x.shape}")
         if not np.isin(x, (0, 1)).all():
-            raise ValueError("x must hold only 0/1 outcomes")
+            raise InputValueError("x must hold only 0/1 outcomes")
         n1 = int(x.sum())
         return self.update(n1, x.shape[0] - n1)
 
@@ -150,7 +152,7 @@ class BetaBinomial:
             return 0 * a
         if b < 1 <= a:
             return 0 * a + 1
-        raise ValueError(f"Beta({a}, {b}) has no unique mode (flat for a = b = 1, bimodal for a, b < 1)")
+        raise InputValueError(f"Beta({a}, {b}) has no unique mode (flat for a = b = 1, bimodal for a, b < 1)")
 
     def var(self):
         """var θ = ab / ((a + b)²(a + b + 1)) (§1.3)."""
@@ -162,7 +164,7 @@ class BetaBinomial:
         """θ_MLE = N_1 / N (§1.3)."""
         n = _check_scalar_count("n1", n1) + _check_scalar_count("n0", n0)
         if n == 0:
-            raise ValueError("the MLE needs at least one observation (N = 0)")
+            raise InputValueError("the MLE needs at least one observation (N = 0)")
         return n1 / n
 
     def shrinkage_weight(self, n):
@@ -191,7 +193,7 @@ class BetaBinomial:
         table = beta_binomial_log_pmf_table(float(self.a), float(self.b), M)
         k = np.asarray(k)
         if not np.issubdtype(k.dtype, np.integer):
-            raise ValueError(f"k must be integer numbers of successes, got dtype {k.dtype}")
+            raise InputValueError(f"k must be integer numbers of successes, got dtype {k.dtype}")
         inside = (k >= 0) & (k <= M)
         return np.where(inside, table[np.clip(k, 0, M)], -np.inf)
 
@@ -213,7 +215,7 @@ class BetaBinomial:
     def plugin_pmf(self, k, M, estimate="map"):
         """Plug-in predictive Bin(k | M, θ̂) with θ̂ the posterior ``"map"`` or ``"mean"`` (erratum 15)."""
         if estimate not in ("map", "mean"):
-            raise ValueError(f"estimate must be 'map' or 'mean', got {estimate!r}")
+            raise InputValueError(f"estimate must be 'map' or 'mean', got {estimate!r}")
         theta = self.mode() if estimate == "map" else self.mean()
         return stats.binom.pmf(k, _check_trials(M), float(theta))
 
@@ -232,24 +234,24 @@ class BetaBinomial:
             return value
         if kind == "counts":
             return value + float(gammaln(n1 + n0 + 1) - gammaln(n1 + 1) - gammaln(n0 + 1))
-        raise ValueError(f"kind must be 'sequence' or 'counts', got {kind!r}")
+        raise InputValueError(f"kind must be 'sequence' or 'counts', got {kind!r}")
 
 
 def _check_alpha_vector(alpha, name="alpha"):
     alpha = np.asarray(alpha, dtype=np.float64)
     if alpha.ndim != 1 or alpha.shape[0] < 2:
-        raise ValueError(f"{name} must be a 1-D array of K >= 2 concentrations, got shape {alpha.shape}")
+        raise InputValueError(f"{name} must be a 1-D array of K >= 2 concentrations, got shape {alpha.shape}")
     if not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
-        raise ValueError(f"{name} must hold finite numbers > 0")
+        raise InputValueError(f"{name} must hold finite numbers > 0")
     return alpha
 
 
 def _check_count_vector(counts, K, name="counts"):
     counts = np.asarray(counts, dtype=np.float64)
     if counts.shape != (K,):
-        raise ValueError(f"{name} must have shape ({K},), got {counts.shape}")
+        raise InputValueError(f"{name} must have shape ({K},), got {counts.shape}")
     if not np.all(np.isfinite(counts)) or np.any(counts < 0):
-        raise ValueError(f"{name} must hold finite counts >= 0")
+        raise InputValueError(f"{name} must hold finite counts >= 0")
     return counts
 
 
@@ -305,9 +307,9 @@ class DirichletMultinomial:
         """Posterior after a sequence of categories x_i ∈ {0..K−1} (§1.4, erratum 6)."""
         x = np.asarray(x)
         if x.ndim != 1 or (x.size and not np.issubdtype(x.dtype, np.integer)):
-            raise ValueError("x must be a 1-D sequence of integer categories")
+            raise InputValueError("x must be a 1-D sequence of integer categories")
         if x.size and (x.min() < 0 or x.max() >= self.n_categories):
-            raise ValueError(f"categories must lie in 0..{self.n_categories - 1}")
+            raise InputValueError(f"categories must lie in 0..{self.n_categories - 1}")
         return self.update(np.bincount(x, minlength=self.n_categories))
 
     def mean(self):
@@ -318,7 +320,9 @@ class DirichletMultinomial:
         """(α_k − 1)/(α_0 − K), defined when every α_k ≥ 1 and α_0 > K (§1.4, §4.8)."""
         alpha0, K = self.alpha.sum(), self.n_categories
         if np.any(self.alpha < 1) or alpha0 <= K:
-            raise ValueError(f"Dir({self.alpha.tolist()}) has no unique interior mode (needs all α_k >= 1, α_0 > K)")
+            raise InputValueError(
+                f"Dir({self.alpha.tolist()}) has no unique interior mode (needs all α_k >= 1, α_0 > K)"
+            )
         return (self.alpha - 1) / (alpha0 - K)
 
     def var(self):
@@ -331,7 +335,7 @@ class DirichletMultinomial:
         """θ_k = N_k/N (§1.4)."""
         counts = np.asarray(counts, dtype=np.float64)
         if counts.ndim != 1 or np.any(counts < 0) or counts.sum() == 0:
-            raise ValueError("the MLE needs a 1-D vector of counts >= 0 with N > 0")
+            raise InputValueError("the MLE needs a 1-D vector of counts >= 0 with N > 0")
         return counts / counts.sum()
 
     def credible_intervals(self, level=0.95):
@@ -375,7 +379,7 @@ class DirichletMultinomial:
             return value
         if kind == "counts":
             return value + float(gammaln(counts.sum() + 1) - gammaln(counts + 1).sum())
-        raise ValueError(f"kind must be 'sequence' or 'counts', got {kind!r}")
+        raise InputValueError(f"kind must be 'sequence' or 'counts', got {kind!r}")
 
 
 def check_count_matrix(X, *, integer=True, name="X", feature_names=None, option=None):
@@ -573,5 +577,8 @@ def dirichlet_multinomial_log_pmf(X, alpha, *, include_coefficient=True):
     )  # fmt: skip
     if X.shape[1] != alpha2.shape[1]:
         raise InputValueError(f"X has {X.shape[1]} columns but alpha has {alpha2.shape[1]} entries")
-    out = DirichletMultinomialTables(alpha2).log_pmf(X, include_coefficient)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = DirichletMultinomialTables(alpha2).log_pmf(X, include_coefficient)
+    if not np.isfinite(out).all():
+        check_finite_output("the Dirichlet-compound-multinomial log-probability", out, cause=overflow_cause(X))
     return out[:, 0] if one_vector else out
