@@ -219,11 +219,15 @@ def _build_parser():
     classify.add_argument("--model", choices=MODELS, default="naive-bayes", help="model (default: %(default)s)")
     group = classify.add_mutually_exclusive_group()
     group.add_argument(
-        "--n-features", type=int, help="number of features to keep (k; discrete models: by mutual information)"
+        "--n-features",
+        type=int,
+        metavar="K",
+        help="number of features to keep (k; discrete models: by mutual information)",
     )
     group.add_argument(
         "--threshold",
         type=float,
+        metavar="T",
         help="keep features whose statistic (|correlation|, F or mutual information) exceeds this",
     )
     classify.add_argument(
@@ -253,10 +257,10 @@ def _build_parser():
         help="naive-bayes: θ integration by exact Gauss–Legendre or the thesis's 21-point Simpson rule "
         "(default: the model's, see BiasCorrectedNaiveBayes)",
     )
-    classify.add_argument("--n-iter", type=int, help="gaussian, mixture: MCMC iterations per chain")
-    classify.add_argument("--burn-in", type=int, help="gaussian, mixture: iterations discarded")
-    classify.add_argument("--thin", type=int, help="gaussian, mixture: keep every THIN-th iteration")
-    classify.add_argument("--chains", type=int, help="gaussian, mixture: number of chains (default: 1)")
+    classify.add_argument("--n-iter", type=int, metavar="N", help="gaussian, mixture: MCMC iterations per chain")
+    classify.add_argument("--burn-in", type=int, metavar="N", help="gaussian, mixture: iterations discarded")
+    classify.add_argument("--thin", type=int, metavar="N", help="gaussian, mixture: keep every THIN-th iteration")
+    classify.add_argument("--chains", type=int, metavar="N", help="gaussian, mixture: number of chains (default: 1)")
     classify.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     classify.add_argument("--out", required=True, help="output CSV of predictions ('-': standard output)")
 
@@ -586,11 +590,12 @@ def _build_model(args):
 
             steps.append(FeatureBinarizer(threshold=args.binarize))
         if args.n_features is not None or args.threshold is not None:
-            steps.append(
-                hdbayes.MutualInformationSelector(
-                    n_features=args.n_features, threshold=args.threshold, random_state=args.seed
-                )
+            selector = hdbayes.MutualInformationSelector(
+                n_features=args.n_features, threshold=args.threshold, random_state=args.seed
             )
+            if not steps:  # it gets the CSV's columns: hand the kept ones on by name, so messages can name them
+                selector.set_output(transform="pandas")
+            steps.append(selector)
         model = estimator(**params)
         return make_pipeline(*steps, model) if steps else model
     if args.model in ("gaussian", "mixture"):
