@@ -391,3 +391,18 @@ def test_golub_with_floor_and_ceiling():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
     codes = np.searchsorted(model.classes_, y_test)
     assert error_rate(codes, proba) <= 5 / 34  # measured: 1 error (seeds 0-2); published classifiers make 1-5
+
+
+def test_scikit_learn_validation_errors_are_input_errors():
+    from hdbayes.exceptions import InputValueError
+
+    X, y = _informative_data()
+    bad = X.copy()
+    bad[2, 3] = np.inf
+    with pytest.raises(InputValueError, match="Input X contains infinity"):
+        BiasCorrectedGaussianClassifier(**FAST).fit(bad, y)
+    with pytest.raises(InputValueError, match="Unknown label type"):
+        BiasCorrectedGaussianClassifier(**FAST).fit(X, np.linspace(0, 1, X.shape[0]))
+    model = BiasCorrectedGaussianClassifier(n_features=3, random_state=0, **FAST).fit(X, y)
+    with pytest.raises(InputValueError, match="Input X contains NaN"):
+        model.predict_proba(np.full((1, X.shape[1]), np.nan))

@@ -370,3 +370,17 @@ def test_transform_checks_shape_and_fit(small_data):
     model = ShrunkCovarianceWhitener().fit(X, y)
     with pytest.raises(ValueError, match="expecting 6 features"):
         model.transform(X[:, :5])
+
+
+def test_scikit_learn_validation_errors_are_input_errors(small_data):
+    """NaN, a wrong feature count or a continuous target are the user's mistakes (InputValueError), with
+    scikit-learn's messages."""
+    X, y = small_data
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(InputValueError, match="Input X contains NaN"):
+        ShrunkCovarianceWhitener().fit(bad, y)
+    with pytest.raises(InputValueError, match="Unknown label type"):
+        ShrunkCovarianceWhitener().fit(X, np.linspace(0, 1, len(X)))
+    with pytest.raises(InputValueError, match="expecting 6 features"):
+        ShrunkCovarianceWhitener().fit(X, y).transform(X[:, :5])

@@ -139,17 +139,22 @@ def test_parameter_errors(data, params, error, message):
 
 
 def test_data_errors(data):
+    """scikit-learn's validation errors are the user's mistakes: InputValueError, with its messages."""
+    from hdbayes.exceptions import InputValueError
+
     X, y, _ = data
     bad = X.copy()
     bad[0, 0] = np.nan
-    with pytest.raises(ValueError, match="Input X contains NaN"):
+    with pytest.raises(InputValueError, match="Input X contains NaN"):
         GroupSpikeSlabRegression().fit(bad, y)
-    with pytest.raises(ValueError, match="Input y contains NaN"):
+    with pytest.raises(InputValueError, match="Input y contains NaN"):
         GroupSpikeSlabRegression().fit(X, np.r_[np.nan, y[1:]])
-    with pytest.raises(ValueError, match="0 sample"):
+    with pytest.raises(InputValueError, match="0 sample"):
         GroupSpikeSlabRegression().fit(X[:0], y[:0])
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(InputValueError, match="inconsistent numbers of samples"):
         GroupSpikeSlabRegression().fit(X, y[:5])
+    with pytest.raises(InputValueError, match="expecting 12 features"):
+        GroupSpikeSlabRegression(groups=3).fit(X, y).predict(X[:, :5])
 
 
 # ------------------------------------------------------------------------------- hostile input

@@ -39,6 +39,24 @@ _SPARSE_MESSAGE = (
 )
 
 
+def validate_input(estimator, X, y="no_validation", *, targets=False, **kwargs):
+    """scikit-learn's ``validate_data`` (and, with ``targets=True``, ``check_classification_targets``)
+    with their errors (NaN, infinity, shapes, feature counts, dtypes, label types) re-raised as
+    :class:`~hdbayes.exceptions.InputValueError` / :class:`~hdbayes.exceptions.InputTypeError`,
+    with the same messages, so that they count as the user's mistakes."""
+    try:
+        result = validate_data(estimator, X, y, **kwargs)
+        if targets:
+            check_classification_targets(result[1])
+        return result
+    except (InputValueError, InputTypeError):
+        raise
+    except ValueError as error:
+        raise InputValueError(str(error)) from error
+    except TypeError as error:
+        raise InputTypeError(str(error)) from error
+
+
 def pooled_within_class_covariance(X, y):
     """Pooled within-class covariance S of the rows of X (Dudoit et al. 2002).
 
@@ -209,10 +227,10 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         lam = check_positive("lam", self.lam, allow_zero=True)
         if sp.issparse(X):
             raise InputTypeError(_SPARSE_MESSAGE)
-        X, y = validate_data(
-            self, X, y, accept_sparse=False, dtype=np.float64, ensure_all_finite=True, ensure_min_samples=2
-        )
-        check_classification_targets(y)
+        X, y = validate_input(
+            self, X, y, targets=True, accept_sparse=False, dtype=np.float64, ensure_all_finite=True,
+            ensure_min_samples=2,
+        )  # fmt: skip
         classes, codes = np.unique(y, return_inverse=True)
         n, p = X.shape
         n_classes = classes.shape[0]
@@ -312,7 +330,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         if sp.issparse(X):
             raise InputTypeError(_SPARSE_MESSAGE)
-        X = validate_data(self, X, reset=False, accept_sparse=False, dtype=np.float64, ensure_all_finite=True)
+        X = validate_input(self, X, reset=False, accept_sparse=False, dtype=np.float64, ensure_all_finite=True)
         kept = np.setdiff1d(np.arange(self.n_features_in_), self.constant_columns_)
         out = np.zeros(X.shape)
         # L Z = Xᵀ column by column, then Z ᵀ = X L^{-T}; constant training columns stay 0

@@ -30,11 +30,11 @@ import numba
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.special import logsumexp
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import check_count, check_finite_output, check_generator, check_positive, feature_label
 from hdbayes.exceptions import InputValueError
+from hdbayes.preprocessing import validate_input
 from hdbayes.selection import f_statistic
 from hdbayes.selection_bias._base import SelectionBiasClassifier
 from hdbayes.selection_bias.gaussian_adjustment import (
@@ -474,8 +474,7 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         self
         """
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True, ensure_min_samples=3)
-        check_classification_targets(y)
+        X, y = validate_input(self, X, y, targets=True, dtype=np.float64, ensure_all_finite=True, ensure_min_samples=3)
         self.classes_, codes = np.unique(y, return_inverse=True)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
@@ -551,7 +550,7 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
             )
 
     def _log_class_numerators(self, X):
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        X = validate_input(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
         X_selected = X[:, self.selected_features_]
         with np.errstate(over="ignore", invalid="ignore"):
             if self.predictive == "samples":
@@ -567,7 +566,7 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
             i = int(bad[0])
             j = int(self.selected_features_[np.argmax(np.abs(X_selected[i]))])
             check_finite_output(
-                f"the predicted probabilities of row {i}", np.full(1, np.nan),
+                f"the probability row {i}", np.full(1, np.nan),
                 cause=f"its value {X[i, j]:g} of {feature_label(j, getattr(self, 'feature_names_in_', None))} "
                 "is too large for double precision; rescale the feature",
             )  # fmt: skip

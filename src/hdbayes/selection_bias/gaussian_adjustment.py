@@ -51,6 +51,7 @@ import numpy as np
 from scipy import stats
 
 from hdbayes._validation import check_count, check_positive
+from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
     "GaussianAdjustment",
@@ -71,19 +72,19 @@ def _check_class_counts(class_counts):
     """Class sizes as an int64 array; ≥ 2 classes, each with ≥ 1 case, and n > G."""
     counts = np.asarray(class_counts)
     if counts.ndim != 1:
-        raise ValueError(f"class_counts must be a 1-d sequence of class sizes, got shape {counts.shape}")
+        raise InputValueError(f"class_counts must be a 1-d sequence of class sizes, got shape {counts.shape}")
     if counts.shape[0] < 2:
-        raise ValueError(f"the F-statistic needs at least 2 classes, got {counts.shape[0]} class count(s)")
+        raise InputValueError(f"the F-statistic needs at least 2 classes, got {counts.shape[0]} class count(s)")
     if counts.dtype.kind == "f" and np.all(np.isfinite(counts)) and np.all(counts == np.round(counts)):
         counts = counts.astype(np.int64)
     if counts.dtype.kind not in "iu":
-        raise TypeError(f"class_counts must hold integers, got dtype {counts.dtype}")
+        raise InputTypeError(f"class_counts must hold integers, got values of type {counts.dtype.name}")
     counts = counts.astype(np.int64)
     if np.any(counts < 1):
-        raise ValueError(f"every class needs at least one case, got class_counts={counts.tolist()}")
+        raise InputValueError(f"every class needs at least one case, got class_counts={counts.tolist()}")
     n, n_classes = int(counts.sum()), counts.shape[0]
     if n <= n_classes:
-        raise ValueError(
+        raise InputValueError(
             f"the F-statistic needs more cases than classes (n − G ≥ 1 within-class degrees of freedom), "
             f"got n={n} cases in G={n_classes} classes"
         )
@@ -144,7 +145,7 @@ def gaussian_f_series(threshold, class_counts, tol=DEFAULT_TOL):
         start += size
         size *= 2
         if start >= _MAX_TERMS:
-            raise ValueError(
+            raise InputValueError(
                 f"more than {_MAX_TERMS} terms f_k > tol={tol:g} for threshold={threshold:g}; "
                 "the threshold is implausibly large for the F-statistic"
             )
@@ -336,11 +337,11 @@ def new_interpolation_table(eta_min=-30.0, eta_max=30.0, step=1.0 / 64.0):
     """
     eta_min, eta_max, step = float(eta_min), float(eta_max), float(step)
     if not (np.isfinite(eta_min) and np.isfinite(eta_max)) or eta_max <= eta_min:
-        raise ValueError(f"need finite eta_min < eta_max, got eta_min={eta_min}, eta_max={eta_max}")
+        raise InputValueError(f"need finite eta_min < eta_max, got eta_min={eta_min:g}, eta_max={eta_max:g}")
     step = check_positive("step", step)
     n_nodes = int(math.floor((eta_max - eta_min) / step + 1e-9)) + 1
     if n_nodes < 4:
-        raise ValueError(f"the grid needs at least 4 nodes for cubic interpolation, got {n_nodes}")
+        raise InputValueError(f"the grid needs at least 4 nodes for cubic interpolation, got {n_nodes}")
     return np.full(n_nodes, np.nan), eta_min, step
 
 
@@ -388,13 +389,13 @@ class GaussianAdjustment:
         for name in ("log_f", "poisson_means"):
             value = np.array(getattr(self, name), dtype=np.float64, order="C", copy=True)
             if value.ndim != 1 or value.shape[0] == 0:
-                raise ValueError(f"{name} must be a non-empty 1-d array, got shape {value.shape}")
+                raise InputValueError(f"{name} must be a non-empty 1-d array, got shape {value.shape}")
             value.setflags(write=False)
             object.__setattr__(self, name, value)
         if np.any(np.isnan(self.log_f)):
-            raise ValueError("log_f must not contain NaN")
+            raise InputValueError("log_f must not contain NaN")
         if np.any(~np.isfinite(self.poisson_means)) or np.any(self.poisson_means < 0):
-            raise ValueError("poisson_means must be finite and >= 0")
+            raise InputValueError("poisson_means must be finite and >= 0")
 
     @classmethod
     def create(cls, threshold, class_counts, alpha_x, w_x, n_mc=1000, random_state=None):
@@ -441,6 +442,6 @@ class GaussianAdjustment:
         """
         tau = np.asarray(tau_mu, dtype=np.float64)
         if np.any(np.isnan(tau)) or np.any(tau <= 0):
-            raise ValueError("tau_mu must be > 0 (and not NaN)")
+            raise InputValueError("tau_mu must be > 0 (and not NaN)")
         flat = np.ascontiguousarray(tau.ravel())
         return _log_discard_probabilities(flat, self.poisson_means, self.log_f).reshape(tau.shape)

@@ -11,10 +11,11 @@ import numpy as np
 import scipy.optimize
 from scipy.special import expit, log_expit, logit
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import check_count, check_finite_output, check_positive, feature_label
 from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.preprocessing import validate_input
 from hdbayes.spike_slab.ep import (
     _log_normal_at_zero,
     cavity_parameters,
@@ -226,7 +227,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        X, y = validate_input(self, X, y, y_numeric=True, dtype=np.float64)
         codes, n_groups, prior_inclusion, slab_variance, noise_variance = self._check_params(X.shape[1])
         X_raw, y_raw = X, y
         X, y, self._X_offset, self._y_offset = center_data(X, y, self.fit_intercept)
@@ -324,7 +325,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         y_std : ndarray of shape (n_samples,), only with ``return_std=True``
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_input(self, X, reset=False, dtype=np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
             y_mean = X @ self.coef_ + self.intercept_
             self._check_prediction("predicted mean", y_mean, X)

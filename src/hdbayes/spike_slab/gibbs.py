@@ -21,11 +21,12 @@ import scipy.linalg
 from numba import njit
 from scipy.special import logit
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from hdbayes._validation import check_count, check_finite_output, check_generator
 from hdbayes.exceptions import InputValueError
+from hdbayes.preprocessing import validate_input
 from hdbayes.spike_slab.ep import center_data, check_data_magnitudes, check_model_parameters, single_threaded_blas
 
 __all__ = ["GroupSpikeSlabGibbs", "collapsed_group_sweep"]
@@ -177,7 +178,7 @@ class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
+        X, y = validate_input(self, X, y, y_numeric=True, dtype=np.float64)
         codes, n_groups, prior_inclusion, slab_variance, noise_variance = check_model_parameters(
             self.groups, self.prior_inclusion, self.slab_variance, self.noise_variance, X.shape[1]
         )
@@ -241,7 +242,7 @@ class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Posterior predictive mean ``X E[w | y] + intercept``."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_input(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_ + self.intercept_
 
     def to_inference_data(self):
