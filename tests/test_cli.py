@@ -239,12 +239,22 @@ def test_classify_discrete_model_options_and_counts(count_files, tmp_path, capsy
     assert "was not seen in training" in capsys.readouterr().err
     frame = pd.read_csv(train)
     frame["w0"] = frame["w0"].astype(float)
-    frame.loc[0, "w0"] = 0.5
+    frame.loc[0, "w0"] = 0.5  # weights such as tf-idf are accepted by the multinomial and DCM models
     frame.to_csv(tmp_path / "fractional.csv", index=False)
     argv = ["classify", "--train", str(tmp_path / "fractional.csv"), "--test", str(test), "--target", "topic"]
-    assert main([*argv, "--model", "dcm", "--out", str(out)]) == 2
+    assert main([*argv, "--model", "dcm", "--out", str(out)]) == 0
+    assert pd.read_csv(out).shape == (40, 3)
+    out.unlink()
+    assert main([*argv, "--model", "categorical-nb", "--out", str(out)]) == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "integer" in error
+    assert error.count("\n") == 1 and "line 2, column 'w0': 0.5 is not a category code (an integer >= 0)" in error
+    frame.loc[0, "w0"] = -1.0
+    frame.to_csv(tmp_path / "negative.csv", index=False)
+    argv = ["classify", "--train", str(tmp_path / "negative.csv"), "--test", str(test), "--target", "topic"]
+    for model in ("dcm", "multinomial-nb"):
+        assert main([*argv, "--model", model, "--out", str(out)]) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and "column 'w0': -1 is negative" in error
     assert not out.exists()
 
 

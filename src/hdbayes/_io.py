@@ -142,7 +142,8 @@ def check_output_folder(folder) -> None:
         raise InputValueError(f"{folder} exists and is not a folder")
     if folder.is_dir() and _read_manifest(folder) is None and any(folder.iterdir()):
         raise InputValueError(
-            f"{folder} is not empty and was not written by hdbayes; choose a new or empty folder for --out"
+            f"{folder} is not empty and was not written by hdbayes (it has no {MANIFEST} file); "
+            "choose a new or empty folder for --out"
         )
 
 

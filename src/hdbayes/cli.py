@@ -536,13 +536,21 @@ def _check_classify_data(args, data):
                     f"{table.where(i, data.columns[j])}: {X[i, j]:g} is not binary (0/1); --model {args.model} "
                     "needs 0/1 features: give --binarize T or --binarize median"
                 )
-        elif args.model in _COUNT_MODELS or args.model == "categorical-nb":
+        elif args.model in _COUNT_MODELS:
+            bad = X < 0
+            if bad.any():
+                i, j = np.argwhere(bad)[0]
+                raise InputError(
+                    f"{table.where(i, data.columns[j])}: {X[i, j]:g} is negative; --model {args.model} needs "
+                    "counts or other non-negative weights (such as tf-idf)"
+                )
+        elif args.model == "categorical-nb":
             bad = (X < 0) | (X != np.round(X))
             if bad.any():
                 i, j = np.argwhere(bad)[0]
-                kind = "a count (a non-negative integer)" if args.model != "categorical-nb" else (
-                    "a category code (an integer >= 0)")  # fmt: skip
-                raise InputError(f"{table.where(i, data.columns[j])}: {X[i, j]:g} is not {kind}")
+                raise InputError(
+                    f"{table.where(i, data.columns[j])}: {X[i, j]:g} is not a category code (an integer >= 0)"
+                )
     if args.model == "categorical-nb":
         seen = data.X_train.max(axis=0)
         limit = seen + 1 if args.n_categories is None else np.full_like(seen, args.n_categories)
