@@ -168,3 +168,18 @@ def test_file_names_must_be_plain(tmp_path):
     with pytest.raises(ValueError):
         write_folder(tmp_path / "out", {"../escape.csv": _text("x")})
     assert not (tmp_path / "escape.csv").exists()
+
+
+def test_dev_stdout_redirected_to_a_file_is_written_through(tmp_path):
+    """``> file`` makes /dev/stdout a link to a regular file: write into that file, do not replace it."""
+    import subprocess
+    import sys
+
+    target = tmp_path / "redirected.txt"
+    code = "from hdbayes._io import write_file; write_file('/dev/stdout', lambda p: open(p, 'w').write('csv\\n'))"
+    with open(target, "w") as handle:
+        inode = os.fstat(handle.fileno()).st_ino
+        subprocess.run([sys.executable, "-c", code], stdout=handle, check=True, timeout=60)
+    assert target.read_text() == "csv\n"
+    assert os.stat(target).st_ino == inode
+    assert os.listdir(tmp_path) == ["redirected.txt"]

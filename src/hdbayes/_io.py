@@ -72,6 +72,12 @@ def _replace_regular(path: Path, write, mode: int | None) -> None:
         raise
 
 
+def _is_system_path(path: Path) -> bool:
+    """Whether ``path`` lies under /dev or /proc (file descriptors, devices): never replaced by a rename."""
+    absolute = Path(os.path.abspath(path))
+    return absolute.parts[:2] in (("/", "dev"), ("/", "proc"))
+
+
 def write_file(path, write, *, binary=False) -> None:
     """Write one output file without leaving a partial file or damaging what is there.
 
@@ -80,7 +86,8 @@ def write_file(path, write, *, binary=False) -> None:
     path : str or path-like
         Destination. ``"-"`` writes to standard output. A symbolic link is followed (its
         target is replaced atomically; a dangling link's target is created); a special
-        file (character device, FIFO, socket) is opened and written through; a regular
+        file (character device, FIFO, socket) and anything under ``/dev`` or ``/proc`` (such
+        as ``/dev/stdout`` redirected to a file) is opened and written through; a regular
         file is replaced atomically and keeps its permission bits; a new file gets
         ``0o666`` masked by the umask. Missing parent folders are created.
     write : callable
@@ -109,8 +116,10 @@ def write_file(path, write, *, binary=False) -> None:
         info = None
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise InputValueError(f"{path} is a folder, not a file")
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        write(os.fspath(path))  # a device, FIFO or socket (or a link to one, like /dev/stdout): write through
+    if info is not None and (not stat.S_ISREG(info.st_mode) or _is_system_path(path)):
+        # a device, FIFO or socket, or a link to one (/dev/stdout), or /dev/stdout or /proc/self/fd/N
+        # redirected to a file by the shell: write through, the file cannot or must not be replaced
+        write(os.fspath(path))
         return
     # a regular file (through its link: the link stays, its target is replaced) or a new one
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
