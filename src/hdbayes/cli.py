@@ -918,6 +918,7 @@ def _cli_terms(message):
         message = re.sub(rf"\b{parameter}=", f"{option} ", message)
         message = re.sub(rf"\b{parameter}\b", option, message)
     message = re.sub(r"\b(threshold|binarize|thin)=", r"--\1 ", message)
+    message = re.sub(r"\b(lower|raise|increase|decrease) (threshold|binarize|thin)\b", r"\1 --\2", message)
     message = re.sub(r"\b(thin|binarize) must\b", r"--\1 must", message)
     return message
 
