@@ -222,7 +222,7 @@ def gibbs_chain(counts, sums, squares, *, n_iter, burn_in, thin, prior, adjustme
     dict
         ``mu`` (S, G, k), ``tau_x`` and ``nu`` (S, k), ``tau_mu`` (S,) at the saved
         iterations, ``log_tau_mu`` and ``log_tau_nu`` traces (n_iter,),
-        ``acceptance_rate`` of the Metropolis steps (1.0 when unused).
+        ``acceptance_rate`` of the Metropolis steps (0 when there are none: uncorrected, or p − k = 0).
     """
     if adjustment is None or n_discarded == 0:
         poisson_means, log_f, n_discarded = np.ones(1), np.zeros(1), 0
