@@ -365,6 +365,14 @@ def test_overflow_is_an_input_error_naming_the_value(model):
         model.__class__(**model.get_params()).fit(huge, [0, 0, 1, 1])
 
 
+def test_zero_pseudo_counts_give_legitimate_zero_probabilities():
+    # beta1 = 0: a feature never on in class 0 has θ = 0 there, so a case with it on is impossible in class 0
+    model = BayesianBernoulliNB("posterior_mean", beta1=0.0, beta0=1.0).fit([[0, 1], [0, 0], [1, 1]], [0, 0, 1])
+    np.testing.assert_array_equal(model.predict_proba([[1, 0]])[:, 0], [0.0])
+    multinomial = BayesianMultinomialNB("posterior_mean", beta=0.0).fit([[2, 0], [0, 3]], [0, 1])
+    np.testing.assert_array_equal(multinomial.predict_proba([[1, 0]]), [[1.0, 0.0]])
+
+
 def test_bernoulli_and_categorical_never_overflow():
     X = np.array([[1e308, 0.0], [0.0, 1.0], [1.0, 1e308]])
     proba = BayesianBernoulliNB().fit(X, [0, 1, 1]).predict_proba(X)  # 1e308 > 0 is just a one

@@ -394,8 +394,15 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     def _zero_probability_possible(self):
-        """Whether an estimate can be 0, so that −inf is a legitimate joint log-likelihood."""
-        return getattr(self, "method", None) in ("mle", "map")
+        """Whether an estimate can be 0, so that −inf is a legitimate joint log-likelihood: the plug-in
+        methods "mle" and "map", or a zero estimate from zero pseudo-counts (e.g. ``beta1=0``)."""
+        if getattr(self, "method", None) in ("mle", "map"):
+            return True
+        for name in ("feature_log_prob_", "feature_log_neg_prob_", "_flat_log_prob"):
+            value = getattr(self, name, None)
+            if isinstance(value, np.ndarray) and np.isneginf(value).any():
+                return True
+        return False
 
     def predict_joint_log_proba(self, X):
         """b_c(x) = log p(x | y = c, D) + log p(y = c | D) for every class, shape (n_samples, n_classes)."""

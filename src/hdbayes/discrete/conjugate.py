@@ -425,7 +425,8 @@ def integer_counts_fit_tables(X):
     X = X.tocsr()
     top = np.zeros(X.shape[1])
     np.maximum.at(top, X.indices, X.data)
-    lengths = np.asarray(X.sum(axis=1)).ravel()
+    with np.errstate(over="ignore"):
+        lengths = np.asarray(X.sum(axis=1)).ravel()
     limit = max(_TABLE_SIZE, 4 * data.size)
     return top[top >= 2].sum() <= limit and lengths.max() <= limit
 
@@ -456,7 +457,8 @@ class DirichletMultinomialTables:
         the Gamma-function form log Γ(x + α)/Γ(α) (equal at integers). The multinomial
         coefficient needs integer counts.
         """
-        lengths, inverse = np.unique(np.asarray(X.sum(axis=1)).ravel(), return_inverse=True)
+        with np.errstate(over="ignore"):  # an overflowing length is reported by the caller's finiteness check
+            lengths, inverse = np.unique(np.asarray(X.sum(axis=1)).ravel(), return_inverse=True)
         # log Γ(α_0)/Γ(N + α_0) once per distinct document length
         alpha0_term = log_rising_factorial(self.alpha0[None, :], lengths[:, None])
         if integer_counts_fit_tables(X):

@@ -425,7 +425,8 @@ def _fit_dirichlet_multinomial(X, alpha_init, alpha_min, max_iter, tol, feature_
     seen = np.flatnonzero(np.diff(X.indptr) > 0)
     sub = X[:, seen]
     if alpha_init is None:
-        start = np.asarray(sub.sum(axis=0)).ravel() / X.shape[0]
+        with np.errstate(over="ignore"):  # an overflow makes α non-finite, reported after the fit
+            start = np.asarray(sub.sum(axis=0)).ravel() / X.shape[0]
     else:
         alpha_init = np.asarray(alpha_init, dtype=np.float64)
         if alpha_init.shape != (D,) or not np.all(np.isfinite(alpha_init)) or np.any(alpha_init <= 0):
@@ -554,7 +555,7 @@ class DCMClassifier(GenerativeClassifier):
         self.converged_ = np.zeros(C, dtype=bool)
         self.concentration_ = np.zeros(C)
         for c, documents in enumerate(self._documents):
-            if documents.shape[0] == 0 or documents.sum() == 0:
+            if documents.shape[0] == 0 or documents.count_nonzero() == 0:
                 raise InputValueError(
                     f"class {plain(self.classes_[c])} has no words (no documents, or all empty): "
                     "its Dirichlet-compound-multinomial cannot be fitted"
