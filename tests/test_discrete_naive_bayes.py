@@ -7,6 +7,8 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy.special import logsumexp
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, MultinomialNB
@@ -405,6 +407,22 @@ def test_binarize_gives_the_same_answer_for_every_input_format(signed_data, bina
     np.testing.assert_array_equal(dense.binarize_thresholds_, thresholds)
     counts = np.array([((X > thresholds)[y == c]).sum(axis=0) for c in (0, 1)])
     np.testing.assert_array_equal(dense.feature_count_, counts)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    threshold=st.one_of(st.floats(-3.0, 3.0), st.sampled_from([0.0, -0.0, "median"])),
+    density=st.floats(0.0, 1.0),
+)
+def test_binarize_dense_and_sparse_agree_property(seed, threshold, density):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(12, 5)), 1) * (rng.random((12, 5)) < density)
+    y = np.arange(12) % 3
+    expected = BayesianBernoulliNB(binarize=threshold).fit(X, y).predict_log_proba(X)
+    for fmt in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
+        got = BayesianBernoulliNB(binarize=threshold).fit(fmt(X), y).predict_log_proba(fmt(X))
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_binarize_negative_threshold_counts_the_implicit_zeros(signed_data):
