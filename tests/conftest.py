@@ -1,9 +1,21 @@
-"""Shared fixtures for the selection-bias test modules."""
+"""Shared fixtures: simulated naive Bayes data, sparse matrices, and the identical-outputs check of experiments."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+
+def pytest_configure(config):
+    """Under pytest-xdist every worker is a process of its own: one BLAS thread each, so that two workers on
+    two cores do not start four BLAS threads (OpenBLAS threads cost up to 100x on small matrices under load)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1, user_api="blas")
 
 
 def simulate_binary_naive_bayes(n_features, n_train, n_test, alpha=300.0, seed=0):
@@ -50,3 +62,32 @@ def simulate_nb():
 def sparse_binary():
     """The builder :func:`random_sparse_binary` as a fixture."""
     return random_sparse_binary
+
+
+def assert_identical_outputs(first, second, folder):
+    """Write two experiment reports into ``folder`` and assert byte-identical files, timings excepted.
+
+    ``summary.md``, every result CSV and every PNG other than ``timing*`` must agree byte for byte;
+    the timing CSVs must exist in both with the same columns.
+    """
+    folder = Path(folder)
+    one, two = first.write(folder / "first"), second.write(folder / "second")
+    names = sorted(p.name for p in one.iterdir())
+    assert names == sorted(p.name for p in two.iterdir())
+    assert "summary.md" in names and any(n.endswith(".csv") and not n.startswith("timing") for n in names)
+    for name in names:
+        a, b = (one / name).read_bytes(), (two / name).read_bytes()
+        if name.startswith("timing"):
+            if name.endswith(".csv"):
+                assert a.splitlines()[0] == b.splitlines()[0], name
+            continue
+        assert a == b, f"{name} differs between two runs with the same seed"
+    for name in names:
+        if name == "summary.md" or (name.endswith(".csv") and not name.startswith("timing")):
+            assert "seconds" not in (one / name).read_text(encoding="utf-8"), f"a time in {name}"
+
+
+@pytest.fixture(scope="session")
+def identical_outputs():
+    """The check :func:`assert_identical_outputs` as a fixture."""
+    return assert_identical_outputs

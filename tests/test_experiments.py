@@ -1,4 +1,9 @@
-"""Experiments: small versions in the default run, the papers' sizes marked slow."""
+"""Experiments: small (or tiny) versions in the default run, the papers' sizes marked slow.
+
+Every check of an experiment names its margin (see each module's constants); the default runs assert all
+of them. Same seed, same bytes: :func:`test_naive_bayes_simulation_small` (the ``hdbayes demo`` run) writes
+its report twice and compares the files.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,10 @@ import numpy as np
 import pytest
 
 from hdbayes.cli import main
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.experiments import colon, naive_bayes_simulation
 from hdbayes.experiments._report import Report
+from hdbayes.experiments._runtime import cap_n_jobs, choose_size, usable_cores
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +46,12 @@ def test_report_write_is_atomic(tmp_path):
     assert list(csv.DictReader(open(folder / "t.csv"))) == [{"a": "1"}]
 
 
-def test_naive_bayes_simulation_small():
+def test_naive_bayes_simulation_small(tmp_path, identical_outputs):
+    """The demo's run: checks hold, and a second run with the same seed writes the same bytes."""
     report = naive_bayes_simulation.run(full=False, random_state=0, progress=False)
     assert all(report.checks.values()), report.checks
+    identical_outputs(report, naive_bayes_simulation.run(full=False, random_state=0, progress=False), tmp_path)
+    assert [set(r) for r in report.timings["timing"]] == [{"k", "method", "seconds"}] * len(report.tables["results"])
     rows = {(r["k"], r["method"]): r for r in report.tables["results"]}
     # correction leaves the 0.5-threshold error rate almost unchanged (spec §11.12)
     for k in (10, 100, 500):
@@ -116,17 +126,35 @@ def test_gaussian_simulation_small():
     """Li (2009) §4.1 at p = 1000: the robust parts of the acceptance hold at the small size."""
     from hdbayes.experiments import gaussian_simulation
 
-    report = gaussian_simulation.run(full=False, random_state=0, progress=False, n_jobs=2)
-    for k in (10, 50, 200):
-        assert report.checks[f"k={k}: corrected AMLP < uncorrected AMLP"]
-        assert report.checks[f"k={k}: corrected 95% interval of log tau_mu covers log 100"]
-        assert report.checks[f"k={k}: uncorrected 95% interval of log tau_mu lies below log 100"]
+    report = gaussian_simulation.run(random_state=0, progress=False, size="tiny")
+    assert len(report.checks) == 9  # 4 at k = 10 (the overconfidence check starts at k = 50), 5 at k = 50
+    assert all(report.checks.values()), report.checks
     rows = {(r["k"], r["method"]): r for r in report.tables["results"]}
-    for k in (10, 50, 200):
+    for k in gaussian_simulation.SIZES["tiny"].ks:
         corrected_gap = abs(rows[k, "corrected"]["expected_error"] - rows[k, "corrected"]["actual_error"])
         uncorrected_gap = abs(rows[k, "uncorrected"]["expected_error"] - rows[k, "uncorrected"]["actual_error"])
-        assert corrected_gap < 0.05 and corrected_gap < uncorrected_gap / 3
-    assert set(report.figures) == {"fig2_performance", "fig3_log_tau_mu_traces"}
+        assert corrected_gap < uncorrected_gap / 3  # measured ratios 0.06–0.2
+    assert set(report.figures) == {"fig2_performance", "fig3_log_tau_mu_traces", "timing_fig2_fit_time"}
+    assert "fit_seconds" not in rows[10, "corrected"] and len(report.timings["timing"]) == len(rows)
+
+
+def test_mixture_simulation_tiny():
+    """Thesis §2.4.4 at p = 1000 and 100 training cases: every check, with its margin."""
+    from hdbayes.experiments import mixture_simulation
+
+    report = mixture_simulation.run(random_state=0, progress=False, size="tiny")
+    assert len(report.checks) == 5
+    assert all(report.checks.values()), report.checks
+    assert set(report.figures) == {"fig2_13_error_rates", "fig2_14_amlp_brier", "alpha_traces"}
+    assert {r["k"] for r in report.timings["timing"]} == {1, 10, 100}
+
+
+@pytest.mark.slow
+def test_mixture_simulation_small():
+    from hdbayes.experiments import mixture_simulation
+
+    report = mixture_simulation.run(full=False, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
 
 
 @pytest.mark.slow
@@ -147,3 +175,36 @@ def test_interaction_counts_paper_size():
     report = interaction_counts.run(full=True, random_state=0, progress=False)
     assert all(report.checks.values()), report.checks
     assert set(report.figures) == {"sequence_counts", "classification_counts"}
+
+
+def test_n_jobs_is_capped_at_the_usable_cores():
+    cores = usable_cores()
+    assert cores >= 1
+    assert cap_n_jobs(None) is None
+    assert cap_n_jobs(1000) == cores and cap_n_jobs(1) == 1
+    assert cap_n_jobs(-1) == cores and cap_n_jobs(-(cores + 5)) == 1
+    with pytest.raises(InputValueError, match="n_jobs"):
+        cap_n_jobs(0)
+    with pytest.raises(InputTypeError, match="n_jobs"):
+        cap_n_jobs(2.5)
+
+
+def test_colon_starts_no_more_workers_than_cores(monkeypatch):
+    """An experiment given n_jobs=1000 hands joblib at most the usable cores."""
+    seen = []
+
+    def fake_cross_val_predict(*args, n_jobs=None, **kwargs):
+        seen.append(n_jobs)
+        return np.full((len(args[2]), 2), 0.5)
+
+    monkeypatch.setattr(colon, "cross_val_predict", fake_cross_val_predict)
+    colon.loocv_probabilities(np.zeros((4, 3)), np.array([0, 1, 0, 1]), n_features=1, n_jobs=1000)
+    assert seen == [usable_cores()]
+
+
+def test_size_names_are_checked():
+    sizes = {"tiny": 1, "small": 2, "full": 3}
+    assert choose_size(sizes) == ("small", 2) and choose_size(sizes, full=True) == ("full", 3)
+    assert choose_size(sizes, full=True, size="tiny") == ("tiny", 1)
+    with pytest.raises(InputValueError, match="size must be one of 'tiny', 'small', 'full', got 'huge'"):
+        choose_size(sizes, size="huge")

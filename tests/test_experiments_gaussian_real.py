@@ -1,7 +1,8 @@
 """Gaussian-model experiments on real data (Li 2009 §4.2): SRBCT and lymphoma.
 
-The small versions run by default; the paper-size runs are marked slow. Both skip
-when the data file is unavailable (no HDBAYES_DATA, no cache, offline).
+The tiny versions (short chains, SRBCT: one gene group and 10-fold CVs; lymphoma: 5 folds) run by
+default with every check; the small and paper-size runs are marked slow. Both skip when the data file
+is unavailable (no HDBAYES_DATA, no cache, offline).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from hdbayes.metrics import random_lognormal_loss
 from hdbayes.preprocessing import ShrunkCovarianceWhitener
 from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
 
-MEASURES = {"actual_error", "expected_error", "amlp", "brier", "expected_loss", "actual_loss", "seconds"}
+MEASURES = {"actual_error", "expected_error", "amlp", "brier", "expected_loss", "actual_loss"}
 
 
 def _data_file(name):
@@ -38,20 +39,6 @@ def srbct_file():
 @pytest.fixture(scope="module")
 def lymphoma_file():
     return _data_file("lymphoma.RData")
-
-
-@pytest.fixture(scope="module")
-def srbct_small(srbct_file):
-    from hdbayes.experiments import srbct
-
-    return srbct.run(full=False, random_state=0, progress=False, n_jobs=2)
-
-
-@pytest.fixture(scope="module")
-def lymphoma_small(lymphoma_file):
-    from hdbayes.experiments import lymphoma
-
-    return lymphoma.run(full=False, random_state=0, progress=False, n_jobs=2)
 
 
 # ---------------------------------------------------------------------------
@@ -77,7 +64,7 @@ def test_cross_validate_methods_rows_and_probabilities():
         n_iter=200, burn_in=50, thin=5,
     )  # fmt: skip
     assert [r["method"] for r in rows] == ["corrected", "uncorrected"]
-    assert all(MEASURES <= set(r) and r["k"] == 5 for r in rows)
+    assert all(MEASURES | {"seconds"} <= set(r) and r["k"] == 5 for r in rows)
     for name, P in proba.items():
         assert P.shape == (45, 3)
         np.testing.assert_allclose(P.sum(axis=1), 1.0)
@@ -99,30 +86,41 @@ def test_seeds_are_reproducible_and_distinct():
 # SRBCT
 
 
-def test_srbct_small(srbct_small):
-    report = srbct_small
+def test_srbct_tiny(srbct_file, tmp_path):
+    from hdbayes.experiments import srbct
+
+    report = srbct.run(random_state=0, progress=False, size="tiny")
+    assert len(report.checks) == 4
     assert all(report.checks.values()), report.checks
     rows = report.tables["results"]
-    assert [(r["group"], r["method"]) for r in rows] == [
-        (1, "corrected"), (1, "uncorrected"), (2, "corrected"), (2, "uncorrected"),
-    ]  # fmt: skip
-    assert all(r["p"] in (230, 231) and r["k"] == 10 and MEASURES <= set(r) for r in rows)
+    assert [(r["group"], r["method"]) for r in rows] == [(1, "corrected"), (1, "uncorrected")]
+    assert all(r["p"] in (230, 231) and r["k"] == 10 and MEASURES <= set(r) and "seconds" not in r for r in rows)
     whole = report.tables["whole_data"]
     assert [r["method"] for r in whole] == ["corrected", "uncorrected"]
     assert all(r["k"] == 50 and 0 <= r["misclassified"] <= 83 for r in whole)
-    assert len(report.tables["probabilities"]) == 2 * 83 * 2 + 83 * 2
+    assert len(report.tables["probabilities"]) == 2 * 83 + 83 * 2
+    assert [(r.get("group"), r["method"]) for r in report.timings["timing"]] == [
+        (1, "corrected"), (1, "uncorrected"), (None, "corrected"), (None, "uncorrected"),
+    ]  # fmt: skip
     loss = report.tables["loss_matrix"]
     assert [row[f"guess_{row['true']}"] for row in loss] == [0.0] * 4
     figure = report.figures["fig4_srbct"]
     assert isinstance(figure, matplotlib.figure.Figure) and len(figure.axes) == 4
     assert "## Acceptance checks" in report.summary
-
-
-def test_srbct_small_writes(tmp_path, srbct_small):
-    folder = srbct_small.write(tmp_path / "srbct")
-    assert {p.name for p in folder.iterdir()} == {
+    folder = report.write(tmp_path / "srbct")
+    assert {p.name for p in folder.iterdir() if not p.name.startswith(".")} == {
         "summary.md", "results.csv", "whole_data.csv", "probabilities.csv", "loss_matrix.csv", "fig4_srbct.png",
+        "timing.csv",
     }  # fmt: skip
+
+
+@pytest.mark.slow
+def test_srbct_small(srbct_file):
+    from hdbayes.experiments import srbct
+
+    report = srbct.run(full=False, random_state=0, progress=False, n_jobs=2)
+    assert all(report.checks.values()), report.checks
+    assert len(report.tables["probabilities"]) == 2 * 83 * 2 + 83 * 2
 
 
 @pytest.mark.slow
@@ -138,8 +136,11 @@ def test_srbct_paper_size(srbct_file):
 # lymphoma
 
 
-def test_lymphoma_small(lymphoma_small):
-    report = lymphoma_small
+def test_lymphoma_tiny(lymphoma_file):
+    from hdbayes.experiments import lymphoma
+
+    report = lymphoma.run(random_state=0, progress=False, size="tiny")
+    assert len(report.checks) == 2
     assert all(report.checks.values()), report.checks
     rows = report.tables["results"]
     assert [(r["k"], r["method"]) for r in rows] == [
@@ -156,6 +157,14 @@ def test_lymphoma_small(lymphoma_small):
         assert corrected["log_tau_mu_mean"] > uncorrected["log_tau_mu_mean"]
     assert len(report.figures["measures_vs_k"].axes) == 4
     assert "No whitening" in report.summary
+
+
+@pytest.mark.slow
+def test_lymphoma_small(lymphoma_file):
+    from hdbayes.experiments import lymphoma
+
+    report = lymphoma.run(full=False, random_state=0, progress=False, n_jobs=2)
+    assert all(report.checks.values()), report.checks
 
 
 @pytest.mark.slow

@@ -82,7 +82,8 @@ def fit_and_score(model, X_train, y_train, X_test, y_test, **labels):
 
     The row holds ``labels`` (e.g. order and prior), the parameter counts, the fit time (which
     includes the grouping), the prediction time, the error rate and the average minus log
-    probability.
+    probability. The experiments move the two times to their timings
+    (:func:`~hdbayes.experiments._runtime.split_timings`), out of the result tables.
     """
     model.fit(X_train, y_train)
     start = time.perf_counter()

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.model_selection import cross_val_predict
 from sklearn.pipeline import make_pipeline
 
+from hdbayes.experiments._runtime import cap_n_jobs
 from hdbayes.metrics import (
     average_minus_log_probability,
     brier_score,
@@ -125,8 +126,8 @@ def cross_validate_methods(
     random_state : int, optional
         Seed of the classifier in every fold and method (common random numbers).
     n_jobs : int, optional
-        Folds in parallel (joblib processes); times are then wall-clock under
-        parallelism.
+        Folds in parallel (joblib processes), capped at the usable cores; times are then
+        wall-clock under parallelism.
     **params
         Priors and run lengths of the classifier.
 
@@ -135,11 +136,14 @@ def cross_validate_methods(
     rows : list of dict
         One per method: ``method``, ``k``, the measures of
         :func:`probability_measures`, ``seconds`` (wall-clock of the whole
-        cross-validation: whitening, selection, MCMC and prediction in all folds).
+        cross-validation: whitening, selection, MCMC and prediction in all folds; an
+        experiment moves it to its timings with
+        :func:`~hdbayes.experiments._runtime.split_timings`).
     probabilities : dict of str to ndarray of shape (n, G)
         The cross-validated predictive probabilities by method.
     """
     methods = METHODS if methods is None else methods
+    n_jobs = cap_n_jobs(n_jobs)
     rows, probabilities = [], {}
     for name, correct in methods.items():
         model = gaussian_model(n_features=n_features, correct=correct, lam=lam, random_state=random_state, **params)

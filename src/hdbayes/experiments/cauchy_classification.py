@@ -8,7 +8,8 @@ fitted by the MCMC of spec §4.2 for a range of O. Reported (spec §5.5, §5.6):
 of original and compressed parameters (Fig. 3.18), training and prediction times,
 error rate and AMLP against O with the true model's values as reference lines
 (Fig. 3.20), the posterior medians at O = 4, Cauchy against Gaussian (Fig. 3.21), and
-traces of log σ_o at the highest order fitted.
+traces of log σ_o at the highest order fitted. Times go to ``timing.csv`` and the figure
+``timing_fig3_18`` only, so that two runs with the same seed write identical results.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from hdbayes.experiments._compressed import (
     prior_panels,
 )
 from hdbayes.experiments._report import Report, checks_markdown, markdown_table
+from hdbayes.experiments._runtime import cap_n_jobs, choose_size, split_timings
 from hdbayes.interactions.models import CompressedInteractionClassifier
 from hdbayes.metrics import average_minus_log_probability, error_rate, paired_t_test
 from hdbayes.plotting import posterior_medians_scatter
@@ -41,6 +43,7 @@ SIZES = {
         orders=(1, 2, 3, 4, 5, 6, 7), n_train=500, n_test=5000, n_iter=2000, burn_in=750, thin=5
     ),
     "small": CompressedRunSize(orders=(1, 2, 3, 4, 5), n_train=300, n_test=1000, n_iter=300, burn_in=100, thin=2),
+    "tiny": CompressedRunSize(orders=(1, 2, 3, 4, 5), n_train=300, n_test=500, n_iter=200, burn_in=80, thin=2),
 }  # fmt: skip
 
 
@@ -52,7 +55,7 @@ def _fit_and_score(data, order, prior, size, seed, n_jobs):
     return fit_and_score(model, data.X_train, data.y_train, data.X_test, data.y_test, order=order, prior=prior)
 
 
-def run(full=False, random_state=0, progress=None, n_jobs=None):
+def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     """Run the experiment.
 
     Parameters
@@ -65,13 +68,18 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         Seed of the simulated data and of the MCMC.
     progress : bool or None
     n_jobs : int, optional
-        Unused by the single chain of each fit; accepted for a uniform interface.
+        Unused by the single chain of each fit; accepted for a uniform interface (capped at
+        the usable cores).
+    size : {"tiny", "small", "full"}, optional
+        Overrides ``full``; "tiny" (the test suite's) has 500 test cases and 200 iterations
+        (burn-in 80), with the same checks.
 
     Returns
     -------
     Report
     """
-    size = SIZES["full" if full else "small"]
+    n_jobs = cap_n_jobs(n_jobs)
+    _, size = choose_size(SIZES, full, size)
     data = simulate_cauchy_classification(
         n_train=size.n_train, n_test=size.n_test, n_features=7, n_values=3, order=TRUE_ORDER,
         random_state=random_state,
@@ -88,6 +96,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         if prior == "cauchy":
             losses[order] = -np.log(proba[np.arange(len(data.y_test)), np.searchsorted(model.classes_, data.y_test)])
 
+    timings = split_timings(rows, ["fit_seconds", "predict_seconds"], ["order", "prior"])
     by = {(r["order"], r["prior"]): r for r in rows}
     best_order = min(size.orders, key=lambda o: by[o, "cauchy"]["amlp"])
     best_middle = min((o for o in size.orders if 3 <= o <= 5), key=lambda o: by[o, "cauchy"]["amlp"])
@@ -118,8 +127,10 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     report.tables["results"] = rows
     report.tables["true_model"] = [{"error_rate": true_error, "amlp": true_amlp}]
     report.checks = checks
+    report.timings["timing"] = timings
     report.figures = {
-        "fig3_18_counts_times": _figure_counts(by, size.orders),
+        "fig3_18_counts": _figure_counts(by, size.orders),
+        "timing_fig3_18": _figure_times({(r["order"], r["prior"]): r for r in timings}, size.orders),
         "fig3_20_performance": _figure_performance(by, size.orders, true_error, true_amlp),
         "sigma_traces": _figure_traces(models, max(size.orders), size.burn_in),
     }
@@ -132,8 +143,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         f"p = 7 features uniform on 3 values; true model: interactions of order ≤ {TRUE_ORDER}, σ_o = 1/o, "
         f"Cauchy coefficients, intercept 0; {size.n_train} training and {size.n_test} test cases; seed "
         f"{random_state}. Compressed parameters; Cauchy and Gaussian priors of spec §2.2; MCMC {size.n_iter} "
-        f"iterations (burn-in {size.burn_in}, thin {size.thin}). Counts are per parameter set; 'fit_seconds' "
-        "includes grouping.",
+        f"iterations (burn-in {size.burn_in}, thin {size.thin}). Counts are per parameter set; training and "
+        "prediction times (training includes grouping) are in timing.csv.",
         "",
         markdown_table(rows),
         f"True model on the test cases: error rate {true_error:.4f}, AMLP {true_amlp:.4f}.",
@@ -204,14 +215,22 @@ def cases_without_private_subpattern(X):
 def _figure_counts(by, orders):
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(9, 6.4), layout="constrained")
-    axes = fig.subplots(2, 2)
-    plot_counts(axes[0, 0], axes[0, 1], by, orders, PRIORS)
+    fig = Figure(figsize=(9, 3.4), layout="constrained")
+    plot_counts(*fig.subplots(1, 2), by, orders, PRIORS)
+    fig.suptitle("Fig. 3.18 (upper): parameters, Cauchy-model data (compressed)")
+    return fig
+
+
+def _figure_times(timing_by, orders):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 3.4), layout="constrained")
+    axes = fig.subplots(1, 2)
     times = (("fit_seconds", "training time (s)"), ("predict_seconds", "prediction time (s)"))
-    plot_by_prior(axes[1], by, orders, PRIORS, times)
-    for ax in axes[1]:
+    plot_by_prior(axes, timing_by, orders, PRIORS, times)
+    for ax in axes:
         ax.legend(frameon=False, fontsize=7)
-    fig.suptitle("Fig. 3.18: parameters and times, Cauchy-model data (compressed)")
+    fig.suptitle("Fig. 3.18 (lower): times, Cauchy-model data (compressed)")
     return fig
 
 

@@ -7,7 +7,8 @@ correlated with the class **in each training fold** (so p = 200, p − k = 195, 
 changes from fold to fold), with and without correction. Reported per group: actual
 and expected error rates (Fig. 2.9), average minus log probability and average
 squared error (Fig. 2.10), the predictive probabilities (Fig. 2.8), and paired
-t-tests across the groups.
+t-tests across the groups. Times are in ``timing.csv`` only, so that two runs with the
+same seed write identical results.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_colon
 from hdbayes.experiments._report import Report, checks_markdown, markdown_table
+from hdbayes.experiments._runtime import cap_n_jobs, split_timings
 from hdbayes.metrics import (
     average_minus_log_probability,
     brier_score,
@@ -34,12 +36,15 @@ __all__ = ["loocv_probabilities", "run"]
 N_GROUPS = 10
 GROUP_SIZE = 200
 N_SELECTED = 5
+#: A gene group counts for the correction when its corrected AMLP is below the uncorrected one by at least
+#: this much (measured differences 0.05–0.2 per group).
+AMLP_MARGIN = 0.005
 
 
 def loocv_probabilities(X, y, *, n_features=N_SELECTED, correct=True, n_jobs=None):
     """Leave-one-out predictive probabilities of class 1, selection inside each fold."""
     model = BiasCorrectedNaiveBayes(n_features=n_features, correct=correct, random_state=0)
-    proba = cross_val_predict(model, X, y, cv=LeaveOneOut(), method="predict_proba", n_jobs=n_jobs)
+    proba = cross_val_predict(model, X, y, cv=LeaveOneOut(), method="predict_proba", n_jobs=cap_n_jobs(n_jobs))
     return proba[:, 1]
 
 
@@ -56,7 +61,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
     progress : bool or None
         Show a progress bar (None: only on a terminal).
     n_jobs : int, optional
-        Parallel folds (joblib).
+        Parallel folds (joblib), capped at the usable cores.
     data_home : path, optional
         Folder holding ``colon.rda`` (default: ``HDBAYES_DATA`` or the user cache).
 
@@ -92,6 +97,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         probabilities.append(per_method)
 
     report = Report(name="colon")
+    report.timings["timing"] = split_timings(rows, ["seconds"], ["group", "method"])
     report.tables["results"] = rows
     report.tables["probabilities"] = [
         {"group": g + 1, "case": i, "y": int(y[i]), "corrected": float(pm[True][i]), "uncorrected": float(pm[False][i])}
@@ -105,9 +111,11 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         for measure in ("amlp", "brier")
     }
     better = {m: sum(c[m] < u[m] for c, u in zip(corrected, uncorrected)) for m in ("amlp", "brier")}
+    clearly_better = sum(c["amlp"] <= u["amlp"] - AMLP_MARGIN for c, u in zip(corrected, uncorrected))
     n = len(corrected)
     needed = int(np.ceil(0.9 * n))
-    report.checks = {f"corrected AMLP better in at least {needed} of {n} groups": bool(better["amlp"] >= needed)}
+    key = f"corrected AMLP better by at least {AMLP_MARGIN:g} in at least {needed} of {n} groups (got {clearly_better})"
+    report.checks = {key: bool(clearly_better >= needed)}
     if n == N_GROUPS:  # the t-test target is for the thesis's 10 groups
         report.checks["paired t-test on AMLP: p < 0.01"] = bool(tests["amlp"].pvalue < 0.01)
     report.figures = {
@@ -120,7 +128,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         "",
         f"62 cases (22 normal, 40 tumour), 2000 genes binarised at their median, {n} random groups of "
         f"{GROUP_SIZE} genes (seed {random_state}); leave-one-out CV with the {N_SELECTED} genes of largest "
-        "|correlation| chosen inside each fold (p = 200, p − k = 195).",
+        "|correlation| chosen inside each fold (p = 200, p − k = 195). Times: timing.csv.",
         "",
         markdown_table(rows),
         "## Corrected vs uncorrected across groups",

@@ -7,7 +7,9 @@ top k features by F on the training set are kept, k = 10, 50, 200, 1000, and all
 (6000 iterations, burn-in 750, every 15th kept). Reported: calibration of P(y = 1)
 (Table 1), actual and expected error rates, actual and expected loss under one
 random log-normal loss matrix, average minus log probability and fit time (Fig. 2),
-and the traces of log τ^μ (Fig. 3) with R-hat and effective sample sizes.
+and the traces of log τ^μ (Fig. 3) with R-hat and effective sample sizes. Fit times are in
+``timing.csv`` and the figure ``timing_fig2_fit_time`` only, so that two runs with the same seed
+write identical results.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_gaussian
 from hdbayes.experiments._report import Report, Size, checks_markdown, markdown_table
+from hdbayes.experiments._runtime import cap_n_jobs, choose_size, split_timings
 from hdbayes.metrics import (
     average_minus_log_probability,
     calibration_markdown,
@@ -33,11 +36,18 @@ from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
 __all__ = ["SIZES", "run"]
 
 TRUE_LOG_TAU_MU = float(np.log(100.0))
+#: Largest corrected |expected − actual error|: the paper's 0.03 at its size; with 1000–2000 test cases the
+#: actual error rate alone has a standard error of 0.01–0.016, so the shorter runs allow 0.05 (measured
+#: 0.004–0.030 at seeds 0 and 1).
+CALIBRATION_TOLERANCE = {"full": 0.03, "small": 0.05, "tiny": 0.05}
+#: Corrected AMLP must be below the uncorrected one by at least this much (measured 0.07–0.26).
+AMLP_MARGIN = 0.02
 
 
 SIZES = {
     "full": Size(n_features=4000, n_test=5000, ks=(10, 50, 200, 1000), n_iter=6000, burn_in=750, thin=15),
     "small": Size(n_features=1000, n_test=2000, ks=(10, 50, 200), n_iter=1500, burn_in=300, thin=5),
+    "tiny": Size(n_features=500, n_test=1000, ks=(10, 50), n_iter=800, burn_in=200, thin=4),
 }
 
 
@@ -84,7 +94,7 @@ def _fit_and_score(data, k, correct, size, loss, n_chains, n_jobs):
     return model, proba, row
 
 
-def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2):
+def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, size=None):
     """Run the experiment.
 
     Parameters
@@ -96,15 +106,19 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2):
         Seed of the simulated data set and of the loss matrix.
     progress : bool or None
     n_jobs : int, optional
-        Chains in parallel.
+        Chains in parallel (capped at the usable cores).
     n_chains : int, default=2
         Chains per fit (R-hat needs at least two).
+    size : {"tiny", "small", "full"}, optional
+        Overrides ``full``; "tiny" (the test suite's) has p = 500, 1000 test cases, k = 10 and 50,
+        800 iterations, with the same checks.
 
     Returns
     -------
     Report
     """
-    size = SIZES["full" if full else "small"]
+    n_jobs = cap_n_jobs(n_jobs)
+    size_name, size = choose_size(SIZES, full, size)
     data = simulate_gaussian(n_features=size.n_features, n_train=200, n_test=size.n_test, random_state=random_state)
     loss = random_lognormal_loss(6, sd=2.0, random_state=random_state)
     p = size.n_features
@@ -118,11 +132,14 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2):
         models[k, correct] = model
 
     report = Report(name="gaussian-simulation")
+    timings = split_timings(rows, ["fit_seconds"], ["k", "method"])
+    report.timings["timing"] = timings
     report.tables["results"] = rows
     by = {(r["k"], r["method"]): r for r in rows}
-    report.checks = _acceptance(by, size.ks)
+    report.checks = _acceptance(by, size.ks, CALIBRATION_TOLERANCE[size_name])
     report.figures = {
         "fig2_performance": _figure_performance(by, ks, p),
+        "timing_fig2_fit_time": _figure_fit_times({(r["k"], r["method"]): r for r in timings}, ks, p),
         "fig3_log_tau_mu_traces": _figure_traces(models, size.ks),
     }
     calibration = {
@@ -156,38 +173,32 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2):
     return report
 
 
-def _acceptance(by, ks):
+def _acceptance(by, ks, tolerance):
+    """The checks, each naming its threshold and the value found (the margin)."""
     checks = {}
     for k in ks:
         corrected, uncorrected = by[k, "corrected"], by[k, "uncorrected"]
-        checks[f"k={k}: corrected |expected - actual error| <= 0.03"] = bool(
-            abs(corrected["expected_error"] - corrected["actual_error"]) <= 0.03
-        )
+        gap = abs(corrected["expected_error"] - corrected["actual_error"])
+        checks[f"k={k}: corrected |expected - actual error| <= {tolerance:g} (got {gap:.3f})"] = bool(gap <= tolerance)
         if k >= 50:
-            checks[f"k={k}: uncorrected expected error >= 0.05 below actual"] = bool(
-                uncorrected["actual_error"] - uncorrected["expected_error"] >= 0.05
-            )
-        checks[f"k={k}: corrected AMLP < uncorrected AMLP"] = bool(corrected["amlp"] < uncorrected["amlp"])
-        checks[f"k={k}: corrected 95% interval of log tau_mu covers log 100"] = bool(
-            corrected["log_tau_mu_2.5%"] <= TRUE_LOG_TAU_MU <= corrected["log_tau_mu_97.5%"]
+            below = uncorrected["actual_error"] - uncorrected["expected_error"]
+            checks[f"k={k}: uncorrected expected error >= 0.05 below actual (got {below:.3f})"] = bool(below >= 0.05)
+        gain = uncorrected["amlp"] - corrected["amlp"]
+        checks[f"k={k}: corrected AMLP at least {AMLP_MARGIN:g} below uncorrected (got {gain:.3f})"] = bool(
+            gain >= AMLP_MARGIN
         )
-        checks[f"k={k}: uncorrected 95% interval of log tau_mu lies below log 100"] = bool(
-            uncorrected["log_tau_mu_97.5%"] < TRUE_LOG_TAU_MU
+        low, high = corrected["log_tau_mu_2.5%"], corrected["log_tau_mu_97.5%"]
+        checks[f"k={k}: corrected 95% interval of log tau_mu ({low:.2f}, {high:.2f}) covers log 100 = "
+               f"{TRUE_LOG_TAU_MU:.3f}"] = bool(low <= TRUE_LOG_TAU_MU <= high)  # fmt: skip
+        high = uncorrected["log_tau_mu_97.5%"]
+        checks[f"k={k}: uncorrected 95% interval of log tau_mu lies below log 100 (upper end {high:.2f})"] = bool(
+            high < TRUE_LOG_TAU_MU
         )
     return checks
 
 
-def _figure_performance(by, ks, p):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(10, 7.5), layout="constrained")
-    axes = fig.subplots(2, 2).ravel()
-    panels = (
-        (("actual_error", "expected_error"), "error rate"),
-        (("actual_loss", "expected_loss"), "average loss (random log-normal loss)"),
-        (("amlp",), "average minus log probability"),
-        (("fit_seconds",), "fit time (s)"),
-    )
+def _plot_panels(axes, by, ks, p, panels):
+    """One panel per (measures, label): corrected and uncorrected against k (all p features: corrected)."""
     for ax, (measures, label) in zip(axes, panels):
         for method, colour in (("corrected", "tab:blue"), ("uncorrected", "tab:red")):
             keys = [k for k in ks if (k, method) in by or k == p]
@@ -199,8 +210,29 @@ def _figure_performance(by, ks, p):
         ax.set_xlabel("number of features selected")
         ax.set_ylabel(label)
         ax.legend(frameon=False, fontsize=8)
-    fig.suptitle("Fig. 2: solid = actual, dotted = expected (Li 2009)")
+
+
+def _figure_performance(by, ks, p):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(14, 4), layout="constrained")
+    panels = (
+        (("actual_error", "expected_error"), "error rate"),
+        (("actual_loss", "expected_loss"), "average loss (random log-normal loss)"),
+        (("amlp",), "average minus log probability"),
+    )
+    _plot_panels(fig.subplots(1, 3), by, ks, p, panels)
+    fig.suptitle("Fig. 2: solid = actual, dotted = expected (Li 2009; fit times: timing_fig2_fit_time)")
     return fig
+
+
+def _figure_fit_times(timing_by, ks, p):
+    from hdbayes.plotting import new_axes
+
+    ax = new_axes(figsize=(5, 4))
+    _plot_panels([ax], timing_by, ks, p, ((("fit_seconds",), "fit time (s)"),))
+    ax.set_title("Fig. 2 (time panel): wall-clock fit time", fontsize=10)
+    return ax.figure
 
 
 def _figure_traces(models, ks):

@@ -6,7 +6,8 @@ features by |COR| on the training set are kept, k = 1, 10, 100, 1000, and the mo
 is fitted with and without correction for selection bias; all p features are used
 as well. Reported: calibration tables (Table 2.1), actual and expected error rates
 (Fig. 2.5), average minus log probability and average squared error (Fig. 2.6), the
-posterior of log α (Fig. 2.7), training and test |COR| (Fig. 2.4), and fit times.
+posterior of log α (Fig. 2.7), training and test |COR| (Fig. 2.4), and fit times (in
+``timing.csv`` only, so that two runs with the same seed write identical results).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_naive_bayes
 from hdbayes.experiments._report import Report, Size, checks_markdown, markdown_table
+from hdbayes.experiments._runtime import cap_n_jobs, choose_size, split_timings
 from hdbayes.metrics import (
     average_minus_log_probability,
     brier_score,
@@ -41,6 +43,11 @@ SIZES = {
 }
 
 TRUE_ALPHA = 300.0
+#: The corrected model's |expected − actual error| may be at most this (the thesis's target).
+CALIBRATION_TOLERANCE = 0.03
+#: Corrected AMLP must be below the uncorrected one by at least this much at k ≥ 10 (measured 0.10–0.30 over
+#: seeds 0–3 at the small size).
+AMLP_MARGIN = 0.02
 
 
 METHODS = {
@@ -68,7 +75,7 @@ def _fit_and_score(X_train, y_train, X_test, y_test, k, method):
     return model, proba, row
 
 
-def run(full=False, random_state=0, progress=None, n_jobs=None):
+def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     """Run the experiment.
 
     Parameters
@@ -81,7 +88,10 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     progress : bool or None
         Show a progress bar (None: only on a terminal).
     n_jobs : int, optional
-        Fits run in parallel with joblib (times are then measured under contention).
+        Fits run in parallel with joblib (times are then measured under contention); capped at
+        the usable cores.
+    size : {"small", "full"}, optional
+        Overrides ``full``.
 
     Returns
     -------
@@ -89,9 +99,10 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         With tables ``results`` (one row per k and method) and ``alpha_posterior``,
         figures ``fig2_4_correlations``, ``fig2_5_error_rates``, ``fig2_6_amlp_brier``,
         ``fig2_7_alpha_posterior``, ``calibration`` (reliability diagrams), and the
-        acceptance checks.
+        acceptance checks; fit times in ``timings["timing"]``.
     """
-    size = SIZES["full" if full else "small"]
+    n_jobs = cap_n_jobs(n_jobs)
+    _, size = choose_size(SIZES, full, size)
     data = simulate_naive_bayes(
         alpha=TRUE_ALPHA,
         n_features=size.n_features,
@@ -117,6 +128,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         models[k, method] = model
 
     report = Report(name="naive-bayes-simulation")
+    report.timings["timing"] = split_timings(rows, ["seconds"], ["k", "method"])
     report.tables["results"] = rows
     report.tables["alpha_posterior"] = [
         {
@@ -153,15 +165,18 @@ def _acceptance(by, ks, p):
     checks = {}
     for k in ks:
         corrected, uncorrected = by[k, "corrected"], by[k, "uncorrected"]
-        checks[f"k={k}: corrected |expected - actual error| <= 0.03"] = (
-            abs(corrected["expected_error"] - corrected["actual_error"]) <= 0.03
+        gap = abs(corrected["expected_error"] - corrected["actual_error"])
+        checks[f"k={k}: corrected |expected - actual error| <= {CALIBRATION_TOLERANCE:g} (got {gap:.3f})"] = (
+            gap <= CALIBRATION_TOLERANCE
         )
         if k in (10, 100):
-            checks[f"k={k}: uncorrected expected error >= 0.1 below actual"] = (
-                uncorrected["actual_error"] - uncorrected["expected_error"] >= 0.1
-            )
+            below = uncorrected["actual_error"] - uncorrected["expected_error"]
+            checks[f"k={k}: uncorrected expected error >= 0.1 below actual (got {below:.3f})"] = below >= 0.1
         if k >= 10:
-            checks[f"k={k}: corrected AMLP < uncorrected AMLP"] = corrected["amlp"] < uncorrected["amlp"]
+            gain = uncorrected["amlp"] - corrected["amlp"]
+            checks[f"k={k}: corrected AMLP at least {AMLP_MARGIN:g} below uncorrected (got {gain:.3f})"] = (
+                gain >= AMLP_MARGIN
+            )
     checks[f"k={p} (all): corrected and uncorrected identical"] = np.isclose(
         by[p, "corrected"]["amlp"], by[p, "uncorrected"]["amlp"], rtol=0, atol=1e-12
     )
@@ -175,9 +190,10 @@ def _summary(size, rows, calibration, complete, checks, random_state):
         f"α = {TRUE_ALPHA:g}, p = {size.n_features}, {size.n_train} training and {size.n_test} test cases "
         f"(balanced), seed {random_state}. Prior f0 = f1 = 1, α ~ IG(0.5, 5), K = 30 α points, "
         "21 Simpson points for θ as in the thesis; the rows 'corrected, exact θ' integrate θ exactly "
-        "(Gauss–Legendre), which removes the downward bias of α that 21 points cause when α is large.",
+        "(Gauss–Legendre), which removes the downward bias of α that 21 points cause when α is large. "
+        "Fit+predict times are in timing.csv.",
         "",
-        "## Error rates, average minus log probability (AMLP), average squared error (Brier), fit+predict time",
+        "## Error rates, average minus log probability (AMLP), average squared error (Brier)",
         "",
         markdown_table(rows),
         "## Acceptance checks",
