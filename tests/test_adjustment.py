@@ -200,16 +200,21 @@ def test_lattice_with_fine_simpson_equals_exact_integral(n, n1, gamma, strict):
     np.testing.assert_allclose(fine, exact, rtol=0, atol=1e-8)
 
 
-def test_default_rule_is_simpson_21():
+def test_default_rule_is_exact_gauss_legendre():
+    from hdbayes.quadrature import gauss_legendre_rule
+
     alpha = inverse_gamma_midpoint_grid(0.5, 5.0, 30).nodes
+    default = naive_bayes_log_discard_probability(alpha, 40, 60, 0.2)
     np.testing.assert_array_equal(
-        naive_bayes_log_discard_probability(alpha, 40, 60, 0.2),
-        naive_bayes_log_discard_probability(alpha, 40, 60, 0.2, theta_rule=simpson_rule(21)),
+        default, naive_bayes_log_discard_probability(alpha, 40, 60, 0.2, theta_rule=gauss_legendre_rule(51))
     )
-    # a different rule gives a (slightly) different value: the rule is not ignored or cached wrongly
-    other = naive_bayes_log_discard_probability(alpha, 40, 60, 0.2, theta_rule=simpson_rule(41))
-    assert not np.array_equal(other, naive_bayes_log_discard_probability(alpha, 40, 60, 0.2))
-    np.testing.assert_allclose(other, naive_bayes_log_discard_probability(alpha, 40, 60, 0.2), atol=1e-2)
+    # exact: more nodes change nothing but rounding
+    more = naive_bayes_log_discard_probability(alpha, 40, 60, 0.2, theta_rule=gauss_legendre_rule(90))
+    np.testing.assert_allclose(more, default, rtol=0, atol=1e-13)
+    # the thesis's 21 Simpson points are measurably off (a different rule is not ignored or cached wrongly)
+    thesis = naive_bayes_log_discard_probability(alpha, 40, 60, 0.2, theta_rule=simpson_rule(21))
+    assert np.abs(thesis - default).max() > 1e-6
+    np.testing.assert_allclose(thesis, default, atol=1e-2)
 
 
 def test_selected_features_agree_with_the_lattice_classification():

@@ -14,6 +14,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hdbayes import BiasCorrectedNaiveBayes
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 from hdbayes.quadrature import QuadratureRule, inverse_gamma_midpoint_grid, simpson_rule
 from hdbayes.selection import abs_correlation
@@ -286,7 +287,9 @@ def tiny_problem():
 def test_estimator_equals_brute_force_model(tiny_problem, correct, k):
     X, y, X_test = tiny_problem
     params = dict(f0=1.3, f1=0.8, alpha_shape=0.5, alpha_scale=5.0, n_alpha=6, n_theta=9)
-    model = BiasCorrectedNaiveBayes(n_features=k, correct=correct, random_state=0, **params).fit(X, y)
+    model = BiasCorrectedNaiveBayes(
+        n_features=k, correct=correct, random_state=0, alpha_rule="midpoint", theta_rule="simpson", **params
+    ).fit(X, y)
     params = dict(f0=1.3, f1=0.8, a=0.5, b=5.0, n_alpha=6, n_theta=9)
     expected = brute_force_predict_proba(
         X, y, X_test, model.selected_features_, n_total=X.shape[1], correct=correct, **params
@@ -300,7 +303,9 @@ def test_estimator_equals_brute_force_model(tiny_problem, correct, k):
 
 def test_fitted_attributes(tiny_problem):
     X, y, _ = tiny_problem
-    model = BiasCorrectedNaiveBayes(n_features=3, n_alpha=12, random_state=0).fit(X, y)
+    model = BiasCorrectedNaiveBayes(
+        n_features=3, alpha_rule="midpoint", n_alpha=12, theta_rule="simpson", random_state=0
+    ).fit(X, y)
     r = abs_correlation(X, y)
     np.testing.assert_array_equal(model.classes_, [0, 1])
     assert model.n_features_in_ == 7
@@ -329,9 +334,13 @@ def test_fitted_attributes(tiny_problem):
 def test_posterior_density_of_log_alpha_integrates_to_one(nb_data):
     """With a fine α grid the density of log α (thesis Fig. 2.7) integrates to ≈ 1."""
     X, y, _, _ = nb_data
-    model = BiasCorrectedNaiveBayes(n_features=10, n_alpha=2000, random_state=0).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features=10, alpha_rule="midpoint", n_alpha=2000, random_state=0).fit(X, y)
     total = np.trapezoid(model.posterior_density_of_log_alpha_, np.log(model.alpha_grid_))
     assert total == pytest.approx(1.0, abs=0.02)
+    # the adaptive rule: the density times the rule's weights is the posterior (weights in prior mass)
+    adaptive = BiasCorrectedNaiveBayes(n_features=10, random_state=0).fit(X, y)
+    log_t = np.log(adaptive.alpha_grid_)
+    assert np.trapezoid(adaptive.posterior_density_of_log_alpha_, log_t) == pytest.approx(1.0, abs=1e-5)
 
 
 # ---------------------------------------------------------------------------
@@ -339,21 +348,32 @@ def test_posterior_density_of_log_alpha_integrates_to_one(nb_data):
 # ---------------------------------------------------------------------------
 
 
-@parametrize_with_checks([BiasCorrectedNaiveBayes(binarize=0.0), BiasCorrectedNaiveBayes(n_features=1, binarize=0.0)])
+@parametrize_with_checks([BiasCorrectedNaiveBayes()])
 def test_sklearn_compatible(estimator, check):
+    """scikit-learn's checks pass with the defaults (binarize=0.0, as BernoulliNB)."""
     check(estimator)
 
 
-def test_default_instance_rejects_continuous_X():
+def test_binarize_options():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20, 4))
     y = np.r_[np.zeros(10), np.ones(10)]
-    with pytest.raises(ValueError, match=r"binary features \(0/1\).*binarize"):
-        BiasCorrectedNaiveBayes().fit(X, y)
-    # the same data binarized explicitly give the same model as binarize=0.0
-    a = BiasCorrectedNaiveBayes(binarize=0.0).fit(X, y).predict_proba(X)
-    b = BiasCorrectedNaiveBayes().fit((X > 0).astype(int), y).predict_proba((X > 0).astype(int))
+    # the default binarizes at 0, as BernoulliNB: the same model as the 0/1 data
+    a = BiasCorrectedNaiveBayes().fit(X, y).predict_proba(X)
+    b = BiasCorrectedNaiveBayes(binarize=None).fit((X > 0).astype(int), y).predict_proba((X > 0).astype(int))
     np.testing.assert_array_equal(a, b)
+    # None: the data must already be 0/1
+    with pytest.raises(InputValueError, match=r"binary features \(0/1\).*binarize"):
+        BiasCorrectedNaiveBayes(binarize=None).fit(X, y)
+    # "median": training medians, stored and applied to test data
+    shifted = X + np.array([0.0, 10.0, -3.0, 100.0])
+    model = BiasCorrectedNaiveBayes(binarize="median").fit(shifted, y)
+    np.testing.assert_allclose(model.binarize_thresholds_, np.median(shifted, axis=0))
+    median_01 = (shifted > np.median(shifted, axis=0)).astype(int)
+    expected = BiasCorrectedNaiveBayes(binarize=None).fit(median_01, y).predict_proba(median_01)
+    np.testing.assert_array_equal(model.predict_proba(shifted), expected)
+    with pytest.raises(InputValueError, match="binarize must be a number or 'median'"):
+        BiasCorrectedNaiveBayes(binarize="mean").fit(X, y)
 
 
 def test_pickle_round_trip(nb_data):
@@ -460,16 +480,15 @@ def test_wide_sparse_problem(sparse_binary):
 
 def test_threshold_selection_in_the_estimator(nb_data):
     X, y, X_test, _ = nb_data
-    model = BiasCorrectedNaiveBayes(threshold=0.3).fit(X, y)
+    model = BiasCorrectedNaiveBayes(threshold=0.3, binarize=None).fit(X, y)
     r = abs_correlation(X, y)
     np.testing.assert_array_equal(np.sort(model.selected_features_), np.flatnonzero(r > 0.3))
     assert model.threshold_ == 0.3 and model.selection_.strict is False
     log_q = naive_bayes_log_discard_probability(model.alpha_grid_, int(np.sum(y == 0)), int(np.sum(y == 1)), 0.3)
     np.testing.assert_allclose(model.log_adjustment_, (X.shape[1] - len(model.selected_features_)) * log_q)
-    # nothing above the threshold: the predictions are the class frequencies (Pólya urn)
-    empty = BiasCorrectedNaiveBayes(threshold=0.99).fit(X, y)
-    assert empty.selected_features_.shape == (0,)
-    np.testing.assert_allclose(empty.predict_proba(X_test), np.exp(np.tile(empty.class_log_prior_, (len(X_test), 1))))
+    # nothing above the threshold: refused in the user's terms
+    with pytest.raises(InputValueError, match=r"no feature's \|correlation\| exceeds the threshold 0.99$"):
+        BiasCorrectedNaiveBayes(threshold=0.99).fit(X, y)
 
 
 @pytest.fixture(scope="module")
@@ -484,12 +503,17 @@ def calibration_study(simulate_nb):
     return models, probas, y_test
 
 
-def test_correction_moves_alpha_posterior_up(calibration_study):
+def test_correction_moves_alpha_posterior_up(calibration_study, simulate_nb):
     models, _, _ = calibration_study
-    corrected, uncorrected = models[True].alpha_posterior_, models[False].alpha_posterior_
-    log_alpha = np.log(models[True].alpha_grid_)
-    assert corrected @ log_alpha > uncorrected @ log_alpha + 1.0
-    # q(α) increases on the grid, so the corrected posterior is stochastically larger
+    means = {c: m.alpha_posterior_ @ np.log(m.alpha_grid_) for c, m in models.items()}
+    assert means[True] > means[False] + 1.0
+    # on a common grid: q(α) increases, so the corrected posterior is stochastically larger
+    X, y = simulate_nb(2000, 200, 2000, alpha=300.0, seed=0)[:2]
+    common = {
+        c: BiasCorrectedNaiveBayes(n_features=20, correct=c, alpha_rule="midpoint", random_state=0).fit(X, y)
+        for c in (True, False)
+    }
+    corrected, uncorrected = common[True].alpha_posterior_, common[False].alpha_posterior_
     assert np.all(np.cumsum(corrected)[:-1] <= np.cumsum(uncorrected)[:-1] + 1e-12)
 
 
@@ -524,9 +548,13 @@ def small():
         ({"n_features": 0}, "n_features must be at least 1"),
         ({"n_features": 2, "threshold": 0.1}, "at most one of n_features and threshold"),
         ({"threshold": -0.2}, "threshold must be a finite number >= 0"),
-        ({"n_theta": 20}, "n_theta must be odd"),
-        ({"n_theta": 1}, "n_theta must be at least 3"),
-        ({"n_alpha": 0}, "n_alpha must be at least 1"),
+        ({"n_theta": 20, "theta_rule": "simpson"}, "n_theta must be odd"),
+        ({"n_theta": 1, "theta_rule": "simpson"}, "n_theta must be at least 3"),
+        ({"n_theta": 0}, "n_theta must be at least 1"),
+        ({"n_alpha": 0, "alpha_rule": "midpoint"}, "n_alpha must be at least 1"),
+        ({"n_alpha": 2}, "n_alpha must be at least 3"),
+        ({"alpha_rule": "gauss"}, "alpha_rule must be 'adaptive' or 'midpoint'"),
+        ({"alpha_resolution": 0.0}, "alpha_resolution must be a finite number > 0"),
         ({"f0": 0.0}, "f0 must be a finite number > 0"),
         ({"f1": -1.0}, "f1 must be a finite number > 0"),
         ({"alpha_shape": 0}, "alpha_shape must be a finite number > 0"),
@@ -536,55 +564,59 @@ def small():
 )
 def test_bad_parameters(small, params, match):
     X, y = small
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(InputValueError, match=match):
         BiasCorrectedNaiveBayes(**params).fit(X, y)
 
 
 def test_bad_parameter_types(small):
     X, y = small
-    with pytest.raises(TypeError, match="n_features must be an integer"):
+    with pytest.raises(InputTypeError, match="n_features must be an integer"):
         BiasCorrectedNaiveBayes(n_features=2.5).fit(X, y)
-    with pytest.raises(TypeError, match="f0 must be a real number"):
+    with pytest.raises(InputTypeError, match="f0 must be a real number"):
         BiasCorrectedNaiveBayes(f0="1").fit(X, y)
 
 
 def test_bad_data(small):
     X, y = small
-    model = BiasCorrectedNaiveBayes(n_features=2)
-    with pytest.raises(ValueError, match="binary"):
+    model = BiasCorrectedNaiveBayes(n_features=2, binarize=None)
+    with pytest.raises(InputValueError, match="binary"):
         model.fit(X * 2, y)
-    with pytest.raises(ValueError, match="binary"):
+    with pytest.raises(InputValueError, match="binary"):
         model.fit(sp.csr_matrix(X * 2), y)
     Xnan = X.astype(float)
     Xnan[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(InputValueError, match="NaN"):
         model.fit(Xnan, y)
     Xinf = X.astype(float)
     Xinf[0, 0] = np.inf
-    with pytest.raises(ValueError, match="infinity"):
+    with pytest.raises(InputValueError, match="infinity"):
         model.fit(Xinf, y)
-    with pytest.raises(ValueError, match="single class"):
+    with pytest.raises(InputValueError, match="single class"):
         model.fit(X, np.zeros(6))
-    with pytest.raises(ValueError, match="Only binary classification is supported.*3 classes"):
+    with pytest.raises(InputValueError, match="Only binary classification is supported.*3 classes"):
         model.fit(X, [0, 1, 2, 0, 1, 2])
-    with pytest.raises(ValueError, match="Unknown label type"):
+    with pytest.raises(InputValueError, match="Unknown label type"):
         model.fit(X, np.linspace(0, 1, 6))
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(InputValueError, match="inconsistent numbers of samples"):
         model.fit(X, y[:5])
+    with pytest.raises(InputValueError, match="1 sample"):
+        model.fit(X[:1], y[:1])
+    with pytest.raises(InputValueError, match="single class"):
+        BiasCorrectedNaiveBayes().fit(X[:2], y[:2])
 
 
 def test_bad_data_at_predict_time(small):
     X, y = small
     with pytest.raises(NotFittedError):
         BiasCorrectedNaiveBayes().predict_proba(X)
-    model = BiasCorrectedNaiveBayes(n_features=2).fit(X, y)
-    with pytest.raises(ValueError, match="X has 2 features, but BiasCorrectedNaiveBayes is expecting 3"):
+    model = BiasCorrectedNaiveBayes(n_features=2, binarize=None).fit(X, y)
+    with pytest.raises(InputValueError, match="X has 2 features, but BiasCorrectedNaiveBayes is expecting 3"):
         model.predict_proba(X[:, :2])
-    with pytest.raises(ValueError, match="binary"):
+    with pytest.raises(InputValueError, match="binary"):
         model.predict(X + 1)
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(InputValueError, match="NaN"):
         model.predict(np.full((1, 3), np.nan))
-    with pytest.raises(ValueError, match="loss"):
+    with pytest.raises(InputValueError, match="loss"):
         model.predict(X, loss=np.ones((3, 3)))
 
 
@@ -610,8 +642,9 @@ def test_exact_theta_rule_integrates_the_polynomial_integrands_exactly(nb_data):
 def test_exact_theta_rule_matches_a_very_fine_simpson_rule(simulate_nb):
     X, y, X_test, _ = simulate_nb(400, 100, 50, alpha=300.0, seed=4)
     for k in (5, 400):
-        exact = BiasCorrectedNaiveBayes(n_features=k, theta_rule="exact", random_state=0).fit(X, y)
-        fine = BiasCorrectedNaiveBayes(n_features=k, n_theta=4001, random_state=0).fit(X, y)
+        common = dict(n_features=k, alpha_rule="midpoint", random_state=0)
+        exact = BiasCorrectedNaiveBayes(theta_rule="exact", **common).fit(X, y)
+        fine = BiasCorrectedNaiveBayes(theta_rule="simpson", n_theta=4001, **common).fit(X, y)
         np.testing.assert_allclose(exact.predict_proba(X_test), fine.predict_proba(X_test), atol=1e-6)
 
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from hdbayes.quadrature import QuadratureRule, inverse_gamma_midpoint_grid, simpson_rule
+from hdbayes.exceptions import InputValueError
+from hdbayes.quadrature import QuadratureRule, adaptive_inverse_gamma_rule, inverse_gamma_midpoint_grid, simpson_rule
 
 # thesis eq. 2.88: the K = 10 grid for Inverse-Gamma(0.5, 5)
 THESIS_ALPHA_GRID = [2.60, 4.83, 7.56, 11.45, 17.52, 27.99, 48.57, 98.49, 279.60, 2543.14]
@@ -118,3 +119,87 @@ def test_gauss_legendre_is_exact_to_degree_2m_minus_1():
     np.testing.assert_allclose(rule.nodes, 1.0 - rule.nodes[::-1], atol=1e-15)
     with pytest.raises(ValueError, match="n_points"):
         gauss_legendre_rule(0)
+
+
+# ---------------------------------------------------------------------------
+# adaptive rule in log α (the default α rule of BiasCorrectedNaiveBayes)
+# ---------------------------------------------------------------------------
+
+
+def _gaussian_in_log_alpha(centre, sd):
+    """log g for g(α) = exp(−(log α − c)²/(2 sd²)), a peak in log α like a posterior with many features."""
+    return lambda alpha: -((np.log(alpha) - centre) ** 2) / (2 * sd**2)
+
+
+def _reference(log_g, shape=0.5, scale=5.0):
+    """∫ g(α) P(α) dα by scipy.integrate.quad in t = log α, split at many points."""
+    from scipy import integrate
+
+    def f(t):
+        return np.exp(log_g(np.exp(np.array([t])))[0] + stats.invgamma.logpdf(np.exp(t), shape, scale=scale) + t)
+
+    edges = np.linspace(-4.0, 40.0, 89)
+    return sum(integrate.quad(f, a, b, epsabs=0, epsrel=1e-11, limit=100)[0] for a, b in zip(edges[:-1], edges[1:]))
+
+
+def test_adaptive_rule_integrates_the_prior_to_one():
+    out = adaptive_inverse_gamma_rule(lambda alpha: np.zeros_like(alpha), 0.5, 5.0)
+    assert out.converged
+    assert out.rule.weights.sum() == pytest.approx(1.0, abs=1e-9)
+    # E[1/α] under the prior: 1/α ~ Gamma(a, rate b), mean a/b
+    out = adaptive_inverse_gamma_rule(lambda alpha: np.zeros_like(alpha), 3.0, 2.0)
+    assert out.rule.weights @ (1.0 / out.rule.nodes) == pytest.approx(1.5, rel=1e-8)
+
+
+@pytest.mark.parametrize(("centre", "sd"), [(3.0, 0.02), (5.5, 0.2), (1.0, 1.0), (12.0, 0.05)])
+def test_adaptive_rule_resolves_narrow_and_wide_peaks(centre, sd):
+    log_g = _gaussian_in_log_alpha(centre, sd)
+    out = adaptive_inverse_gamma_rule(log_g, 0.5, 5.0)
+    assert out.converged
+    estimate = out.rule.weights @ np.exp(out.log_values)
+    assert estimate == pytest.approx(_reference(log_g), rel=1e-7)
+
+
+def test_adaptive_rule_handles_a_long_tail_to_large_alpha():
+    """g rising to a constant as α → ∞ (a corrected fit on few weak features): the prior's tail counts."""
+
+    def log_g(alpha):
+        return -np.logaddexp(0.0, 3.0 * (5.5 - np.log(alpha)))
+
+    out = adaptive_inverse_gamma_rule(log_g, 0.5, 5.0)
+    assert out.converged
+    assert out.rule.weights @ np.exp(out.log_values) == pytest.approx(_reference(log_g), rel=1e-6)
+
+
+def test_adaptive_rule_reports_the_evaluation_order():
+    seen = []
+
+    def log_g(alpha):
+        seen.append(alpha.copy())
+        return _gaussian_in_log_alpha(4.0, 0.1)(alpha)
+
+    out = adaptive_inverse_gamma_rule(log_g, 0.5, 5.0)
+    evaluated = np.concatenate(seen)
+    assert out.n_evaluations == evaluated.size > out.rule.nodes.size
+    np.testing.assert_array_equal(evaluated[out.order], out.rule.nodes)
+    assert np.all(np.diff(out.rule.nodes) > 0)
+    # a quarter of the resolution halves the spacing around the peak
+    fine = adaptive_inverse_gamma_rule(_gaussian_in_log_alpha(4.0, 0.1), 0.5, 5.0, resolution=0.25)
+    near = lambda rule: np.diff(np.log(rule.nodes))[np.abs(np.log(rule.nodes[1:]) - 4.0) < 0.2].max()  # noqa: E731
+    assert near(fine.rule) == pytest.approx(near(out.rule) / 2)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"shape": 0.0}, "shape"),
+        ({"scale": -1.0}, "scale"),
+        ({"resolution": 0.0}, "resolution"),
+        ({"tail": 0.7}, "tail"),
+        ({"n_points": 2}, "n_points"),
+    ],
+)
+def test_adaptive_rule_rejects_bad_arguments(kwargs, match):
+    args = {"shape": 0.5, "scale": 5.0, **kwargs}
+    with pytest.raises(InputValueError, match=match):
+        adaptive_inverse_gamma_rule(lambda alpha: np.zeros_like(alpha), args.pop("shape"), args.pop("scale"), **args)

@@ -25,9 +25,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
 
+from hdbayes.exceptions import InputTypeError, InputValueError
+
 __all__ = [
     "Selection",
     "abs_correlation",
+    "constant_features",
     "correlation_from_sums",
     "f_statistic",
     "select_features",
@@ -39,14 +42,19 @@ THRESHOLD_RTOL = 1e-9
 
 def _check_features(X):
     """Validate a feature matrix: 2-D, numeric, finite; sparse stays sparse (CSC)."""
-    X = check_array(
-        X,
-        accept_sparse=("csc", "csr"),
-        dtype=(np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint8),
-        ensure_all_finite=True,
-        ensure_min_samples=2,
-        input_name="X",
-    )
+    try:
+        X = check_array(
+            X,
+            accept_sparse=("csc", "csr"),
+            dtype=(np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint8),
+            ensure_all_finite=True,
+            ensure_min_samples=2,
+            input_name="X",
+        )
+    except ValueError as error:
+        raise InputValueError(str(error)) from None
+    except TypeError as error:
+        raise InputTypeError(str(error)) from None
     if sp.issparse(X):
         X = X.tocsc()
     return X
@@ -125,12 +133,32 @@ def correlation_from_sums(sum_xy, sum_x, sum_xx, n, n1):
     return np.clip(cor, -1.0, 1.0)
 
 
+def constant_features(X):
+    """Boolean mask of the columns of X (dense or sparse) that take one value on every row."""
+    if sp.issparse(X):
+        X = X.tocsc()
+        counts = np.diff(X.indptr)
+        low = np.zeros(X.shape[1])
+        high = np.zeros(X.shape[1])
+        stored = counts > 0
+        if X.data.size:
+            starts = X.indptr[:-1][stored]
+            low[stored] = np.minimum.reduceat(X.data, starts)
+            high[stored] = np.maximum.reduceat(X.data, starts)
+        full = counts == X.shape[0]  # no implicit zero in the column
+        return np.where(full, low == high, (low == 0) & (high == 0))
+    X = np.asarray(X)
+    if X.shape[0] == 0:
+        return np.ones(X.shape[1], dtype=bool)
+    return np.all(X == X[:1], axis=0)
+
+
 def _binary_response(y, n):
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"y must be 1-D with {n} entries (one per row of X), got shape {y.shape}")
+        raise InputValueError(f"y must be 1-D with {n} entries (one per row of X), got shape {tuple(y.shape)}")
     if not np.all(np.isin(y, (0, 1))):
-        raise ValueError("abs_correlation needs a binary response coded 0/1")
+        raise InputValueError("abs_correlation needs a binary response coded 0/1")
     return y.astype(np.float64)
 
 
@@ -191,13 +219,13 @@ def f_statistic(X, y):
     n = X.shape[0]
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"y must be 1-D with {n} entries (one per row of X), got shape {y.shape}")
+        raise InputValueError(f"y must be 1-D with {n} entries (one per row of X), got shape {tuple(y.shape)}")
     classes, codes = np.unique(y, return_inverse=True)
     n_classes = classes.shape[0]
     if n_classes < 2:
-        raise ValueError("f_statistic needs at least two classes in y")
+        raise InputValueError("f_statistic needs at least two classes in y")
     if n <= n_classes:
-        raise ValueError(f"f_statistic needs more cases ({n}) than classes ({n_classes})")
+        raise InputValueError(f"f_statistic needs more cases ({n}) than classes ({n_classes})")
     if not sp.issparse(X):
         X = np.asarray(X, dtype=np.float64)
         X = X - X.mean(axis=0)
@@ -310,7 +338,7 @@ def select_features(X, y, *, n_features=None, threshold=None, statistic="correla
     Selection
     """
     if statistic not in _STATISTICS:
-        raise ValueError(f"statistic must be one of {sorted(_STATISTICS)}, got {statistic!r}")
+        raise InputValueError(f"statistic must be one of {sorted(_STATISTICS)}, got {statistic!r}")
     scores = _STATISTICS[statistic](X, y)
     return select_from_scores(
         scores, n_features=n_features, threshold=threshold, statistic=statistic, random_state=random_state
@@ -322,23 +350,23 @@ def select_from_scores(scores, *, n_features=None, threshold=None, statistic="co
     scores = np.asarray(scores, dtype=np.float64)
     p = scores.shape[0]
     if (n_features is None) == (threshold is None):
-        raise ValueError("give exactly one of n_features and threshold")
+        raise InputValueError("give exactly one of n_features and threshold")
     if threshold is not None:
         threshold = float(threshold)
         if not np.isfinite(threshold) or threshold < 0:
-            raise ValueError(f"threshold must be a finite number >= 0, got {threshold}")
+            raise InputValueError(f"threshold must be a finite number >= 0, got {threshold:g}")
         # a value within the tolerance of t counts as equal to t (discarded), as in
         # Selection.discarded and the adjustment lattice
         keep = np.flatnonzero(scores > threshold + THRESHOLD_RTOL * threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]
         return Selection(order, threshold, p, strict=False, statistic=statistic, scores=scores)
     if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
-        raise TypeError(f"n_features must be an integer, got {type(n_features).__name__}")
+        raise InputTypeError(f"n_features must be an integer, got {type(n_features).__name__}")
     k = int(n_features)
     if k < 1:
-        raise ValueError(f"n_features must be at least 1, got {k}")
+        raise InputValueError(f"n_features must be at least 1, got {k}")
     if k > p:
-        raise ValueError(f"n_features={k} is larger than the number of features p={p}")
+        raise InputValueError(f"n_features={k} is larger than the number of features p={p}")
     if k == p:
         order = np.argsort(-scores, kind="stable")
         return Selection(order, float(scores[order[-1]]), p, strict=True, statistic=statistic, scores=scores)

@@ -10,14 +10,39 @@ handling of the models for binary features and a binary response.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from hdbayes._validation import check_binary_features, check_binary_target, check_count, check_positive
+from hdbayes._validation import (
+    check_binary_features,
+    check_binary_target,
+    check_count,
+    check_finite_output,
+    check_positive,
+    feature_label,
+    fit_binarize_thresholds,
+)
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.metrics import bayes_decision
-from hdbayes.selection import select_from_scores
+from hdbayes.selection import constant_features, select_from_scores
+
+_STATISTIC_NAMES = {"correlation": "|correlation|", "f": "F statistic"}
+
+
+def _validate(estimator, *args, **kwargs):
+    """scikit-learn's ``validate_data`` with its errors as hdbayes input errors (same messages)."""
+    try:
+        return validate_data(estimator, *args, **kwargs)
+    except (InputValueError, InputTypeError):
+        raise
+    except ValueError as error:
+        raise InputValueError(str(error)) from None
+    except TypeError as error:
+        raise InputTypeError(str(error)) from None
 
 
 class SelectionBiasClassifier(ClassifierMixin, BaseEstimator):
@@ -26,18 +51,34 @@ class SelectionBiasClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_selection_params(self):
         if self.n_features is not None and self.threshold is not None:
-            raise ValueError("give at most one of n_features and threshold")
+            raise InputValueError("give at most one of n_features and threshold")
         if self.n_features is not None:
             check_count("n_features", self.n_features)
         if self.threshold is not None:
             check_positive("threshold", self.threshold, allow_zero=True)
 
-    def _select_features(self, scores, statistic, random_state):
+    def _select_features(self, scores, statistic, random_state, X=None):
         """Top-k (``n_features``) or threshold selection on the training statistics; with
-        neither, all features. Sets ``selection_``, ``selected_features_``, ``threshold_``."""
+        neither, all features. Sets ``selection_``, ``selected_features_``, ``threshold_``.
+
+        With the training matrix ``X`` (after any binarisation), a training set on which
+        every feature is constant is refused; a selection that keeps features whose
+        statistic is 0 warns once; a threshold that keeps nothing is refused.
+        """
         p = scores.shape[0]
+        names = getattr(self, "feature_names_in_", None)
         if self.n_features is not None and self.n_features > p:
-            raise ValueError(f"n_features={self.n_features} is larger than the number of features p={p}")
+            raise InputValueError(f"n_features={self.n_features} is larger than the number of features p={p}")
+        selecting = self.n_features is not None or self.threshold is not None
+        if selecting and X is not None and p > 0 and constant_features(X).all():
+            binarized = getattr(self, "binarize", None) is not None
+            hint = (
+                f" after binarize={self.binarize!r}; choose a threshold inside the range of the feature values"
+                if binarized
+                else ""
+            )
+            raise InputValueError(f"every feature is constant on the training data{hint}; nothing to select")
+        label = _STATISTIC_NAMES.get(statistic, statistic)
         if self.n_features is None and self.threshold is None:
             selection = select_from_scores(scores, n_features=p, statistic=statistic)
         else:
@@ -45,6 +86,18 @@ class SelectionBiasClassifier(ClassifierMixin, BaseEstimator):
                 scores, n_features=self.n_features, threshold=self.threshold, statistic=statistic,
                 random_state=random_state,
             )  # fmt: skip
+            if selection.n_selected == 0:
+                raise InputValueError(f"no feature's {label} exceeds the threshold {float(self.threshold):g}")
+        zero = selection.indices[scores[selection.indices] == 0]
+        if zero.size and selection.n_discarded > 0:
+            shown = ", ".join(feature_label(int(j), names) for j in zero[:3]) + (", ..." if zero.size > 3 else "")
+            warnings.warn(
+                f"{zero.size} of the {selection.n_selected} selected features have {label} 0 with the response "
+                f"on the training data ({shown}): they were kept only to make up n_features and carry no "
+                "information about the class",
+                UserWarning,
+                stacklevel=3,
+            )
         self.selection_ = selection
         self.selected_features_ = selection.indices
         self.threshold_ = selection.threshold
@@ -61,7 +114,12 @@ class SelectionBiasClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         log_numerators = self._log_class_numerators(X)
-        return log_numerators - logsumexp(log_numerators, axis=1, keepdims=True)
+        log_proba = log_numerators - logsumexp(log_numerators, axis=1, keepdims=True)
+        return check_finite_output(
+            "the predicted log probabilities",
+            log_proba,
+            cause="a class has zero probability under the fitted model (overflow in the posterior)",
+        )
 
     def predict_proba(self, X):
         """Predictive probabilities P(y* = c | x*, training data), shape (n_samples, n_classes)."""
@@ -81,7 +139,13 @@ class SelectionBiasClassifier(ClassifierMixin, BaseEstimator):
         """
         proba = self.predict_proba(X)
         if loss is not None:
-            return self.classes_[bayes_decision(proba, loss)]
+            try:
+                decisions = bayes_decision(proba, loss)
+            except (InputValueError, InputTypeError):
+                raise
+            except ValueError as error:  # a malformed loss matrix (hdbayes.metrics checks it)
+                raise InputValueError(str(error)) from None
+            return self.classes_[decisions]
         if proba.shape[1] == 2:  # thresholding at 1/2, ties to the second class (thesis §2.3.5)
             return self.classes_[(proba[:, 1] >= 0.5).astype(int)]
         return self.classes_[np.argmax(proba, axis=1)]
@@ -98,14 +162,16 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
         return tags
 
     def _validate_training_data(self, X, y):
-        """Checked binary X (dense or CSC) and y coded 0/1 (float); sets ``classes_``."""
-        X, y = validate_data(
+        """Checked X with values 0/1 (dense or CSC) and y coded 0/1 (float); sets ``classes_``
+        and ``binarize_thresholds_`` (None, one threshold, or the training medians)."""
+        X, y = _validate(
             self, X, y, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True, ensure_min_samples=2
         )
-        X = check_binary_features(X, self.binarize)
         self.classes_, y01 = check_binary_target(y)
+        self.binarize_thresholds_ = fit_binarize_thresholds(X, self.binarize)
+        X = check_binary_features(X, self.binarize_thresholds_)
         return X, y01
 
     def _validate_test_data(self, X):
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
-        return check_binary_features(X, self.binarize)
+        X = _validate(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
+        return check_binary_features(X, self.binarize_thresholds_)
