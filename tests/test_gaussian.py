@@ -292,8 +292,9 @@ def test_constant_features_kept_or_at_the_threshold():
     assert 6 in kept.selected_features_ and np.isfinite(kept.predict_proba(X)).all()
     assert np.isfinite(kept.tau_x_samples_).all() and np.isfinite(kept.log_tau_mu_trace_).all()
     X[:, 7] = -1.0
-    with pytest.warns(UserWarning, match="2 constant features"):
+    with pytest.warns(UserWarning) as record:  # the selection may also warn that it kept a feature with F = 0
         limit = BiasCorrectedGaussianClassifier(n_features=7, random_state=0, **FAST).fit(X, y)
+    assert any("2 constant features" in str(w.message) for w in record)
     assert limit.threshold_ == 0.0 and limit.selection_.n_discarded == 1
     assert np.isfinite(limit.log_tau_mu_trace_).all() and limit.acceptance_rate_[0] > 0.05
     assert np.isfinite(limit.predict_proba(X)).all()
