@@ -3,6 +3,7 @@
 import itertools
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -667,3 +668,64 @@ def test_theta_rule_is_validated(nb_data):
     X, y, _, _ = nb_data
     with pytest.raises(ValueError, match="theta_rule"):
         BiasCorrectedNaiveBayes(theta_rule="trapezoid").fit(X, y)
+
+
+# ---------------------------------------------------------------------------
+# selections that cannot work, and messages in the user's terms
+# ---------------------------------------------------------------------------
+
+
+def test_every_feature_constant_after_binarize_is_refused():
+    """`naive-bayes --binarize 500` on data below 500 used to keep ten random features silently."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 100, size=(20, 30))
+    y = np.r_[np.zeros(10), np.ones(10)]
+    with pytest.raises(InputValueError, match=r"every feature is constant on the training data after binarize=500"):
+        BiasCorrectedNaiveBayes(n_features=10, binarize=500).fit(X, y)
+    with pytest.raises(InputValueError, match=r"^every feature is constant on the training data; nothing to select$"):
+        BiasCorrectedNaiveBayes(n_features=3, binarize=None).fit(np.ones((20, 5)), y)
+    with pytest.raises(InputValueError, match="every feature is constant"):
+        BiasCorrectedNaiveBayes(threshold=0.1, binarize=None).fit(sp.csr_matrix((20, 5)), y)
+
+
+def test_selected_features_with_zero_statistic_warn_once_naming_them():
+    y = np.r_[np.zeros(6), np.ones(6)]
+    X = pd.DataFrame(
+        {"signal": y, "noise": np.r_[1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1], "flat": 0, "flat2": 1, "x": 0, "z": 0}
+    )
+    with pytest.warns(UserWarning, match=r"^3 of the 5 selected features have \|correlation\| 0") as record:
+        model = BiasCorrectedNaiveBayes(n_features=5, binarize=None, random_state=0).fit(X, y)
+    assert len(record) == 1
+    message = str(record[0].message)
+    assert "feature 'flat'" in message or "feature 'x'" in message or "feature 'z'" in message
+    assert np.isfinite(model.predict_proba(X)).all()
+    # kept features that carry information: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        BiasCorrectedNaiveBayes(n_features=2, binarize=None).fit(X, y)
+
+
+def test_one_class_and_one_row_are_input_errors():
+    X = np.array([[0, 1], [1, 0], [1, 1]])
+    with pytest.raises(InputValueError, match="single class"):
+        BiasCorrectedNaiveBayes().fit(X, [1, 1, 1])
+    with pytest.raises(InputValueError, match="1 sample"):
+        BiasCorrectedNaiveBayes().fit(X[:1], [1])
+    with pytest.raises(InputValueError, match="loss must have shape"):
+        BiasCorrectedNaiveBayes().fit(X, [0, 1, 0]).predict(X, loss=np.ones((3, 3)))
+
+
+def test_non_finite_outputs_are_refused_with_the_cause(monkeypatch):
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
+    y = [0, 1, 0, 1]
+    model = BiasCorrectedNaiveBayes().fit(X, y)
+    model.log_integral_one_ = np.full_like(model.log_integral_one_, np.nan)
+    with pytest.raises(InputValueError, match="the predicted log probabilities is not finite; a class has zero"):
+        model.predict_proba(X)
+    import hdbayes.selection_bias.naive_bayes as module
+
+    monkeypatch.setattr(
+        module, "naive_bayes_log_discard_probability", lambda alpha, *a, **k: np.full(alpha.shape, -np.inf)
+    )
+    with pytest.raises(InputValueError, match="the log posterior of α is not finite; the posterior of α underflowed"):
+        BiasCorrectedNaiveBayes(n_features=1).fit(X, y)

@@ -6,10 +6,12 @@ import pytest
 import scipy.sparse as sp
 from sklearn.feature_selection import f_classif
 
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection import (
     THRESHOLD_RTOL,
     Selection,
     abs_correlation,
+    constant_features,
     correlation_from_sums,
     f_statistic,
     select_features,
@@ -340,18 +342,23 @@ def test_select_features_f_statistic():
 )
 def test_selection_errors(kwargs, error, match):
     scores = np.linspace(0, 1, 6)
-    with pytest.raises(error, match=match):
+    with pytest.raises(error, match=match) as info:
         select_from_scores(scores, **kwargs)
+    assert isinstance(info.value, (InputValueError, InputTypeError))  # the user's mistake, not a bug
 
 
 def test_select_features_errors(binary_problem):
     X, y = binary_problem
-    with pytest.raises(ValueError, match="statistic must be one of"):
+    with pytest.raises(InputValueError, match="statistic must be one of"):
         select_features(X, y, n_features=2, statistic="mutual_info")
-    with pytest.raises(ValueError, match="binary response"):
+    with pytest.raises(InputValueError, match="binary response"):
         select_features(X, y + 2, n_features=2)
-    with pytest.raises(ValueError, match="larger than the number of features"):
+    with pytest.raises(InputValueError, match="larger than the number of features"):
         select_features(X, y, n_features=X.shape[1] + 1)
+    with pytest.raises(InputValueError, match="NaN"):
+        select_features(np.full((4, 2), np.nan), [0, 1, 0, 1], n_features=1)
+    with pytest.raises(InputValueError, match=r"got shape \(3,\)$"):
+        abs_correlation(X, y[:3])
     assert select_features(X, y + 2, n_features=2, statistic="f").n_selected == 2
 
 
@@ -392,3 +399,26 @@ def test_binary_data_top_k_with_boundary_ties_is_not_strict(binary_problem):
     sel = select_features(X, y, n_features=k, random_state=0)
     assert sel.strict is False
     assert sel.discarded(r).sum() == X.shape[1] - k + np.isclose(r[sel.indices], sel.threshold, rtol=1e-12).sum()
+
+
+# ---------------------------------------------------------------------------
+# constant_features
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr", "csc"])
+def test_constant_features_dense_and_sparse(fmt):
+    rng = np.random.default_rng(2)
+    X = (rng.uniform(size=(6, 40)) < rng.uniform(size=40)) * rng.choice([1.0, 2.0, -1.0], size=(6, 40))
+    X[:, 0] = 0.0
+    X[:, 1] = 3.0
+    X[:, 2] = [0, 0, 0, 0, 0, 5]
+    expected = np.array([np.unique(X[:, j]).size == 1 for j in range(X.shape[1])])
+    assert expected[:3].tolist() == [True, True, False]
+    matrix = X if fmt == "dense" else getattr(sp, f"{fmt}_matrix")(X)
+    np.testing.assert_array_equal(constant_features(matrix), expected)
+
+
+def test_constant_features_with_explicit_zeros():
+    X = sp.csc_matrix((np.array([0.0, 0.0, 1.0]), (np.array([0, 1, 0]), np.array([0, 0, 1]))), shape=(3, 2))
+    np.testing.assert_array_equal(constant_features(X), [True, False])
