@@ -13,6 +13,8 @@ def pytest_configure(config):
     """Under pytest-xdist every worker is a process of its own: one BLAS thread each, so that two workers on
     two cores do not start four BLAS threads (OpenBLAS threads cost up to 100x on small matrices under load)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS libraries loaded later, and child processes
+        import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS, so that the limit below reaches it)
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(1, user_api="blas")
