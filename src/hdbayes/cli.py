@@ -699,7 +699,13 @@ def _classify(args):
         X_train = binarize_features(X_train, data.thresholds)
         X_test = binarize_features(X_test, data.thresholds)
     X_train, X_test = _frame(X_train, data.columns), _frame(X_test, data.columns)
-    _fit(args, model, X_train, data.y_train)
+    with warnings.catch_warnings(record=True) as fit_warnings:
+        warnings.simplefilter("always")
+        _fit(args, model, X_train, data.y_train)
+    for caught in fit_warnings:  # handed on to main's one-line printing
+        warnings.warn_explicit(caught.message, caught.category, caught.filename, caught.lineno)
+    # the estimators may already warn about kept features with a statistic of 0: then say it once
+    zero_warned = any(re.search(r"\bof the \d+ (kept|selected) features\b", str(w.message)) for w in fit_warnings)
     proba = model.predict_proba(X_test)
     _check_finite("a predicted probability", proba, data)
     classes = model.classes_
@@ -720,7 +726,7 @@ def _classify(args):
         scores = getattr(holder.selection_, "scores", None)
         if scores is not None:
             zero = int(np.sum(np.asarray(scores)[kept] <= 0))
-            if zero:
+            if zero and not zero_warned:
                 warnings.warn(
                     f"{zero} of the {kept.shape[0]} kept features have a selection statistic of 0 (constant in "
                     "training or unrelated to the class): they were picked at random",
