@@ -11,7 +11,8 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import validate_data
 
 from hdbayes.exceptions import InputTypeError, InputValueError
 
@@ -26,7 +27,26 @@ __all__ = [
     "check_positive",
     "feature_label",
     "fit_binarize_thresholds",
+    "validate_input",
 ]
+
+
+def validate_input(estimator, X, y="no_validation", *, targets=False, **kwargs):
+    """scikit-learn's ``validate_data`` (and, with ``targets=True``, ``check_classification_targets``)
+    with their errors (NaN, infinity, shapes, feature counts, dtypes, label types) re-raised as
+    :class:`~hdbayes.exceptions.InputValueError` / :class:`~hdbayes.exceptions.InputTypeError`,
+    with the same messages, so that they count as the user's mistakes."""
+    try:
+        result = validate_data(estimator, X, y, **kwargs)
+        if targets:
+            check_classification_targets(result[1])
+        return result
+    except (InputValueError, InputTypeError):
+        raise
+    except ValueError as error:
+        raise InputValueError(str(error)) from error
+    except TypeError as error:
+        raise InputTypeError(str(error)) from error
 
 
 def check_positive(name, value, *, allow_zero=False):

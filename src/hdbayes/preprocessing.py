@@ -24,10 +24,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from hdbayes._validation import check_positive
+from hdbayes._validation import check_positive, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = ["ShrunkCovarianceWhitener", "pooled_within_class_covariance", "shrink_to_diagonal"]
@@ -37,24 +36,6 @@ _SPARSE_MESSAGE = (
     "Sparse data was passed for X, but dense data is required; use X.toarray() to convert it "
     "to a dense numpy array."
 )
-
-
-def validate_input(estimator, X, y="no_validation", *, targets=False, **kwargs):
-    """scikit-learn's ``validate_data`` (and, with ``targets=True``, ``check_classification_targets``)
-    with their errors (NaN, infinity, shapes, feature counts, dtypes, label types) re-raised as
-    :class:`~hdbayes.exceptions.InputValueError` / :class:`~hdbayes.exceptions.InputTypeError`,
-    with the same messages, so that they count as the user's mistakes."""
-    try:
-        result = validate_data(estimator, X, y, **kwargs)
-        if targets:
-            check_classification_targets(result[1])
-        return result
-    except (InputValueError, InputTypeError):
-        raise
-    except ValueError as error:
-        raise InputValueError(str(error)) from error
-    except TypeError as error:
-        raise InputTypeError(str(error)) from error
 
 
 def pooled_within_class_covariance(X, y):

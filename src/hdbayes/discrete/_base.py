@@ -23,9 +23,9 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_finite_output, feature_label
+from hdbayes._validation import check_finite_output, feature_label, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
@@ -37,7 +37,6 @@ __all__ = [
     "masked_log_dot",
     "overflow_cause",
     "plain",
-    "validate_input",
 ]
 
 #: Estimates of the parameters: plug-in MLE, plug-in posterior mode, plug-in posterior
@@ -140,19 +139,6 @@ def overflow_cause(X, feature_names=None):
         j = int(np.unravel_index(k, values.shape)[1]) if values.ndim == 2 else k
     value = float(values.flat[k])
     return f"the value {value:g} of {feature_label(j, feature_names)} is too large for double-precision arithmetic"
-
-
-def validate_input(estimator, X, y="no_validation", *, reset, **kwargs):
-    """scikit-learn's ``validate_data`` with its errors (NaN, shapes, feature counts, dtype)
-    re-raised as :class:`InputValueError` / :class:`InputTypeError` (same messages)."""
-    try:
-        return validate_data(estimator, X, y, reset=reset, **kwargs)
-    except (InputValueError, InputTypeError):
-        raise
-    except ValueError as exc:
-        raise InputValueError(str(exc)) from exc
-    except TypeError as exc:
-        raise InputTypeError(str(exc)) from exc
 
 
 def check_non_negative_features(X, whom, feature_names=None, hint="the model needs values >= 0"):

@@ -32,8 +32,9 @@ from hdbayes._validation import (
     check_positive,
     feature_label,
     fit_binarize_thresholds,
+    validate_input,
 )
-from hdbayes.discrete._base import check_class_labels, check_non_negative_features, validate_input
+from hdbayes.discrete._base import check_class_labels, check_non_negative_features
 from hdbayes.discrete.conjugate import check_count_matrix
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection import select_from_scores

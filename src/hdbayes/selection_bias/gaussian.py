@@ -32,9 +32,15 @@ from joblib import Parallel, delayed
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_count, check_finite_output, check_generator, check_positive, feature_label
+from hdbayes._validation import (
+    check_count,
+    check_finite_output,
+    check_generator,
+    check_positive,
+    feature_label,
+    validate_input,
+)
 from hdbayes.exceptions import InputValueError
-from hdbayes.preprocessing import validate_input
 from hdbayes.selection import f_statistic
 from hdbayes.selection_bias._base import SelectionBiasClassifier
 from hdbayes.selection_bias.gaussian_adjustment import (

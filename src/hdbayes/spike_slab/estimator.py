@@ -13,9 +13,8 @@ from scipy.special import expit, log_expit, logit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_count, check_finite_output, check_positive, feature_label
+from hdbayes._validation import check_count, check_finite_output, check_positive, feature_label, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
-from hdbayes.preprocessing import validate_input
 from hdbayes.spike_slab.ep import (
     _log_normal_at_zero,
     cavity_parameters,

@@ -24,9 +24,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from hdbayes._validation import check_count, check_finite_output, check_generator
+from hdbayes._validation import check_count, check_finite_output, check_generator, validate_input
 from hdbayes.exceptions import InputValueError
-from hdbayes.preprocessing import validate_input
 from hdbayes.spike_slab.ep import center_data, check_data_magnitudes, check_model_parameters, single_threaded_blas
 
 __all__ = ["GroupSpikeSlabGibbs", "collapsed_group_sweep"]
