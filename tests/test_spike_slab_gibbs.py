@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import logit
 from scipy.stats import multivariate_normal
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hdbayes.spike_slab import GroupSpikeSlabGibbs, exact_posterior
 from hdbayes.spike_slab.gibbs import collapsed_group_sweep
@@ -91,3 +92,16 @@ def test_gibbs_refuses_overflowing_input_and_handles_a_constant_column(problem):
     constant[:, 2] = 3.0
     model = GroupSpikeSlabGibbs(n_iter=40, burn_in=10, n_chains=1, random_state=0).fit(constant, y)
     assert np.isfinite(model.coef_).all() and np.isfinite(model.group_inclusion_probabilities_).all()
+
+
+@parametrize_with_checks([GroupSpikeSlabGibbs(n_iter=40, burn_in=10, random_state=0, progress=False)])
+def test_sklearn_compatible(estimator, check):
+    """scikit-learn's checks with short chains (the sampler's contract does not depend on their length)."""
+    check(estimator)
+
+
+@pytest.mark.slow
+@parametrize_with_checks([GroupSpikeSlabGibbs()])
+def test_sklearn_compatible_as_shipped(estimator, check):
+    """The same checks with the shipped defaults (2 × 1000 sweeps: about 40 s on 2 cores)."""
+    check(estimator)
