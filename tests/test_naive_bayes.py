@@ -375,6 +375,14 @@ def test_binarize_options():
     np.testing.assert_array_equal(model.predict_proba(shifted), expected)
     with pytest.raises(InputValueError, match="binarize must be a number or 'median'"):
         BiasCorrectedNaiveBayes(binarize="mean").fit(X, y)
+    # a value other than 0/1 without binarize: its column is named, as the user knows it
+    frame = pd.DataFrame((X > 0).astype(int), columns=["a", "b", "c", "d"])
+    frame.loc[3, "c"] = 2
+    with pytest.raises(InputValueError, match=r"^X must hold binary features \(0/1\): feature 'c' has the value 2;"):
+        BiasCorrectedNaiveBayes(binarize=None).fit(frame, y)
+    for matrix in (frame.to_numpy(), sp.csr_matrix(frame.to_numpy())):
+        with pytest.raises(InputValueError, match=r"feature 2 has the value 2;"):
+            BiasCorrectedNaiveBayes(binarize=None).fit(matrix, y)
 
 
 def test_pickle_round_trip(nb_data):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -169,9 +170,31 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
         )
         self.classes_, y01 = check_binary_target(y)
         self.binarize_thresholds_ = fit_binarize_thresholds(X, self.binarize)
-        X = check_binary_features(X, self.binarize_thresholds_)
-        return X, y01
+        return self._binary_features(X), y01
 
     def _validate_test_data(self, X):
         X = _validate(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
-        return check_binary_features(X, self.binarize_thresholds_)
+        return self._binary_features(X)
+
+    def _binary_features(self, X):
+        """X with values 0/1 after ``binarize``; a value other than 0/1 without it is refused
+        naming its column."""
+        if self.binarize_thresholds_ is not None:
+            return check_binary_features(X, self.binarize_thresholds_)
+        values = X.tocsc() if sp.issparse(X) else np.asarray(X)
+        stored = values.data if sp.issparse(values) else values
+        bad = (stored != 0) & (stored != 1)
+        if bad.any():
+            if sp.issparse(values):
+                position = int(np.flatnonzero(bad)[0])
+                column = int(np.searchsorted(values.indptr, position, side="right") - 1)
+                value = float(stored[position])
+            else:
+                row, column = (int(i) for i in np.argwhere(bad)[0])
+                value = float(stored[row, column])
+            label = feature_label(column, getattr(self, "feature_names_in_", None))
+            raise InputValueError(
+                f"X must hold binary features (0/1): {label} has the value {value:g}; pass binarize=<threshold> "
+                "(or 'median') to binarize continuous data"
+            )
+        return check_binary_features(X, None)
