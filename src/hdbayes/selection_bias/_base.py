@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import (
     check_binary_features,
@@ -26,24 +26,13 @@ from hdbayes._validation import (
     check_positive,
     feature_label,
     fit_binarize_thresholds,
+    validate_input,
 )
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.metrics import bayes_decision
 from hdbayes.selection import constant_features, select_from_scores
 
 _STATISTIC_NAMES = {"correlation": "|correlation|", "f": "F statistic"}
-
-
-def _validate(estimator, *args, **kwargs):
-    """scikit-learn's ``validate_data`` with its errors as hdbayes input errors (same messages)."""
-    try:
-        return validate_data(estimator, *args, **kwargs)
-    except (InputValueError, InputTypeError):
-        raise
-    except ValueError as error:
-        raise InputValueError(str(error)) from None
-    except TypeError as error:
-        raise InputTypeError(str(error)) from None
 
 
 class SelectionBiasClassifier(ClassifierMixin, BaseEstimator):
@@ -165,7 +154,7 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
     def _validate_training_data(self, X, y):
         """Checked X with values 0/1 (dense or CSC) and y coded 0/1 (float); sets ``classes_``
         and ``binarize_thresholds_`` (None, one threshold, or the training medians)."""
-        X, y = _validate(
+        X, y = validate_input(
             self, X, y, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True, ensure_min_samples=2
         )
         self.classes_, y01 = check_binary_target(y)
@@ -173,7 +162,7 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
         return self._binary_features(X), y01
 
     def _validate_test_data(self, X):
-        X = _validate(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
+        X = validate_input(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
         return self._binary_features(X)
 
     def _binary_features(self, X):
