@@ -70,7 +70,8 @@ def assert_identical_outputs(first, second, folder):
     """Write two experiment reports into ``folder`` and assert byte-identical files, timings excepted.
 
     ``summary.md``, every result CSV and every PNG other than ``timing*`` must agree byte for byte;
-    the timing CSVs must exist in both with the same columns.
+    the timing CSVs must exist in both with the same columns. Give reports not written before: saving
+    a constrained-layout figure a second time can move its layout by a pixel.
     """
     folder = Path(folder)
     one, two = first.write(folder / "first"), second.write(folder / "second")

@@ -40,11 +40,11 @@ def test_small_run(tmp_path, identical_outputs):
     assert max(r["lag"] for r in acf) == hmm.MAX_LAG
     assert set(small_report.figures) == FIGURES
     assert all(isinstance(f, matplotlib.figure.Figure) for f in small_report.figures.values())
+    identical_outputs(small_report, hmm.run(full=False, random_state=0, progress=False), tmp_path / "twice")
     folder = small_report.write(tmp_path / "hmm")
     assert {p.name for p in folder.iterdir()} >= {"summary.md", "results.csv", "timing.csv"} | {
         f"{f}.png" for f in FIGURES
     }
-    identical_outputs(small_report, hmm.run(full=False, random_state=0, progress=False), tmp_path / "twice")
 
 
 def test_autocorrelation():
