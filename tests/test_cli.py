@@ -148,6 +148,20 @@ def test_classify_with_exact_theta_rule(csv_files, tmp_path):
     assert np.abs(a - b).max() < 0.05 and not np.array_equal(a, b)
 
 
+def test_classify_with_the_thesis_quadrature_by_name(csv_files, tmp_path):
+    """--theta-rule simpson --alpha-rule midpoint is the thesis's setting; the default is the accurate one."""
+    train, test, _, _ = csv_files
+    thesis, default = tmp_path / "t.csv", tmp_path / "d.csv"
+    options = ("--n-features", "5")
+    assert classify(train, test, thesis, *options, "--theta-rule", "simpson", "--alpha-rule", "midpoint") == 0
+    assert classify(train, test, default, *options) == 0
+    a, b = pd.read_csv(thesis).iloc[:, 1].to_numpy(), pd.read_csv(default).iloc[:, 1].to_numpy()
+    assert np.abs(a - b).max() < 0.1 and not np.array_equal(a, b)
+    with pytest.raises(SystemExit) as exit_info:
+        classify(train, test, tmp_path / "o.csv", *options, "--alpha-rule", "gauss")
+    assert exit_info.value.code == 2
+
+
 def test_classify_gaussian_multiclass(tmp_path, capsys):
     from hdbayes.datasets import simulate_gaussian
 

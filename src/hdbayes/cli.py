@@ -95,6 +95,7 @@ _COUNT_MODELS = {"multinomial-nb", "dcm"}
 _MODEL_OPTIONS = {
     "binarize": (_BINARY_MODELS, None),
     "theta_rule": ({"naive-bayes"}, "theta_rule"),
+    "alpha_rule": ({"naive-bayes"}, "alpha_rule"),
     "n_iter": ({"gaussian", "mixture"}, "n_iter"),
     "burn_in": ({"gaussian", "mixture"}, "burn_in"),
     "thin": ({"gaussian", "mixture"}, "thin"),
@@ -120,6 +121,7 @@ _OPTION_NAMES = {
     "n_chains": "--chains",
     "n_categories": "--n-categories",
     "theta_rule": "--theta-rule",
+    "alpha_rule": "--alpha-rule",
     "prior_inclusion": "--prior-inclusion",
     "slab_variance": "--slab-variance",
     "noise_variance": "--noise-variance",
@@ -254,8 +256,13 @@ def _build_parser():
     classify.add_argument(
         "--theta-rule",
         choices=("simpson", "exact"),
-        help="naive-bayes: θ integration by exact Gauss–Legendre or the thesis's 21-point Simpson rule "
-        "(default: the model's, see BiasCorrectedNaiveBayes)",
+        help="naive-bayes: θ integration by exact Gauss–Legendre (default) or the thesis's 21-point Simpson rule",
+    )
+    classify.add_argument(
+        "--alpha-rule",
+        choices=("adaptive", "midpoint"),
+        help="naive-bayes: α integration by the adaptive rule in log α (default, converged to 1e-4) or the "
+        "thesis's 30-point midpoint rule in prior quantiles (with --theta-rule simpson: the thesis's setting)",
     )
     classify.add_argument("--n-iter", type=int, metavar="N", help="gaussian, mixture: MCMC iterations per chain")
     classify.add_argument("--burn-in", type=int, metavar="N", help="gaussian, mixture: iterations discarded")
