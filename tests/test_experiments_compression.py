@@ -37,6 +37,7 @@ def _check_figures(report, names):
 
 def test_english_text_small(alice_file, tmp_path):
     report = english_text.run(full=False, random_state=0, progress=False)
+    assert len(report.checks) == 5
     assert all(report.checks.values()), report.checks
     rows = report.tables["results"]
     assert len(rows) == 2 * len(english_text.SIZES["small"].orders)
