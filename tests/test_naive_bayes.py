@@ -737,3 +737,21 @@ def test_non_finite_outputs_are_refused_with_the_cause(monkeypatch):
     )
     with pytest.raises(InputValueError, match="the log posterior of α is not finite; the posterior of α underflowed"):
         BiasCorrectedNaiveBayes(n_features=1).fit(X, y)
+
+
+def test_feature_integrals_computed_once_per_count_pair_equal_the_per_feature_integrals():
+    """Features with the same (I_0, I_1) share their integrals; the shortcut changes no bit."""
+    from hdbayes.quadrature import gauss_legendre_rule
+    from hdbayes.selection_bias.naive_bayes import _integrate_features
+    from hdbayes.special import log_rising_factorial, log_rising_factorial_table
+
+    rng = np.random.default_rng(3)
+    ones = np.stack([rng.integers(0, 7, 40), rng.integers(0, 9, 40)])  # many repeated pairs
+    sizes, alpha, rule = np.array([6, 8]), np.exp(np.linspace(-2.0, 8.0, 7)), gauss_legendre_rule(8)
+    a, b = alpha[:, None] * rule.nodes[None], alpha[:, None] * (1.0 - rule.nodes[None])
+    per_feature = _integrate_features(
+        np.ascontiguousarray(ones), sizes, alpha, rule.nodes, rule.log_weights, log_rising_factorial_table(a, 8),
+        log_rising_factorial_table(b, 8), np.stack([log_rising_factorial(alpha, int(s)) for s in sizes], axis=1),
+    )  # fmt: skip
+    for shared, direct in zip(feature_integrals(ones, sizes, alpha, rule), per_feature):
+        np.testing.assert_array_equal(shared, direct)

@@ -118,18 +118,24 @@ def feature_integrals(ones, class_sizes, alpha, theta_rule: QuadratureRule):
     log_marginal : ndarray of shape (K, k)
     log_one, log_zero : ndarray of shape (K, k, 2)
     """
-    ones = np.ascontiguousarray(ones, dtype=np.int64)
+    ones = np.asarray(ones, dtype=np.int64)
     alpha = np.asarray(alpha, dtype=np.float64)
     sizes = np.asarray(class_sizes, dtype=np.int64)
+    # features with the same counts (I_0, I_1) have the same integrals: compute each pair once
+    # (at most (N_0 + 1)(N_1 + 1) pairs, however many features), then index back
+    pairs, inverse = np.unique(ones, axis=1, return_inverse=True)
+    inverse = inverse.ravel()
     a = alpha[:, None] * theta_rule.nodes[None, :]
     b = alpha[:, None] * (1.0 - theta_rule.nodes[None, :])
     # log Γ(αθ + I)/Γ(αθ) and log Γ(α(1−θ) + I)/Γ(α(1−θ)) for I = 0..max N_c, shared by both classes
     ones_table = log_rising_factorial_table(a, int(sizes.max()))
     zeros_table = log_rising_factorial_table(b, int(sizes.max()))
     log_totals = np.stack([log_rising_factorial(alpha, int(size)) for size in sizes], axis=1)
-    return _integrate_features(
-        ones, sizes, alpha, theta_rule.nodes, theta_rule.log_weights, ones_table, zeros_table, log_totals
-    )
+    log_marginal, log_one, log_zero = _integrate_features(
+        np.ascontiguousarray(pairs), sizes, alpha, theta_rule.nodes, theta_rule.log_weights, ones_table, zeros_table,
+        log_totals,
+    )  # fmt: skip
+    return log_marginal[:, inverse], log_one[:, inverse], log_zero[:, inverse]
 
 
 def log_class_numerators(
