@@ -54,3 +54,14 @@ def test_median_thresholds_are_learned_at_fit_and_reused():
 def test_bad_threshold_is_refused_naming_the_option(threshold, error, match):
     with pytest.raises(error, match=match):
         FeatureBinarizer(threshold=threshold).fit(_data())
+
+
+def test_binary_data_pass_unchanged_without_a_float_copy_but_the_transformer_copies():
+    X = sp.random(50, 40, density=0.3, format="csc", random_state=0, dtype=np.int8)
+    X.data[:] = 1
+    same = binarize_features(X, 0.0)
+    assert same is X and same.dtype == np.int8  # 0/1 data at a threshold in [0, 1): nothing to do
+    dense = X.toarray().astype(np.float64)
+    out = FeatureBinarizer().fit(dense).transform(dense)
+    assert out is not dense
+    np.testing.assert_array_equal(out, dense)

@@ -121,6 +121,11 @@ def fit_binarize_thresholds(X, binarize):
     return np.median(np.asarray(X, dtype=np.float64), axis=0)
 
 
+def _is_binary(X):
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    return bool(np.all((values == 0) | (values == 1)))
+
+
 def binarize_features(X, thresholds):
     """Values > threshold become 1.0, the others 0.0; the same answer for dense and sparse X.
 
@@ -130,6 +135,10 @@ def binarize_features(X, thresholds):
     become 1 and X is made dense, as scikit-learn's ``BernoulliNB`` would have to.
     """
     thresholds = np.asarray(thresholds, dtype=np.float64)
+    if thresholds.ndim == 0 and 0.0 <= thresholds < 1.0 and _is_binary(X):
+        # already 0/1: binarising at t in [0, 1) changes nothing, so keep the data (no float64 copy of
+        # what may be 10^8 stored int8 values); sparse input still comes back as CSC
+        return X.tocsc() if sp.issparse(X) else X
     if sp.issparse(X):
         if np.all(thresholds >= 0):
             X = X.tocsc(copy=True).astype(np.float64)

@@ -87,7 +87,8 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
-        return binarize_features(X, self.thresholds_)
+        binary = binarize_features(X, self.thresholds_)
+        return binary.copy() if binary is X else binary  # never hand back the caller's array
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
