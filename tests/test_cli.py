@@ -432,6 +432,16 @@ def test_reproduce_help_names_the_exit_status_and_the_cap(capsys):
     assert "3 a check failed" in text and "capped at the usable cores" in text
 
 
+def test_reproduce_help_lists_every_experiment_with_its_description(capsys):
+    from hdbayes.experiments import EXPERIMENTS
+
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    for name, experiment in EXPERIMENTS.items():
+        assert any(line.split() == [name, *experiment.description.split()] for line in lines), name
+
+
 def test_classify_writes_through_symlinks_and_special_files(small, tmp_path, capsys):
     import os
 

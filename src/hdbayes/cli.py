@@ -64,24 +64,9 @@ from types import SimpleNamespace
 import hdbayes
 from hdbayes._io import STDOUT, check_output_file, check_output_folder, write_file
 from hdbayes.exceptions import InputValueError, is_input_error
+from hdbayes.experiments.registry import EXPERIMENTS
 
 __all__ = ["main"]
-
-EXPERIMENTS = {
-    "naive-bayes-simulation": "hdbayes.experiments.naive_bayes_simulation",
-    "colon": "hdbayes.experiments.colon",
-    "gaussian-simulation": "hdbayes.experiments.gaussian_simulation",
-    "srbct": "hdbayes.experiments.srbct",
-    "lymphoma": "hdbayes.experiments.lymphoma",
-    "mixture-simulation": "hdbayes.experiments.mixture_simulation",
-    "interaction-counts": "hdbayes.experiments.interaction_counts",
-    "hmm": "hdbayes.experiments.hmm",
-    "english-text": "hdbayes.experiments.english_text",
-    "cauchy-classification": "hdbayes.experiments.cauchy_classification",
-    "discrete-models": "hdbayes.experiments.discrete_models",
-    "group-sparse-reconstruction": "hdbayes.experiments.group_sparse_reconstruction",
-    "prior-knowledge": "hdbayes.experiments.prior_knowledge",
-}
 
 # models corrected for selection bias (selection inside the estimator) and the generative models of
 # hdbayes.discrete (selection, if asked for, by mutual information in a pipeline)
@@ -166,6 +151,15 @@ def _add_data_arguments(parser, target_help):
     parser.add_argument("--target", required=True, help=target_help)
 
 
+def _experiments_epilog():
+    """The experiments of ``hdbayes reproduce`` with their one-line descriptions, then the exit status."""
+    width = max(len(name) for name in EXPERIMENTS)
+    lines = ["experiments:"]
+    lines += [f"  {name:<{width}}  {EXPERIMENTS[name].description}" for name in sorted(EXPERIMENTS)]
+    lines += ["", "Exit status: 0 all acceptance checks passed, 3 a check failed ([FAIL]), 2 bad input."]
+    return "\n".join(lines)
+
+
 def _build_parser():
     parser = _Parser(
         prog="hdbayes",
@@ -195,9 +189,10 @@ def _build_parser():
         "reproduce",
         help="reproduce an experiment of the papers",
         description="Run an experiment of the papers and write summary.md, CSV tables and PNG figures.",
-        epilog="Exit status: 0 all acceptance checks passed, 3 a check failed ([FAIL]), 2 bad input.",
+        epilog=_experiments_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    reproduce.add_argument("name", choices=sorted(EXPERIMENTS), help="experiment")
+    reproduce.add_argument("name", choices=sorted(EXPERIMENTS), metavar="NAME", help="experiment (listed below)")
     reproduce.add_argument("--full", action="store_true", help="the paper's size (default: a small fast size)")
     reproduce.add_argument(
         "--out", help="output folder: new, empty, or written by hdbayes before (default: hdbayes-output/NAME)"
@@ -875,10 +870,8 @@ def _regress(args):
 
 
 def _run_experiment(name, out, full, seed, n_jobs=None):
-    from importlib import import_module
-
     check_output_folder(out)
-    module = import_module(EXPERIMENTS[name])
+    module = EXPERIMENTS[name].load()
     start = time.perf_counter()
     report = module.run(full=full, random_state=seed, n_jobs=n_jobs)
     seconds = time.perf_counter() - start
