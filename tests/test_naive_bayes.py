@@ -20,7 +20,7 @@ from hdbayes.metrics import average_minus_log_probability, error_rate, expected_
 from hdbayes.quadrature import QuadratureRule, inverse_gamma_midpoint_grid, simpson_rule
 from hdbayes.selection import abs_correlation
 from hdbayes.selection_bias.adjustment import naive_bayes_log_discard_probability
-from hdbayes.selection_bias.naive_bayes import feature_integrals, log_class_numerators
+from hdbayes.selection_bias.naive_bayes import alpha_posterior, feature_integrals, log_class_numerators
 from hdbayes.special import log_beta_bernoulli
 
 
@@ -755,3 +755,67 @@ def test_feature_integrals_computed_once_per_count_pair_equal_the_per_feature_in
     )  # fmt: skip
     for shared, direct in zip(feature_integrals(ones, sizes, alpha, rule), per_feature):
         np.testing.assert_array_equal(shared, direct)
+
+
+def _brute_force_alpha_posterior(alpha, log_weights, log_marginal, log_adjustment, shape, scale):
+    """The α posterior without logs: w_m q^{p−k} L(α_m) / E and P(α_m) α_m q^{p−k} L(α_m) / E."""
+    unnormalised = np.exp(log_weights) * np.exp(log_adjustment) * np.exp(log_marginal)
+    evidence = unnormalised.sum()
+    prior = stats.invgamma.pdf(alpha, shape, scale=scale)
+    return unnormalised / evidence, prior * alpha * np.exp(log_adjustment) * np.exp(log_marginal) / evidence
+
+
+def test_alpha_posterior_matches_a_brute_force_computation():
+    rng = np.random.default_rng(3)
+    for K in (1, 2, 9):
+        alpha = np.sort(np.exp(rng.uniform(-1.0, 8.0, size=K)))
+        log_weights = np.log(rng.dirichlet(np.ones(K)))
+        log_marginal = rng.uniform(-30.0, 0.0, size=K)
+        log_adjustment = rng.uniform(-20.0, 0.0, size=K)
+        posterior, density = alpha_posterior(alpha, log_weights, log_marginal, log_adjustment, 0.5, 5.0)
+        expected_posterior, expected_density = _brute_force_alpha_posterior(
+            alpha, log_weights, log_marginal, log_adjustment, 0.5, 5.0
+        )
+        np.testing.assert_allclose(posterior, expected_posterior, rtol=1e-12)
+        np.testing.assert_allclose(density, expected_density, rtol=1e-12)
+        assert posterior.sum() == pytest.approx(1.0, abs=1e-14)
+
+
+def test_alpha_posterior_survives_a_likelihood_far_below_the_smallest_double():
+    """Only ratios matter: shifting every log term by −10^5 (exp underflows to 0) changes nothing."""
+    alpha = np.array([1.0, 10.0, 100.0, 1000.0])
+    log_weights = np.log(np.full(4, 0.25))
+    log_marginal = np.array([-3.0, -1.0, -2.0, -6.0])
+    log_adjustment = np.array([-0.5, -0.1, 0.0, 0.0])
+    reference = alpha_posterior(alpha, log_weights, log_marginal, log_adjustment, 0.5, 5.0)
+    shifted = alpha_posterior(alpha, log_weights, log_marginal - 1e5, log_adjustment - 1e5, 0.5, 5.0)
+    for got, want in zip(shifted, reference):
+        assert np.all(np.isfinite(got))
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+    with pytest.raises(InputValueError, match="posterior of α underflowed"):
+        alpha_posterior(alpha, log_weights, log_marginal, np.full(4, -np.inf), 0.5, 5.0)
+
+
+def test_alpha_posterior_density_of_log_alpha_integrates_to_one():
+    """With the trapezoidal rule in log α (weights in prior mass) the density integrates to 1 by that rule."""
+    log_alpha = np.linspace(-4.0, 16.0, 401)
+    alpha, h = np.exp(log_alpha), log_alpha[1] - log_alpha[0]
+    trapezoid = np.full(log_alpha.shape, h)
+    trapezoid[[0, -1]] = h / 2
+    log_weights = np.log(trapezoid) + stats.invgamma.logpdf(alpha, 0.5, scale=5.0) + log_alpha
+    log_marginal = -0.5 * ((log_alpha - 5.7) / 0.4) ** 2
+    posterior, density = alpha_posterior(alpha, log_weights, log_marginal, np.zeros_like(alpha), 0.5, 5.0)
+    assert np.trapezoid(density, log_alpha) == pytest.approx(1.0, abs=1e-12)
+    assert posterior @ log_alpha == pytest.approx(np.trapezoid(density * log_alpha, log_alpha), abs=1e-12)
+
+
+@pytest.mark.parametrize("alpha_rule", ["adaptive", "midpoint"])
+def test_fit_stores_the_alpha_posterior_of_the_pure_function(nb_data, alpha_rule):
+    X, y = nb_data[:2]
+    model = BiasCorrectedNaiveBayes(n_features=5, alpha_rule=alpha_rule).fit(X, y)
+    posterior, density = alpha_posterior(
+        model.alpha_grid_, model.alpha_log_weights_, model.log_marginal_likelihood_, model.log_adjustment_, 0.5, 5.0
+    )
+    assert np.any(model.log_adjustment_ < 0)
+    np.testing.assert_array_equal(model.alpha_posterior_, posterior)
+    np.testing.assert_array_equal(model.posterior_density_of_log_alpha_, density)

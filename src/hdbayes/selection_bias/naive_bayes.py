@@ -41,7 +41,7 @@ from hdbayes.selection_bias._base import BinarySelectionBiasClassifier
 from hdbayes.selection_bias.adjustment import exact_theta_rule, naive_bayes_log_discard_probability
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
 
-__all__ = ["BiasCorrectedNaiveBayes", "feature_integrals", "log_class_numerators"]
+__all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "log_class_numerators"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -183,6 +183,64 @@ def log_class_numerators(
         log_alpha_weights = np.full(n_alpha, -np.log(n_alpha))
     scores += (log_adjustment + log_alpha_weights)[None, :, None]
     return logsumexp(scores, axis=1) + class_log_prior[None, :]
+
+
+def alpha_posterior(alpha, log_alpha_weights, log_marginal, log_adjustment, alpha_shape, alpha_scale):
+    """Posterior of α on the points of the α rule and the density of log α (thesis eq. 2.41–2.44, Fig. 2.7).
+
+    The posterior of α is the integrand in α of eq. 2.41 without the test case, with the
+    likelihood of the selected features from eq. 2.33:
+
+        P(α | training data, S) ∝ P(α) · q(α)^{p−k} · ∏_{j=1}^{k} P(x_j^train | α, y^train),
+
+    where P(α) is the Inverse-Gamma(a, b) prior (eq. 2.26) and q(α)^{p−k} the adjustment
+    factor of eq. 2.42–2.44 (1 without correction; eq. 2.34–2.40). On a rule with nodes α_m and weights w_m in prior
+    mass (Σ_m w_m g(α_m) ≈ ∫ g(α) P(α) dα) the evidence is
+    E = Σ_m w_m q(α_m)^{p−k} ∏_j P(x_j^train | α_m, y^train), and
+
+    * the posterior probability of the point α_m is w_m q(α_m)^{p−k} ∏_j P(x_j^train | α_m) / E;
+    * the posterior density of log α at log α_m is P(α_m) α_m q(α_m)^{p−k} ∏_j P(x_j^train | α_m) / E
+      (the density of α times the Jacobian dα/d log α = α; thesis Fig. 2.7).
+
+    Everything is computed in logs (E by ``logsumexp``), so a factor q^{p−k} far below the
+    smallest double does not underflow. A pure function: no state, no randomness.
+
+    Parameters
+    ----------
+    alpha : ndarray of shape (K,)
+        The α points α_m (> 0).
+    log_alpha_weights : ndarray of shape (K,)
+        log w_m, the weights of the α rule in prior mass.
+    log_marginal : ndarray of shape (K,)
+        Σ_j log P(x_j^train | α_m, y^train) over the selected features (eq. 2.33).
+    log_adjustment : ndarray of shape (K,)
+        (p − k) log q(α_m); zeros for the uncorrected model.
+    alpha_shape, alpha_scale : float
+        a and b of the Inverse-Gamma(a, b) prior of α (density ∝ α^{−(1+a)} e^{−b/α}).
+
+    Returns
+    -------
+    posterior : ndarray of shape (K,)
+        Posterior probabilities of the α points (sum to one).
+    density_of_log_alpha : ndarray of shape (K,)
+        Posterior density of log α at log α_m.
+
+    Raises
+    ------
+    InputValueError
+        If the log posterior or the density is not finite (the posterior underflowed: the
+        selection is impossible under the prior).
+    """
+    cause = "the posterior of α underflowed (the selection is impossible under the model's prior)"
+    log_posterior = check_finite_output(
+        "the log posterior of α", log_alpha_weights + log_adjustment + log_marginal, cause=cause
+    )
+    log_evidence = logsumexp(log_posterior)
+    posterior = np.exp(log_posterior - log_evidence)
+    log_prior_density = stats.invgamma.logpdf(alpha, alpha_shape, scale=alpha_scale)
+    density = np.exp(log_adjustment + log_marginal + log_prior_density + np.log(alpha) - log_evidence)
+    check_finite_output("the posterior density of log α", density, cause=cause)
+    return posterior, density
 
 
 class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
@@ -438,17 +496,9 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         self.log_integral_zero_ = log_zero
         self.log_adjustment_ = log_adjustment
         self.log_marginal_likelihood_ = log_marginal
-        cause = "the posterior of α underflowed (the selection is impossible under the model's prior)"
-        log_posterior = check_finite_output(
-            "the log posterior of α", self.alpha_log_weights_ + log_adjustment + log_marginal, cause=cause
+        self.alpha_posterior_, self.posterior_density_of_log_alpha_ = alpha_posterior(
+            self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
         )
-        log_evidence = logsumexp(log_posterior)
-        self.alpha_posterior_ = np.exp(log_posterior - log_evidence)
-        log_prior_density = stats.invgamma.logpdf(self.alpha_grid_, self.alpha_shape, scale=self.alpha_scale)
-        self.posterior_density_of_log_alpha_ = np.exp(
-            log_adjustment + log_marginal + log_prior_density + np.log(self.alpha_grid_) - log_evidence
-        )
-        check_finite_output("the posterior density of log α", self.posterior_density_of_log_alpha_, cause=cause)
 
         f = np.array([self.f0, self.f1])
         self.class_log_prior_ = np.log((f + np.asarray(class_sizes)) / (f.sum() + y01.shape[0]))
