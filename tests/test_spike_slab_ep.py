@@ -12,8 +12,6 @@ from sklearn.exceptions import ConvergenceWarning
 from hdbayes.spike_slab.ep import (
     SiteParameters,
     cavity_parameters,
-    check_group_values,
-    check_groups,
     damp_sites,
     expectation_propagation,
     gaussian_part,
@@ -21,6 +19,7 @@ from hdbayes.spike_slab.ep import (
     site_update,
 )
 from hdbayes.spike_slab.exact import exact_posterior
+from hdbayes.spike_slab.model import center_data
 
 
 def random_problem(n, n_groups, group_size, n_active, noise_variance, seed):
@@ -111,9 +110,10 @@ def test_gaussian_part_and_cavities_against_a_dense_posterior():
     np.testing.assert_allclose(cavity_variance, dense_cv, rtol=1e-8)
     np.testing.assert_allclose(cavity_mean, dense_cv * (m / np.diag(V) - mt / v), rtol=1e-7, atol=1e-9)
     rows = rng.normal(size=(4, d))
-    np.testing.assert_allclose(part.quadratic_form(rows), np.einsum("ij,jk,ik->i", rows, V, rows), rtol=1e-9)
+    covariance = part.covariance()
+    np.testing.assert_allclose(covariance.quadratic_form(rows), np.einsum("ij,jk,ik->i", rows, V, rows), rtol=1e-9)
     vector = rng.normal(size=d)
-    np.testing.assert_allclose(part.covariance_matvec(vector), V @ vector, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(covariance.matvec(vector), V @ vector, rtol=1e-9, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------- EP vs exact
@@ -240,48 +240,6 @@ def test_large_d_never_forms_a_d_by_d_matrix():
     assert np.all(result.group_inclusion_probabilities[1:] < 0.5)
 
 
-# ---------------------------------------------------------------------------------------------- validation
-
-
-def test_check_groups_forms():
-    np.testing.assert_array_equal(check_groups(None, 3)[0], [0, 1, 2])
-    np.testing.assert_array_equal(check_groups(2, 4)[0], [0, 0, 1, 1])
-    codes, n_groups = check_groups(["b", "a", "b"], 3)
-    assert n_groups == 2 and codes.tolist() == [1, 0, 1]
-    codes, n_groups = check_groups([[2, 0], [1]], 3)
-    assert n_groups == 2 and codes.tolist() == [0, 1, 0]
-    np.testing.assert_array_equal(check_groups(np.array([3.0, 3.0, 7.0]), 3)[0], [0, 0, 1])
-
-
-@pytest.mark.parametrize(
-    ("groups", "message"),
-    [
-        ([[0, 1], [1, 2]], "groups overlap: feature 1"),
-        ([[0, 1]], "feature 2 is in no group"),
-        ([[0, 5], [1, 2]], "outside 0..2"),
-        ([0, 1], "groups has length 2, but X has 3 features"),
-        (np.array([0.0, np.nan, 1.0]), "NaN"),
-        (np.array([0.5, 1.0, 1.0]), "groups must be integers .* label 0.5 of feature 0"),
-        (2, "must be >= 1 and divide n_features=3"),
-        (np.zeros((3, 1)), "1-D array"),
-        ([[0, 1], []], "group 1 is empty"),
-    ],
-)
-def test_check_groups_errors(groups, message):
-    with pytest.raises(ValueError, match=message):
-        check_groups(groups, 3)
-
-
-def test_check_group_values():
-    np.testing.assert_array_equal(check_group_values("p0", 0.2, 3, upper=1.0), [0.2] * 3)
-    for bad, message in ((0.0, r"in \(0, 1\), got 0$"), (1.0, r"in \(0, 1\), got 1$"), ([0.1, 0.2], "has 2 values"),
-                         (np.nan, "finite")):  # fmt: skip
-        with pytest.raises(ValueError, match=message):
-            check_group_values("p0", bad, 3, upper=1.0)
-    with pytest.raises(ValueError, match="slab_variance must be > 0"):
-        check_group_values("slab_variance", -1.0, 3)
-
-
 @pytest.mark.parametrize("solver", ["woodbury", "direct"])
 def test_all_zero_column_against_exact_enumeration(solver):
     """An all-zero column has r_j = 0 and a flat cavity: its site is set in closed form (flat_cavity_sites) and
@@ -313,8 +271,6 @@ def test_constant_columns_property(columns, value, group_size, seed):
     probabilities and other coefficients of the problem without them (their votes are 0, their sites leave K
     unchanged, and the group and Bernoulli terms of the evidence cancel), and a zero mean for them. Up to EP's
     tol = 1e-4: their site variances still move, so the stopping iteration can differ (measured: 4e-6)."""
-    from hdbayes.spike_slab.ep import center_data
-
     X, y, groups = random_problem(20, 6 // group_size, group_size, 1, 0.1, seed)
     columns = sorted(columns)
     X[:, columns] = value

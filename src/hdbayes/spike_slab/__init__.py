@@ -2,6 +2,8 @@
 
 Hernández-Lobato, Hernández-Lobato & Dupont (JMLR 2013), restated in spec ``spike-slab-ep.md``:
 
+* :mod:`~hdbayes.spike_slab.model` — the model every engine shares: groups, priors and their checks,
+  centring of X and y, the evidence fixed point over the hyperparameters (spec §1, §3.3);
 * :mod:`~hdbayes.spike_slab.ep` — expectation propagation (site updates as pure functions, the
   parallel damped loop, the Woodbury and direct paths, the evidence eq. 28);
 * :mod:`~hdbayes.spike_slab.exact` — exact enumeration of the 2^G configurations (the oracle);
@@ -9,10 +11,22 @@ Hernández-Lobato, Hernández-Lobato & Dupont (JMLR 2013), restated in spec ``sp
 * :mod:`~hdbayes.spike_slab.design` — sequential experimental design (spec §5);
 * :mod:`~hdbayes.spike_slab.estimator` — the scikit-learn regressor :class:`GroupSpikeSlabRegression`;
 * :mod:`~hdbayes.spike_slab.plotting` — the group-inclusion-probability plot.
+
+Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily).
 """
 
-from .ep import EPResult, SiteParameters, check_groups, expectation_propagation
-from .exact import ExactPosterior, exact_posterior
+from hdbayes import _lazy_exports
+
+_EXPORTS = {
+    "EPResult": ".ep",
+    "ExactPosterior": ".exact",
+    "GroupSpikeSlabGibbs": ".gibbs",
+    "GroupSpikeSlabRegression": ".estimator",
+    "SiteParameters": ".ep",
+    "check_groups": ".model",
+    "exact_posterior": ".exact",
+    "expectation_propagation": ".ep",
+}
 
 __all__ = [
     "EPResult",
@@ -25,14 +39,4 @@ __all__ = [
     "expectation_propagation",
 ]
 
-
-def __getattr__(name):
-    if name == "GroupSpikeSlabGibbs":
-        from .gibbs import GroupSpikeSlabGibbs
-
-        return GroupSpikeSlabGibbs
-    if name == "GroupSpikeSlabRegression":
-        from .estimator import GroupSpikeSlabRegression
-
-        return GroupSpikeSlabRegression
-    raise AttributeError(f"module 'hdbayes.spike_slab' has no attribute {name!r}")
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

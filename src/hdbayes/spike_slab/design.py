@@ -17,6 +17,7 @@ import numpy as np
 from hdbayes._validation import check_count, check_generator
 from hdbayes.exceptions import InputValueError
 from hdbayes.spike_slab.ep import EPResult, expectation_propagation
+from hdbayes.spike_slab.model import check_coded_model
 
 __all__ = ["DesignHistory", "leading_covariance_direction", "next_candidate", "predictive_variances",
            "sequential_design"]  # fmt: skip
@@ -24,7 +25,7 @@ __all__ = ["DesignHistory", "leading_covariance_direction", "next_candidate", "p
 
 def predictive_variances(result: EPResult, candidates):
     """``xᵀVx`` for every candidate row (without the noise variance), eq. (29), in O(m(nd + n²))."""
-    return result.gaussian.quadratic_form(np.asarray(candidates, dtype=float))
+    return result.gaussian.covariance().quadratic_form(np.asarray(candidates, dtype=float))
 
 
 def next_candidate(result: EPResult, candidates):
@@ -58,7 +59,7 @@ def leading_covariance_direction(result: EPResult, n_iter=100, tol=1e-10, random
     vector /= np.linalg.norm(vector)
     eigenvalue = 0.0
     for _ in range(check_count("n_iter", n_iter)):
-        product = result.gaussian.covariance_matvec(vector)
+        product = result.gaussian.covariance().matvec(vector)
         new_eigenvalue = float(vector @ product)
         vector = product / np.linalg.norm(product)
         if abs(new_eigenvalue - eigenvalue) <= tol * abs(new_eigenvalue):
@@ -134,6 +135,8 @@ def sequential_design(measure, X, y, n_steps, groups, prior_inclusion, slab_vari
     X = np.array(X, dtype=float)
     y = np.array(y, dtype=float)
     d = X.shape[1]
+    groups, prior_inclusion, slab_variance, noise_variance = check_coded_model(groups, prior_inclusion, slab_variance,
+                                                                               noise_variance, d)  # fmt: skip
     available = None
     if candidates is not None:
         candidates = np.asarray(candidates, dtype=float)

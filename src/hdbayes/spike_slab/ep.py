@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -41,19 +40,17 @@ from scipy.linalg.blas import dtrsm
 from scipy.special import expit, log_expit, logit
 from sklearn.exceptions import ConvergenceWarning
 
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.exceptions import InputValueError
+from hdbayes.spike_slab.model import LOG_2PI, EvidenceStatistics, log_normal_at_zero
 
 __all__ = [
     "EPResult",
     "GaussianPart",
+    "PosteriorCovariance",
     "SiteParameters",
     "cavity_parameters",
-    "center_data",
-    "check_data_magnitudes",
-    "check_groups",
-    "check_group_values",
-    "check_model_parameters",
     "damp_sites",
+    "evidence_statistics",
     "expectation_propagation",
     "flat_cavity_sites",
     "gaussian_part",
@@ -62,9 +59,6 @@ __all__ = [
     "site_update",
     "single_threaded_blas",
 ]
-
-_LOG_2PI = np.log(2.0 * np.pi)
-
 
 #: Below this many flops per iteration (n² d) BLAS runs single-threaded: on small matrices
 #: OpenBLAS threads cost more than they save, by 100× on a loaded machine.
@@ -84,182 +78,6 @@ def _threadpool_controller():
 def single_threaded_blas(enabled=True):
     """Context limiting BLAS to one thread (as scikit-learn's KMeans does), or a no-op."""
     return _threadpool_controller().limit(limits=1, user_api="blas") if enabled else contextlib.nullcontext()
-
-
-# ----------------------------------------------------------------------------------------------
-# validation of the model's parameters
-# ----------------------------------------------------------------------------------------------
-
-
-def check_groups(groups, n_features):
-    """Validate a partition of the features into groups.
-
-    Parameters
-    ----------
-    groups : None, int, array-like of length ``n_features``, or list of index lists
-        * None: one group per feature (the ordinary spike-and-slab prior);
-        * an int ``s``: consecutive groups of ``s`` features (``n_features`` must be a multiple);
-        * a 1-D array of labels (integers or strings), one per feature; groups are numbered in
-          the sorted order of the labels;
-        * a list of index lists (as skglm's ``GroupLasso``), which must partition
-          ``range(n_features)`` without overlap; groups are numbered in the list's order.
-
-    Returns
-    -------
-    codes : ndarray of int64, shape (n_features,)
-        The group g(j) of each feature, values 0..G−1.
-    n_groups : int
-    """
-    if groups is None:
-        return np.arange(n_features, dtype=np.int64), n_features
-    if isinstance(groups, numbers.Integral) and not isinstance(groups, bool):
-        size = int(groups)
-        if size < 1 or n_features % size:
-            raise InputValueError(f"groups={size} (a group size) must be >= 1 and divide n_features={n_features}")
-        return np.arange(n_features, dtype=np.int64) // size, n_features // size
-    if isinstance(groups, (list, tuple)) and any(isinstance(g, (list, tuple, np.ndarray)) for g in groups):
-        return _groups_from_index_lists(groups, n_features)
-    labels = np.asarray(groups)
-    if labels.ndim != 1:
-        raise InputValueError(f"groups must be a 1-D array of labels (one per feature), got shape {labels.shape}")
-    if labels.shape[0] != n_features:
-        raise InputValueError(f"groups has length {labels.shape[0]}, but X has {n_features} features")
-    if labels.dtype.kind == "f":
-        bad = np.flatnonzero(~np.isfinite(labels))
-        if bad.size:
-            raise InputValueError(f"groups contains NaN or infinite labels (feature {int(bad[0])}: {labels[bad[0]]:g})")
-        bad = np.flatnonzero(labels != np.round(labels))
-        if bad.size:
-            raise InputValueError(f"groups must be integers (or strings): the label {labels[bad[0]]:g} of feature "
-                                  f"{int(bad[0])} is not an integer")  # fmt: skip
-    elif labels.dtype.kind == "O":
-        for j, v in enumerate(labels):
-            if isinstance(v, float) and not np.isfinite(v):
-                raise InputValueError(f"groups contains NaN or infinite labels (feature {j}: {v:g})")
-            if isinstance(v, (float, np.floating)) and v != round(v):
-                raise InputValueError(f"groups must be integers (or strings): the label {v:g} of feature {j} "
-                                      "is not an integer")  # fmt: skip
-    elif labels.dtype.kind not in "iuUSb":
-        raise InputTypeError(f"groups must be integers or strings, got labels of type {labels.dtype.name}")
-    try:
-        _, codes = np.unique(labels, return_inverse=True)
-    except TypeError as error:
-        raise InputTypeError(
-            f"groups labels must be mutually comparable (all integers or all strings): {error}"
-        ) from None
-    codes = codes.astype(np.int64).ravel()
-    return codes, int(codes.max()) + 1
-
-
-def _groups_from_index_lists(groups, n_features):
-    codes = np.full(n_features, -1, dtype=np.int64)
-    for g, members in enumerate(groups):
-        members = np.asarray(members)
-        if members.size and (members.dtype.kind not in "iu"):
-            raise InputTypeError(
-                f"group {g} must list integer feature indices, got values of type {members.dtype.name}"
-            )
-        members = members.astype(np.int64)
-        if members.size == 0:
-            raise InputValueError(f"group {g} is empty")
-        if members.min() < 0 or members.max() >= n_features:
-            raise InputValueError(f"group {g} holds an index outside 0..{n_features - 1}")
-        taken = codes[members] >= 0
-        if taken.any() or np.unique(members).size != members.size:
-            j = int(members[taken][0]) if taken.any() else int(members[0])
-            first = int(codes[j]) if codes[j] >= 0 else g
-            raise InputValueError(f"groups overlap: feature {j} appears in more than one group (first in group "
-                                  f"{first}); groups must partition the features")  # fmt: skip
-        codes[members] = g
-    missing = np.flatnonzero(codes < 0)
-    if missing.size:
-        raise InputValueError(f"groups do not cover every feature: feature {int(missing[0])} is in no group")
-    return codes, len(groups)
-
-
-def check_group_values(name, value, n_groups, *, upper=None):
-    """A scalar or one value per group, finite and > 0 (and < ``upper`` if given), as an array of length G."""
-    try:
-        array = np.asarray(value, dtype=float) if not isinstance(value, (str, bool)) else None
-    except (TypeError, ValueError):
-        array = None
-    if array is None or array.ndim > 1:
-        raise InputTypeError(f"{name} must be a number or a 1-D array with one value per group")
-    if array.ndim == 1 and array.shape[0] != n_groups:
-        raise InputValueError(f"{name} has {array.shape[0]} values, but there are {n_groups} groups")
-    flat = np.atleast_1d(array)
-    if not np.all(np.isfinite(flat)):
-        raise InputValueError(f"{name} must be finite, got {flat[~np.isfinite(flat)][0]:g}")
-    bad = (flat <= 0) | ((flat >= upper) if upper is not None else False)
-    if np.any(bad):
-        interval = f"in (0, {upper:g})" if upper is not None else "> 0"
-        where = f" (group {int(np.flatnonzero(bad)[0])})" if array.ndim == 1 else ""
-        raise InputValueError(f"{name} must be {interval}, got {flat[bad][0]:g}{where}")
-    return np.broadcast_to(array, (n_groups,)).astype(float)
-
-
-def check_model_parameters(groups, prior_inclusion, slab_variance, noise_variance, n_features):
-    """Validate the model of spec §1 for ``n_features`` features.
-
-    Returns
-    -------
-    codes : ndarray of int64, shape (d,)
-    n_groups : int
-    prior_inclusion, slab_variance : ndarray of shape (G,)
-        p0,g in (0, 1) and v_{s,g} > 0.
-    noise_variance : float
-        σ0² > 0.
-    """
-    from hdbayes._validation import check_positive
-
-    codes, n_groups = check_groups(groups, n_features)
-    return (codes, n_groups, check_group_values("prior_inclusion", prior_inclusion, n_groups, upper=1.0),
-            check_group_values("slab_variance", slab_variance, n_groups),
-            check_positive("noise_variance", noise_variance))  # fmt: skip
-
-
-def center_data(X, y, fit_intercept):
-    """Centre X and y for an intercept with a flat prior; returns (X, y, X_offset, y_offset).
-
-    A constant column becomes exactly zero (its offset is its value, not a rounded mean), so that
-    EP recognises it as carrying no information (``r_j = 0``; see :func:`expectation_propagation`).
-    """
-    if not fit_intercept:
-        return X, y, np.zeros(X.shape[1]), 0.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        x_offset, y_offset = X.mean(axis=0), float(y.mean())
-        constant = np.flatnonzero(np.all(X == X[:1], axis=0)) if X.shape[0] else np.zeros(0, dtype=np.int64)
-        x_offset[constant] = X[0, constant]
-        centred = X - x_offset
-        centred[:, constant] = 0.0
-        return centred, y - y_offset, x_offset, y_offset
-
-
-def check_data_magnitudes(X_raw, y_raw, X, y, feature_names=None):
-    """Raise an input error naming the column of X (or y) whose sum of squares overflows.
-
-    ``X_raw, y_raw`` are the data as given (to quote the offending value and row), ``X, y`` the
-    centred data the model uses; ``feature_names`` names the columns (``feature_names_in_``).
-    """
-    from hdbayes._validation import feature_label
-
-    with np.errstate(over="ignore", invalid="ignore"):
-        column_squares = np.einsum("ij,ij->j", X, X)
-        y_squares = float(y @ y)
-    bad = np.flatnonzero(~np.isfinite(column_squares))
-    if bad.size:
-        j = int(bad[0])
-        i = int(np.argmax(np.abs(X_raw[:, j])))
-        raise InputValueError(
-            f"X {feature_label(j, feature_names)} is too large for double precision: its sum of squares overflows "
-            f"(value {X_raw[i, j]:g} in row {i}); rescale it"
-        )
-    if not np.isfinite(y_squares):
-        i = int(np.argmax(np.abs(y_raw)))
-        raise InputValueError(
-            f"y is too large for double precision: its sum of squares overflows (value {y_raw[i]:g} in row {i}); "
-            "rescale it"
-        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -317,7 +135,59 @@ class GaussianPart:
     variance: np.ndarray
     projected_out: tuple = field(default=(0, 0.0))
 
-    def covariance_matvec(self, vector):
+    def covariance(self):
+        """The posterior covariance V of the coefficients, as a :class:`PosteriorCovariance` (no copy)."""
+        return PosteriorCovariance(self.design, self.chol, self.site_variance)
+
+    def expected_squared_error(self):
+        """``E_Q‖y − Xw‖² = ‖y − Xm‖² + tr(XVXᵀ)`` and the number of samples it sums over.
+
+        Uses ``tr(XVXᵀ) = nσ0² − σ0⁴ tr(K⁻¹)`` with ``tr(K⁻¹) = ‖L⁻¹‖²_F``; on the direct path the part
+        of y projected out by the QR reduction adds its residual sum of squares and its n − d samples.
+
+        Returns
+        -------
+        value : float
+        n_samples : int
+        """
+        noise = self.noise_variance
+        n_out, rss_out = self.projected_out
+        n_eff = self.target.shape[0]
+        residual = self.target - self.design @ self.mean
+        trace_xvx = n_eff * noise - noise**2 * np.sum(np.linalg.inv(self.chol) ** 2)
+        return float(residual @ residual + rss_out + trace_xvx), n_eff + n_out
+
+    def log_marginal_likelihood(self):
+        """``log N(y | X m̃, σ0² I + X Λ Xᵀ)``: the first term of the stable evidence (spec §3.2)."""
+        residual = self.target - self.design @ self.site_mean
+        z = scipy.linalg.solve_triangular(self.chol, residual, lower=True, check_finite=False)
+        n = self.target.shape[0]
+        value = -0.5 * (n * LOG_2PI + 2.0 * np.sum(np.log(np.diag(self.chol))) + z @ z)
+        n_out, rss_out = self.projected_out
+        if n_out:
+            value -= 0.5 * (n_out * (LOG_2PI + np.log(self.noise_variance)) + rss_out / self.noise_variance)
+        return float(value)
+
+
+@dataclass
+class PosteriorCovariance:
+    """The posterior covariance ``V = Λ − Λ Xᵀ K⁻¹ X Λ`` of the coefficients (eq. 24), never formed.
+
+    Attributes
+    ----------
+    design : ndarray of shape (n, d)
+        X (or, on the direct path, R with X = QR, shape (d, d)).
+    chol : ndarray of shape (n, n)
+        The lower Cholesky factor L of ``K = σ0² I + X Λ Xᵀ``.
+    site_variance : ndarray of shape (d,)
+        The diagonal of Λ.
+    """
+
+    design: np.ndarray
+    chol: np.ndarray
+    site_variance: np.ndarray
+
+    def matvec(self, vector):
         """``V v = Λv − ΛXᵀK⁻¹XΛv`` in O(nd + n²) (used by the power method, spec §5)."""
         lv = self.site_variance * vector
         k = scipy.linalg.cho_solve((self.chol, True), self.design @ lv, check_finite=False)
@@ -329,17 +199,6 @@ class GaussianPart:
         a = self.design @ (rows * self.site_variance).T  # X Λ xᵀ, (n, m)
         b = scipy.linalg.solve_triangular(self.chol, a, lower=True, check_finite=False)
         return np.einsum("ij,ij->i", rows * self.site_variance, rows) - np.einsum("ij,ij->j", b, b)
-
-    def log_marginal_likelihood(self):
-        """``log N(y | X m̃, σ0² I + X Λ Xᵀ)``: the first term of the stable evidence (spec §3.2)."""
-        residual = self.target - self.design @ self.site_mean
-        z = scipy.linalg.solve_triangular(self.chol, residual, lower=True, check_finite=False)
-        n = self.target.shape[0]
-        value = -0.5 * (n * _LOG_2PI + 2.0 * np.sum(np.log(np.diag(self.chol))) + z @ z)
-        n_out, rss_out = self.projected_out
-        if n_out:
-            value -= 0.5 * (n_out * (_LOG_2PI + np.log(self.noise_variance)) + rss_out / self.noise_variance)
-        return float(value)
 
 
 def gaussian_part(design, target, xty_scaled, noise_variance, site_variance, site_mean, *, workspace=None,
@@ -508,10 +367,6 @@ def group_log_odds(site_log_odds, groups, prior_log_odds):
     return prior_log_odds + np.bincount(groups, weights=site_log_odds, minlength=prior_log_odds.shape[0])
 
 
-def _log_normal_at_zero(mean, variance):
-    return -0.5 * (_LOG_2PI + np.log(variance) + mean * mean / variance)
-
-
 def log_evidence(gaussian, sites, groups, prior_log_odds, slab_variance):
     """The EP approximation of log P(y | X), eq. (28) in the stable form of spec §3.2.
 
@@ -546,17 +401,45 @@ def log_evidence(gaussian, sites, groups, prior_log_odds, slab_variance):
     cavity_mean, cavity_variance = np.where(flat, 0.0, cavity_mean), np.where(flat, 1.0, cavity_variance)
     cavity_log_odds = group_log_odds(sites.log_odds, groups, prior_log_odds)[groups] - sites.log_odds
     log_kappa = np.logaddexp(
-        log_expit(cavity_log_odds) + _log_normal_at_zero(cavity_mean, cavity_variance + slab_variance),
-        log_expit(-cavity_log_odds) + _log_normal_at_zero(cavity_mean, cavity_variance),
+        log_expit(cavity_log_odds) + log_normal_at_zero(cavity_mean, cavity_variance + slab_variance),
+        log_expit(-cavity_log_odds) + log_normal_at_zero(cavity_mean, cavity_variance),
     )
     bernoulli = np.logaddexp(log_expit(sites.log_odds) + log_expit(cavity_log_odds),
                              log_expit(-sites.log_odds) + log_expit(-cavity_log_odds))  # fmt: skip
-    gaussian_ratio = log_kappa - _log_normal_at_zero(cavity_mean - sites.mean, sites.variance + cavity_variance)
+    gaussian_ratio = log_kappa - log_normal_at_zero(cavity_mean - sites.mean, sites.variance + cavity_variance)
     sites_term = np.where(flat, 0.0, gaussian_ratio) - bernoulli
     n_groups = prior_log_odds.shape[0]
     on = log_expit(prior_log_odds) + np.bincount(groups, weights=log_expit(sites.log_odds), minlength=n_groups)
     off = log_expit(-prior_log_odds) + np.bincount(groups, weights=log_expit(-sites.log_odds), minlength=n_groups)
     return float(gaussian.log_marginal_likelihood() + np.sum(sites_term) + np.sum(np.logaddexp(on, off)))
+
+
+def evidence_statistics(result, groups, slab_variance, log_scale=0.0):
+    """The :class:`~hdbayes.spike_slab.model.EvidenceStatistics` of an EP fit, for the evidence fixed point.
+
+    Parameters
+    ----------
+    result : EPResult
+    groups : ndarray of int64, shape (d,)
+    slab_variance : ndarray of shape (G,)
+        The v_{s,g} the fit used, equal to the base v_s times ``exp(log_scale)``.
+    log_scale : float, default=0.0
+        The log of the common scale already applied to ``slab_variance``.
+
+    Returns
+    -------
+    EvidenceStatistics
+    """
+    gaussian, sites = result.gaussian, result.sites
+    expected_squared_error, n_samples = gaussian.expected_squared_error()
+    cavity_mean, cavity_variance = cavity_parameters(gaussian.r, _xty_scaled(gaussian), gaussian.xt_k_xu,
+                                                     sites.variance, sites.mean)  # fmt: skip
+    valid = np.isfinite(cavity_variance) & (cavity_variance > 0)
+    return EvidenceStatistics(
+        expected_squared_error, n_samples, float(np.sum(result.group_inclusion_probabilities)), cavity_mean[valid],
+        cavity_variance[valid], (result.group_log_odds[groups] - sites.log_odds)[valid],
+        (slab_variance * np.exp(-log_scale))[groups][valid],
+    )  # fmt: skip
 
 
 def _xty_scaled(gaussian):
@@ -670,7 +553,7 @@ def expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_
     X : ndarray of shape (n, d)
     y : ndarray of shape (n,)
     groups : ndarray of int64, shape (d,)
-        g(j) in 0..G−1 (validate with :func:`check_groups`).
+        g(j) in 0..G−1 (validate with :func:`~hdbayes.spike_slab.model.check_groups`).
     prior_inclusion : ndarray of shape (G,)
         p0,g in (0, 1) (eq. 4).
     slab_variance : ndarray of shape (G,)

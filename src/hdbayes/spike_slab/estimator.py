@@ -1,81 +1,25 @@
 """``GroupSpikeSlabRegression``: a scikit-learn regressor over the EP engine of :mod:`.ep`.
 
-The estimator is thin: it validates input, centres the data for the intercept, optionally
-chooses (p0, v_s, σ0²) by maximising the EP evidence (spec §3.3), calls
-:func:`~hdbayes.spike_slab.ep.expectation_propagation` and keeps the fitted state.
+The estimator is thin: it validates input, takes the model from :mod:`.model` (checks, centring
+for the intercept and, with ``hyperparameters="evidence"``, the evidence fixed point of spec §3.3),
+runs :func:`~hdbayes.spike_slab.ep.expectation_propagation` and keeps the fitted state — the
+posterior summaries and, for predictive standard deviations, the posterior covariance. A pickle
+holds no n × d array: the covariance is dropped from it when it refers to the n × d training design
+(the Woodbury solver); see :meth:`GroupSpikeSlabRegression.__getstate__`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.optimize
-from scipy.special import expit, log_expit, logit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import check_count, check_finite_output, check_positive, feature_label, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
-from hdbayes.spike_slab.ep import (
-    _log_normal_at_zero,
-    cavity_parameters,
-    center_data,
-    check_data_magnitudes,
-    check_model_parameters,
-    expectation_propagation,
-)
+from hdbayes.spike_slab.ep import evidence_statistics, expectation_propagation
+from hdbayes.spike_slab.model import center_data, check_data_magnitudes, check_model_parameters, maximise_evidence
 
 __all__ = ["GroupSpikeSlabRegression"]
-
-
-def _evidence_fixed_point(result, groups, base_logit, shift, slab_variance, log_scale):
-    """One fixed-point step of each hyperparameter at the current EP state (see ``_maximise_evidence``)."""
-    gaussian = result.gaussian
-    noise = gaussian.noise_variance
-    n_out, rss_out = gaussian.projected_out
-    n_eff = gaussian.target.shape[0]
-    residual = gaussian.target - gaussian.design @ result.mean
-    trace_xvx = n_eff * noise - noise**2 * np.sum(np.linalg.inv(gaussian.chol) ** 2)
-    new_noise = max((residual @ residual + rss_out + trace_xvx) / (n_eff + n_out), 1e-12 * noise)
-    new_shift = _matching_shift(base_logit, float(np.sum(result.group_inclusion_probabilities)))
-    sites = result.sites
-    xty_scaled = gaussian.design.T @ gaussian.target / noise
-    cavity_mean, cavity_variance = cavity_parameters(gaussian.r, xty_scaled, gaussian.xt_k_xu, sites.variance,
-                                                     sites.mean)  # fmt: skip
-    valid = np.isfinite(cavity_variance) & (cavity_variance > 0)
-    cavity_mean, cavity_variance = cavity_mean[valid], cavity_variance[valid]
-    cavity_log_odds = (result.group_log_odds[groups] - sites.log_odds)[valid]
-    base_vs = (slab_variance * np.exp(-log_scale))[groups][valid]
-
-    def minus_log_z(kappa):
-        vs = base_vs * np.exp(kappa)
-        on = log_expit(cavity_log_odds) + _log_normal_at_zero(cavity_mean, cavity_variance + vs)
-        off = log_expit(-cavity_log_odds) + _log_normal_at_zero(cavity_mean, cavity_variance)
-        return -float(np.sum(np.logaddexp(on, off)))
-
-    new_log_scale = log_scale
-    if cavity_mean.size:  # zero columns have flat cavities and no say in v_s
-        found = scipy.optimize.minimize_scalar(minus_log_z, bounds=(log_scale - 5.0, log_scale + 5.0),
-                                               method="bounded", options={"xatol": 1e-6})  # fmt: skip
-        if np.isfinite(found.fun) and np.isfinite(found.x):
-            new_log_scale = float(found.x)
-    return float(new_noise), float(new_shift), new_log_scale
-
-
-def _matching_shift(base_logit, target):
-    """The δ with ``Σ_g σ(logit p0,g + δ) = target``, searched in [−40, 40].
-
-    The sum increases in δ; a target beyond what δ = ±40 reaches (every group certainly in or out)
-    gives the end of the interval, where the prior is already as extreme as double precision allows.
-    """
-
-    def excess(delta):
-        return float(np.sum(expit(base_logit + delta))) - target
-
-    if excess(-40.0) >= 0.0:
-        return -40.0
-    if excess(40.0) <= 0.0:
-        return 40.0
-    return float(scipy.optimize.brentq(excess, -40.0, 40.0, xtol=1e-12))
 
 
 class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
@@ -229,7 +173,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         X, y = validate_input(self, X, y, y_numeric=True, dtype=np.float64)
         codes, n_groups, prior_inclusion, slab_variance, noise_variance = self._check_params(X.shape[1])
         X_raw, y_raw = X, y
-        X, y, self._X_offset, self._y_offset = center_data(X, y, self.fit_intercept)
+        X, y, self._X_offset, y_offset = center_data(X, y, self.fit_intercept)
         check_data_magnitudes(X_raw, y_raw, X, y, getattr(self, "feature_names_in_", None))
         if self.hyperparameters == "evidence":
             if X.shape[0] < 2:
@@ -246,10 +190,10 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
                             ("the group inclusion probabilities", result.group_inclusion_probabilities),
                             ("the log evidence", result.log_evidence)):  # fmt: skip
             check_finite_output(name, value, cause=cause)
-        self._result = result
+        self._covariance = result.gaussian.covariance()
         self.coef_ = result.mean.copy()
         self.coef_variance_ = result.variance.copy()
-        self.intercept_ = float(self._y_offset - self._X_offset @ self.coef_)
+        self.intercept_ = float(y_offset - self._X_offset @ self.coef_)
         self.group_log_odds_ = result.group_log_odds.copy()
         self.group_inclusion_probabilities_ = result.group_inclusion_probabilities
         self.groups_ = codes
@@ -265,49 +209,44 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         return self
 
     def _maximise_evidence(self, X, y, groups, prior_inclusion, slab_variance, noise_variance):
-        """Fixed-point maximisation of EP's evidence over (σ0², a shift of logit p0, a scale of v_s).
+        """(σ0², a shift of logit p0, a scale of v_s) by the evidence fixed point of :func:`.model.maximise_evidence`.
 
-        At an EP fixed point ``∂ log Z_EP/∂θ = Σ_i E_{tilted_i}[∂ log f_i/∂θ]`` (f1 and f3 are exact,
-        so their tilted distribution is Q). Each round runs EP (warm-started from the previous
-        sites) and then sets each component of that gradient to zero with the EP state held fixed
-        (spec §3.3, item 3), using ``tr(XVXᵀ) = nσ0² − σ0⁴ tr(K⁻¹)``:
-        ``σ0² ← (‖y − Xm‖² + tr(XVXᵀ))/n``; the shift δ solves ``Σ_g σ(logit p0,g + δ) = Σ_g σ(p_g)``;
-        the scale of v_s maximises ``Σ_j log Z_j(v_s)`` with the cavities fixed. Stops when the three
-        change by less than 1e-4 (relative), after at most 100 rounds; the result with the largest
-        evidence among converged EP runs is kept.
+        Each round runs EP warm-started from the previous sites; the converged fit of largest evidence is kept.
         """
-        base_logit = logit(prior_inclusion)
-        shift = log_scale = 0.0
-        init, best, failure = None, None, None
-        for _ in range(100):
-            p0, vs = expit(base_logit + shift), slab_variance * np.exp(log_scale)
-            result = self._ep(X, y, groups, p0, vs, noise_variance, init=init, warn=False)
-            if not result.converged:
-                failure = (f"EP did not converge in max_iter={self.max_iter} iterations (last change "
-                           f"{result.last_change:.3g} > tol={self.tol:g})")  # fmt: skip
-                break
-            if not np.isfinite(result.log_evidence):
-                failure = "EP's log evidence is not finite (a site's cavity variance is not positive)"
-                break
-            if best is None or result.log_evidence > best[3].log_evidence:
-                best = (p0, vs, noise_variance, result)
-            init = result.sites
-            new_noise, new_shift, new_log_scale = _evidence_fixed_point(result, groups, base_logit, shift, vs,
-                                                                        log_scale)  # fmt: skip
-            change = max(abs(np.log(new_noise / noise_variance)), abs(new_shift - shift),
-                         abs(new_log_scale - log_scale))  # fmt: skip
-            noise_variance, shift, log_scale = new_noise, new_shift, new_log_scale
-            if change < 1e-4:
-                break
-        if best is None:
+
+        def fit(p0, vs, noise, init):
+            return self._ep(X, y, groups, p0, vs, noise, init=init, warn=False)
+
+        def statistics(result, vs, log_scale):
+            return evidence_statistics(result, groups, vs, log_scale)
+
+        p0, vs, noise, result = maximise_evidence(fit, statistics, prior_inclusion, slab_variance, noise_variance)
+        if p0 is None:
+            failure = (
+                f"EP did not converge in max_iter={self.max_iter} iterations (last change {result.last_change:.3g} "
+                f"> tol={self.tol:g})"
+                if not result.converged
+                else "EP's log evidence is not finite (a site's cavity variance is not positive)"
+            )
             raise InputValueError(
                 f"cannot maximise the evidence: at the starting values (noise_variance={self.noise_variance:g}) "
                 f"{failure}; increase max_iter or start from other values of noise_variance / slab_variance"
             )
-        p0, vs, noise, result = best
-        if not result.converged:  # pragma: no cover - best only holds converged runs
-            result = self._ep(X, y, groups, p0, vs, noise, init=result.sites)
-        return p0, vs, float(noise), result
+        return p0, vs, noise, result
+
+    def __getstate__(self):
+        """The state to pickle: without the posterior covariance when it refers to the n × d training design.
+
+        On the Woodbury path V is kept as (X, L, ṽ), and X is the (centred) n × d training design
+        (400 MB at n = 500, d = 10⁵); any exact representation of V costs about as much. The pickle
+        then keeps everything ``predict`` needs for the mean, and ``predict(..., return_std=True)``
+        on the unpickled model asks for a refit. On the direct path V is kept as (R, L, ṽ) with
+        d × d factors only, and is pickled.
+        """
+        state = self.__dict__.copy()
+        if getattr(self, "solver_", None) == "woodbury":
+            state["_covariance"] = None
+        return state
 
     def predict(self, X, return_std=False):
         """Posterior predictive mean (and standard deviation) at X (eq. 29).
@@ -330,7 +269,13 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
             self._check_prediction("predicted mean", y_mean, X)
             if not return_std:
                 return y_mean
-            variance = self._result.gaussian.quadratic_form(X - self._X_offset) if X.shape[0] else np.zeros(0)
+            if self._covariance is None:
+                raise InputValueError(
+                    "return_std=True needs the posterior covariance, which refers to the n × d training design; "
+                    "a GroupSpikeSlabRegression fitted by the Woodbury solver does not carry it in its pickle: "
+                    "refit the model to get predictive standard deviations"
+                )
+            variance = self._covariance.quadratic_form(X - self._X_offset) if X.shape[0] else np.zeros(0)
             y_std = np.sqrt(np.maximum(variance, 0.0) + self.noise_variance_)
         self._check_prediction("predictive standard deviation", y_std, X)
         return y_mean, y_std

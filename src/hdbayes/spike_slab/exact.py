@@ -18,11 +18,11 @@ import scipy.linalg
 from scipy.special import logsumexp
 
 from hdbayes.exceptions import InputValueError
+from hdbayes.spike_slab.model import LOG_2PI, check_coded_model
 
 __all__ = ["ExactPosterior", "MAX_ENUMERATED_GROUPS", "exact_posterior", "log_evidence_given_groups"]
 
 MAX_ENUMERATED_GROUPS = 20
-_LOG_2PI = np.log(2.0 * np.pi)
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def log_evidence_given_groups(xtx, xty, yty, n_samples, active, slab_variance, n
     log_likelihood : float
     mean, variance : ndarray of shape (|A|,)
     """
-    base = -0.5 * (n_samples * (_LOG_2PI + np.log(noise_variance)) + yty / noise_variance)
+    base = -0.5 * (n_samples * (LOG_2PI + np.log(noise_variance)) + yty / noise_variance)
     if active.size == 0:
         return base, np.zeros(0), np.zeros(0)
     v = slab_variance[active]
@@ -92,7 +92,7 @@ def exact_posterior(X, y, groups, prior_inclusion, slab_variance, noise_variance
     X : ndarray of shape (n, d)
     y : ndarray of shape (n,)
     groups : ndarray of int64, shape (d,)
-        g(j) in 0..G−1 (see :func:`hdbayes.spike_slab.ep.check_groups`).
+        g(j) in 0..G−1 (see :func:`hdbayes.spike_slab.model.check_groups`).
     prior_inclusion : ndarray of shape (G,)
         p0,g in (0, 1).
     slab_variance : ndarray of shape (G,)
@@ -115,6 +115,8 @@ def exact_posterior(X, y, groups, prior_inclusion, slab_variance, noise_variance
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     n, d = X.shape
+    groups, prior_inclusion, slab_variance, noise_variance = check_coded_model(groups, prior_inclusion, slab_variance,
+                                                                               noise_variance, d)  # fmt: skip
     n_groups = int(prior_inclusion.shape[0])
     if n_groups > MAX_ENUMERATED_GROUPS:
         raise InputValueError(f"exact enumeration of 2^{n_groups} configurations is infeasible "

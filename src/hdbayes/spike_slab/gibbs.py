@@ -26,7 +26,8 @@ from tqdm.auto import tqdm
 
 from hdbayes._validation import check_count, check_finite_output, check_generator, validate_input
 from hdbayes.exceptions import InputValueError
-from hdbayes.spike_slab.ep import center_data, check_data_magnitudes, check_model_parameters, single_threaded_blas
+from hdbayes.spike_slab.ep import single_threaded_blas
+from hdbayes.spike_slab.model import center_data, check_data_magnitudes, check_model_parameters
 
 __all__ = ["GroupSpikeSlabGibbs", "collapsed_group_sweep"]
 
