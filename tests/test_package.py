@@ -1,8 +1,11 @@
-"""The package's public surface: lazy exports, experiment registry and their contracts."""
+"""The package's public surface: the export rule of every package, experiment registry and their contracts."""
 
 from __future__ import annotations
 
 import inspect
+import pkgutil
+import subprocess
+import sys
 from importlib import import_module
 
 import pytest
@@ -40,3 +43,38 @@ def test_the_cli_reads_the_registry_of_the_experiments_package():
     import hdbayes.cli as cli
 
     assert cli.EXPERIMENTS is EXPERIMENTS
+
+
+# the export rule written in hdbayes/__init__.py, checked for the top level and every subpackage
+PACKAGES = ["hdbayes", *sorted(f"hdbayes.{m.name}" for m in pkgutil.iter_modules(hdbayes.__path__) if m.ispkg)]
+HEAVY = ("numba", "scipy", "sklearn")
+
+
+def test_every_subpackage_is_checked():
+    assert {"hdbayes.datasets", "hdbayes.selection_bias", "hdbayes.spike_slab", "hdbayes.experiments"} <= set(PACKAGES)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_package_follows_the_export_rule(package):
+    module = import_module(package)
+    names = module.__all__
+    assert isinstance(names, list) and names == sorted(names) and len(set(names)) == len(names)
+    assert set(module._EXPORTS) == set(names) - {"__version__"}
+    for name in names:
+        value = getattr(module, name)
+        assert name in dir(module)
+        if name != "__version__":
+            assert getattr(import_module(module._EXPORTS[name], package), name) is value
+    with pytest.raises(AttributeError, match=f"module '{package}' has no attribute 'not_exported'"):
+        module.not_exported  # noqa: B018
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_importing_a_package_imports_no_heavy_dependency(package):
+    """``import hdbayes`` and every subpackage stay cheap: numba, scipy and scikit-learn wait for a first use."""
+    code = (
+        f"import sys; import {package}; "
+        f"print(' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == []

@@ -4,14 +4,29 @@ The estimators follow the scikit-learn API. Feature selection happens inside ``f
 so that cross-validation stays honest and the models know how many features were
 discarded, which is what the correction for selection bias needs.
 
-Estimators are imported lazily, so ``import hdbayes`` stays cheap.
+Export rule, followed by every package ``__init__`` of hdbayes (this one and each
+subpackage's; ``tests/test_package.py`` checks it):
+
+1. The package's public names are listed in an explicit, sorted ``__all__``; each is
+   defined in a submodule, and a table ``_EXPORTS`` maps every name of ``__all__``
+   (but ``__version__``; nothing else) to that submodule.
+2. The names are imported lazily, on first use, by the module ``__getattr__`` that
+   :func:`_lazy_exports` builds (PEP 562); ``dir()`` lists them. ``from hdbayes.discrete
+   import DCMClassifier`` and ``hdbayes.discrete.DCMClassifier`` both work.
+3. An ``__init__`` imports nothing else (no numpy, scipy, numba, scikit-learn), so
+   ``import hdbayes`` or ``import hdbayes.<subpackage>`` costs milliseconds; the cost is
+   paid by the first name used.
+
+The top level exports the estimators and transformers (each a scikit-learn
+``BaseEstimator``) and ``__version__``; the subpackages export their public API.
 """
 
+import sys
 from importlib import import_module
 
 __version__ = "0.1.0"
 
-_ESTIMATORS = {
+_EXPORTS = {
     "BayesianBernoulliNB": "hdbayes.discrete.naive_bayes",
     "BayesianCategoricalNB": "hdbayes.discrete.naive_bayes",
     "BayesianMultinomialNB": "hdbayes.discrete.naive_bayes",
@@ -28,14 +43,55 @@ _ESTIMATORS = {
     "ShrunkCovarianceWhitener": "hdbayes.preprocessing",
 }
 
-__all__ = [*_ESTIMATORS, "__version__"]
+__all__ = [
+    "BayesianBernoulliNB",
+    "BayesianCategoricalNB",
+    "BayesianMultinomialNB",
+    "BiasCorrectedGaussianClassifier",
+    "BiasCorrectedMixture",
+    "BiasCorrectedNaiveBayes",
+    "CompressedInteractionClassifier",
+    "CompressedSequenceModel",
+    "DCMClassifier",
+    "FeatureBinarizer",
+    "GroupSpikeSlabGibbs",
+    "GroupSpikeSlabRegression",
+    "MutualInformationSelector",
+    "ShrunkCovarianceWhitener",
+    "__version__",
+]
 
 
-def __getattr__(name):
-    if name in _ESTIMATORS:
-        return getattr(import_module(_ESTIMATORS[name]), name)
-    raise AttributeError(f"module 'hdbayes' has no attribute {name!r}")
+def _lazy_exports(package, exports):
+    """The module ``__getattr__`` and ``__dir__`` of a package that exports ``exports`` lazily (PEP 562).
+
+    Parameters
+    ----------
+    package : str
+        The package's ``__name__``.
+    exports : dict of str to str
+        Each exported name → the module defining it, absolute (``"hdbayes.discrete.dcm"``) or
+        relative to the package (``".dcm"``).
+
+    Returns
+    -------
+    __getattr__, __dir__ : callables
+        To assign to the package's module globals of the same names. The first access to a
+        name imports its module and stores the value in the package, so later accesses are
+        plain attribute look-ups.
+    """
+
+    def __getattr__(name):
+        if name not in exports:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(import_module(exports[name], package), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__():
+        return sorted(set(vars(sys.modules[package])) | set(exports))
+
+    return __getattr__, __dir__
 
 
-def __dir__():
-    return sorted(__all__)
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

@@ -4,14 +4,31 @@ Real data files are never shipped with the package; they are found in a data
 directory (``HDBAYES_DATA`` or the per-user cache ``~/.cache/hdbayes``), checked
 against their sha256 and downloaded from their public source when missing.
 See :func:`data_path`.
+
+Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily).
 """
 
-from ._fetch import DataDownloadError, data_path, get_data_home
-from .documents import sample_polya_urn, simulate_bursty_documents
-from .real import load_colon, load_lymphoma, load_srbct
-from .regression import measurement_rows, simulate_block_sparse
-from .sequences import encode_english_text, load_english_text, simulate_cauchy_classification, simulate_hmm
-from .simulate import simulate_gaussian, simulate_mixture, simulate_naive_bayes
+from hdbayes import _lazy_exports
+
+_EXPORTS = {
+    "DataDownloadError": "._fetch",
+    "data_path": "._fetch",
+    "encode_english_text": ".sequences",
+    "get_data_home": "._fetch",
+    "load_colon": ".real",
+    "load_english_text": ".sequences",
+    "load_lymphoma": ".real",
+    "load_srbct": ".real",
+    "measurement_rows": ".regression",
+    "sample_polya_urn": ".documents",
+    "simulate_block_sparse": ".regression",
+    "simulate_bursty_documents": ".documents",
+    "simulate_cauchy_classification": ".sequences",
+    "simulate_gaussian": ".simulate",
+    "simulate_hmm": ".sequences",
+    "simulate_mixture": ".simulate",
+    "simulate_naive_bayes": ".simulate",
+}
 
 __all__ = [
     "DataDownloadError",
@@ -32,3 +49,5 @@ __all__ = [
     "simulate_mixture",
     "simulate_naive_bayes",
 ]
+
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

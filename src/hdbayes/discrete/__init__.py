@@ -10,18 +10,28 @@
   Minka's fixed point :func:`fit_dirichlet_multinomial` (an addition to the seed);
 * mutual-information feature selection: :class:`MutualInformationSelector`,
   :func:`mutual_information_binary`, :func:`mutual_information_discrete`.
+
+Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily).
 """
 
-from hdbayes.discrete._base import GenerativeClassifier
-from hdbayes.discrete.concept_learning import BayesianConceptLearner, number_game_hypotheses
-from hdbayes.discrete.conjugate import BetaBinomial, DirichletMultinomial, dirichlet_multinomial_log_pmf
-from hdbayes.discrete.dcm import DCMClassifier, fit_dirichlet_multinomial
-from hdbayes.discrete.mutual_information import (
-    MutualInformationSelector,
-    mutual_information_binary,
-    mutual_information_discrete,
-)
-from hdbayes.discrete.naive_bayes import BayesianBernoulliNB, BayesianCategoricalNB, BayesianMultinomialNB
+from hdbayes import _lazy_exports
+
+_EXPORTS = {
+    "BayesianBernoulliNB": ".naive_bayes",
+    "BayesianCategoricalNB": ".naive_bayes",
+    "BayesianConceptLearner": ".concept_learning",
+    "BayesianMultinomialNB": ".naive_bayes",
+    "BetaBinomial": ".conjugate",
+    "DCMClassifier": ".dcm",
+    "DirichletMultinomial": ".conjugate",
+    "GenerativeClassifier": "._base",
+    "MutualInformationSelector": ".mutual_information",
+    "dirichlet_multinomial_log_pmf": ".conjugate",
+    "fit_dirichlet_multinomial": ".dcm",
+    "mutual_information_binary": ".mutual_information",
+    "mutual_information_discrete": ".mutual_information",
+    "number_game_hypotheses": ".concept_learning",
+}
 
 __all__ = [
     "BayesianBernoulliNB",
@@ -39,3 +49,5 @@ __all__ = [
     "mutual_information_discrete",
     "number_game_hypotheses",
 ]
+
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

@@ -1,5 +1,13 @@
-"""The experiments of the papers, run by ``hdbayes reproduce NAME``: the registry :data:`EXPERIMENTS`."""
+"""The experiments of the papers, run by ``hdbayes reproduce NAME``: the registry :data:`EXPERIMENTS`.
 
-from hdbayes.experiments.registry import EXPERIMENTS, Experiment
+Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily). The experiment
+modules themselves (``hdbayes.experiments.colon`` ...) are imported only when run.
+"""
+
+from hdbayes import _lazy_exports
+
+_EXPORTS = {"EXPERIMENTS": ".registry", "Experiment": ".registry"}
 
 __all__ = ["EXPERIMENTS", "Experiment"]
+
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

@@ -9,17 +9,24 @@
   parameters and per-order widths σ_o, and prediction by splitting;
 * :mod:`hdbayes.interactions.models` — :class:`CompressedSequenceModel` and
   :class:`CompressedInteractionClassifier`.
+
+Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily).
 """
 
-from hdbayes.interactions.models import CompressedInteractionClassifier, CompressedSequenceModel
-from hdbayes.interactions.patterns import (
-    ClassificationGrouping,
-    SequenceGrouping,
-    count_parameters,
-    group_classification_patterns,
-    group_sequence_patterns,
-)
-from hdbayes.interactions.stable import compressed_width, log_prior, split
+from hdbayes import _lazy_exports
+
+_EXPORTS = {
+    "ClassificationGrouping": ".patterns",
+    "CompressedInteractionClassifier": ".models",
+    "CompressedSequenceModel": ".models",
+    "SequenceGrouping": ".patterns",
+    "compressed_width": ".stable",
+    "count_parameters": ".patterns",
+    "group_classification_patterns": ".patterns",
+    "group_sequence_patterns": ".patterns",
+    "log_prior": ".stable",
+    "split": ".stable",
+}
 
 __all__ = [
     "ClassificationGrouping",
@@ -33,3 +40,5 @@ __all__ = [
     "log_prior",
     "split",
 ]
+
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

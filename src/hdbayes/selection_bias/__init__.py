@@ -1,0 +1,33 @@
+"""Correction for feature-selection bias (Li 2007 thesis ch. 2; Li 2009), spec ``selection-bias.md``.
+
+* :class:`BiasCorrectedNaiveBayes` — binary naive Bayes, α integrated by quadrature (thesis §2.3);
+* :class:`BiasCorrectedMixture` — the two-component mixture model by MCMC (thesis §2.4);
+* :class:`BiasCorrectedGaussianClassifier` — the Gaussian classifier with the F-statistic (Li 2009);
+* the adjustment factors q^{p−k}: :func:`naive_bayes_log_discard_probability`,
+  :func:`mixture_log_discard_probability` (:mod:`~hdbayes.selection_bias.adjustment`) and
+  :class:`GaussianAdjustment` (:mod:`~hdbayes.selection_bias.gaussian_adjustment`).
+
+Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily).
+"""
+
+from hdbayes import _lazy_exports
+
+_EXPORTS = {
+    "BiasCorrectedGaussianClassifier": ".gaussian",
+    "BiasCorrectedMixture": ".mixture",
+    "BiasCorrectedNaiveBayes": ".naive_bayes",
+    "GaussianAdjustment": ".gaussian_adjustment",
+    "mixture_log_discard_probability": ".adjustment",
+    "naive_bayes_log_discard_probability": ".adjustment",
+}
+
+__all__ = [
+    "BiasCorrectedGaussianClassifier",
+    "BiasCorrectedMixture",
+    "BiasCorrectedNaiveBayes",
+    "GaussianAdjustment",
+    "mixture_log_discard_probability",
+    "naive_bayes_log_discard_probability",
+]
+
+__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
