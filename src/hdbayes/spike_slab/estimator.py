@@ -243,7 +243,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         on the unpickled model asks for a refit. On the direct path V is kept as (R, L, ṽ) with
         d × d factors only, and is pickled.
         """
-        state = self.__dict__.copy()
+        state = dict(super().__getstate__())  # a copy: object.__getstate__ returns __dict__ itself
         if getattr(self, "solver_", None) == "woodbury":
             state["_covariance"] = None
         return state
