@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from hdbayes._validation import check_count, check_finite_output, check_generator, check_positive
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.interactions.patterns import group_classification_patterns, group_sequence_patterns
-from hdbayes.interactions.sampler import predict_kernel, run_chain, sigma_log_prior_kernel
+from hdbayes.interactions.sampler import chain_arguments, predict_kernel, run_chain, sigma_log_prior_kernel
 
 __all__ = [
     "CompressedInteractionClassifier",
@@ -130,17 +130,36 @@ class ExpandedGrouping:
         expressed ones: the copies have the same prior and the same cases, so their
         posterior is exchangeable and any t_{g,o} of them have the same joint law.
         """
-        out_groups, out_counts = [], []
+        groups = np.asarray(groups, np.int64)
+        _, out_groups, out_counts = self.translate_all(np.array([0, groups.shape[0]]), groups, counts)
+        return out_groups, out_counts
+
+    def translate_all(self, ptr, groups, counts):
+        """:meth:`translate` for the expressed groups of many test cases at once (vectorised).
+
+        Parameters
+        ----------
+        ptr, groups, counts : ndarray
+            As returned by ``expressed_by_all`` of the compressed grouping.
+
+        Returns
+        -------
+        ptr, groups, counts : int64 ndarrays
+            The expanded groups of each test case, in the order :meth:`translate` gives
+            them (by compressed group, then order, then copy), each with a unit count row.
+        """
+        counts = np.asarray(counts, np.int64)
         n_orders = self.order_counts.shape[1]
-        for g, row in zip(groups, counts):
-            for o in np.flatnonzero(row):
-                first = self.start[g, o]
-                for c in range(int(row[o])):
-                    out_groups.append(first + c)
-                    unit = np.zeros(n_orders, np.int64)
-                    unit[o] = 1
-                    out_counts.append(unit)
-        return np.asarray(out_groups, np.int64), np.asarray(out_counts, np.int64).reshape(-1, n_orders)
+        flat = counts.ravel()
+        entry = np.repeat(np.arange(flat.size), flat)  # one per expanded group, (row, order) entries
+        row, o = np.divmod(entry, n_orders)
+        first = np.cumsum(flat) - flat
+        copy = np.arange(entry.size) - first[entry]
+        out_groups = (self.start[np.asarray(groups, np.int64)[row], o] + copy).astype(np.int64)
+        out_counts = np.zeros((entry.size, n_orders), np.int64)
+        out_counts[np.arange(entry.size), o] = 1
+        ends = np.concatenate([[0], np.cumsum(counts.sum(axis=1))]).astype(np.int64)
+        return ends[np.asarray(ptr, np.int64)], out_groups, out_counts
 
 
 def expand_grouping(grouping):
@@ -270,42 +289,27 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         self.n_compressed_ = self.grouping_.n_groups
         self.expanded_ = None if self.compress else expand_grouping(self.grouping_)
         params = self.grouping_ if self.compress else self.expanded_
-        self._order_counts = params.order_counts.astype(np.float64)
-        n_orders = order + 1
-        # groups with equal order counts have equal widths: the σ_o conditional sums them by class
-        width_class = np.unique(params.order_counts, axis=0, return_inverse=True)[1].ravel().astype(np.int64)
-        order_lists = [np.flatnonzero(params.order_counts[:, o] > 0) for o in range(n_orders)]
-        order_lists = [groups[np.argsort(width_class[groups], kind="stable")] for groups in order_lists]
-        order_ptr = np.concatenate([[0], np.cumsum([a.size for a in order_lists])]).astype(np.int64)
-        order_groups = np.concatenate(order_lists).astype(np.int64)
-        alpha = np.full(n_orders, float(self.alpha_o))
-        w_o = np.concatenate([[1.0], float(self.w_o_scale) / np.arange(1, n_orders)])
-
         rng = check_generator(self.random_state)
         seeds = rng.integers(0, 2**31 - 1, size=self.n_chains + 1)
         self._predict_seed = int(seeds[-1])
         self.index_ = index
-        args = (
-            params.case_indptr.astype(np.int64),
-            params.case_indices.astype(np.int64),
-            self._order_counts,
-            codes.astype(np.int64),
+        args = chain_arguments(
+            params,
+            codes,
             n_classes,
-            index,
-            float(sigma0),
-            alpha,
-            w_o,
-            order_ptr,
-            order_groups,
-            width_class,
-            int(self.n_iter),
-            int(self.burn_in),
-            int(self.thin),
-            float(width),
-            float(self.sigma_width),
-            int(self.max_steps),
-            N_SIGMA_UPDATES,
+            index=index,
+            sigma0=sigma0,
+            alpha_o=self.alpha_o,
+            w_o_scale=self.w_o_scale,
+            n_iter=self.n_iter,
+            burn_in=self.burn_in,
+            thin=self.thin,
+            coef_width=width,
+            sigma_width=self.sigma_width,
+            max_steps=self.max_steps,
+            n_sigma_updates=N_SIGMA_UPDATES,
         )
+        self._order_counts = args[2]
         chains = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(run_chain)(*args, int(seed)) for seed in seeds[:-1]
         )
@@ -326,26 +330,11 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         )  # fmt: skip
 
     def _test_structure(self, X):
-        T = X.shape[0]
-        ptr = [0]
-        groups, counts = [], []
-        new = np.zeros((T, self.grouping_.order + 1), np.int64)
-        for t in range(T):
-            expressed = self.grouping_.groups_expressed_by(X[t])
-            g, c = expressed.groups, expressed.counts
-            if self.expanded_ is not None:
-                g, c = self.expanded_.translate(g, c)
-            groups.append(g)
-            counts.append(c)
-            new[t] = expressed.new_counts
-            ptr.append(ptr[-1] + g.shape[0])
-        n_orders = self.grouping_.order + 1
-        return (
-            np.asarray(ptr, np.int64),
-            np.concatenate(groups).astype(np.int64) if groups else np.empty(0, np.int64),
-            np.concatenate(counts).astype(np.float64) if counts else np.empty((0, n_orders)),
-            new.astype(np.float64),
-        )
+        """(ptr, groups, counts, new) of :func:`predict_kernel` for all test cases at once."""
+        ptr, groups, counts, new = self.grouping_.expressed_by_all(X)
+        if self.expanded_ is not None:
+            ptr, groups, counts = self.expanded_.translate_all(ptr, groups, counts)
+        return ptr, groups, counts.astype(np.float64), new.astype(np.float64)
 
     def predict_proba(self, X):
         """Predictive class probabilities, averaged over the saved samples (spec §2.4, §3.4).

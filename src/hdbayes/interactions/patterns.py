@@ -117,6 +117,16 @@ def _encode_test_codes(x, categories):
     return out
 
 
+def _check_test_cases(X_test, n_columns, what):
+    X = np.asarray(X_test)
+    if X.ndim != 2:
+        raise ValueError(f"X_test must be a 2-D array (cases × columns), got {X.ndim} dimension(s)")
+    if X.shape[1] < n_columns:
+        raise ValueError(f"X_test has {X.shape[1]} columns but {what} needs at least {n_columns}")
+    _check_no_missing(X, "X_test")
+    return X
+
+
 def _check_test_case(x_test, n_columns, what):
     x = np.asarray(x_test)
     if x.ndim != 1:
@@ -378,39 +388,90 @@ class SequenceGrouping(_Grouping):
 
         Notes
         -----
-        Walks the trie from the root: O(order · log A) per test case.
+        Walks the trie from the root: O(order · log A) per test case (compiled, see
+        :meth:`expressed_by_all`).
         """
         x = _check_test_case(x_test, self.order, "a sequence model of this order")
+        _, groups, counts, new_counts = self.expressed_by_all(x[None, :])
+        return ExpressedGroups(groups, counts, new_counts[0])
+
+    def expressed_by_all(self, X_test):
+        """:meth:`groups_expressed_by` for every row of ``X_test`` at once (compiled trie walk).
+
+        Parameters
+        ----------
+        X_test : array_like of shape (T, O')
+            Test histories in time order (last column most recent), O' ≥ ``order``.
+
+        Returns
+        -------
+        ptr : int64 ndarray of shape (T + 1,)
+        groups : int64 ndarray of shape (P,)
+        counts : int64 ndarray of shape (P, order + 1)
+            Case t's groups and their counts are rows ``ptr[t]:ptr[t + 1]``, as
+            ``groups_expressed_by(X_test[t])`` gives them.
+        new_counts : int64 ndarray of shape (T, order + 1)
+        """
+        X = _check_test_cases(X_test, self.order, "a sequence model of this order")
         order = self.order
-        used = x[x.shape[0] - order :][::-1] if order else x[:0]
-        r = _encode_test_codes(used, self.symbols)
-        groups, counts = [], []
-        new_counts = np.zeros(order + 1, np.int64)
+        used = X[:, X.shape[1] - order :][:, ::-1] if order else X[:, :0]
+        r = np.ascontiguousarray(_encode_test_codes(used, self.symbols))
+        child_keys = np.full(self.n_groups, -1, np.int64)
+        children = np.flatnonzero(self.order_range[:, 0] > 0)
+        child_keys[children] = self.histories[self.representative[children], self.order_range[children, 0] - 1]
+        return _sequence_expressed_all(
+            r, order, self.order_range, self.histories, self.representative, self.first_child, self.n_children,
+            child_keys,
+        )  # fmt: skip
+
+
+@numba.njit(cache=True, nogil=True)
+def _sequence_expressed_all(r, order, order_range, histories, representative, first_child, n_children, child_keys):
+    """The trie walk of :meth:`SequenceGrouping.groups_expressed_by` for every row of ``r``.
+
+    ``r[t, d]`` is the encoded symbol d + 1 steps back in test case t (−2 if unseen);
+    ``child_keys[c]`` is the symbol that leads from c's parent to c. A path visits at most
+    order + 1 groups, so the output is sized T · (order + 1) and trimmed.
+    """
+    T = r.shape[0]
+    n_orders = order + 1
+    ptr = np.zeros(T + 1, np.int64)
+    groups = np.empty(T * n_orders, np.int64)
+    counts = np.zeros((T * n_orders, n_orders), np.int64)
+    new_counts = np.zeros((T, n_orders), np.int64)
+    p = 0
+    for t in range(T):
         g = 0
         while True:
-            lo, hi = self.order_range[g]
-            rep = self.histories[self.representative[g]]
-            matched = lo  # the member of order lo matches (its prefix matched on the way down)
-            while matched < hi and r[matched] == rep[matched]:
+            lo, hi = order_range[g, 0], order_range[g, 1]
+            rep = representative[g]
+            matched = lo
+            while matched < hi and r[t, matched] == histories[rep, matched]:
                 matched += 1
-            row = np.zeros(order + 1, np.int64)
-            row[lo : matched + 1] = 1
-            groups.append(g)
-            counts.append(row)
+            groups[p] = g
+            for o in range(lo, matched + 1):
+                counts[p, o] = 1
+            p += 1
             if matched < hi or hi == order:
-                new_counts[matched + 1 :] = 1
+                for o in range(matched + 1, n_orders):
+                    new_counts[t, o] = 1
                 break
-            # all members matched: descend to the child keyed by the next symbol back
-            c0, nc = self.first_child[g], self.n_children[g]
-            keys = self.histories[self.representative[c0 : c0 + nc], hi]
-            j = int(np.searchsorted(keys, r[hi]))
-            if j == nc or keys[j] != r[hi]:
-                new_counts[hi + 1 :] = 1
+            # all members matched: descend to the child keyed by the next symbol back (keys increase)
+            key = r[t, hi]
+            a, b = first_child[g], first_child[g] + n_children[g]
+            while a < b:
+                mid = (a + b) // 2
+                if child_keys[mid] < key:
+                    a = mid + 1
+                else:
+                    b = mid
+            if a == first_child[g] + n_children[g] or child_keys[a] != key:
+                for o in range(hi + 1, n_orders):
+                    new_counts[t, o] = 1
                 break
-            g = int(c0 + j)
-        return ExpressedGroups(
-            np.asarray(groups, np.int64), np.asarray(counts, np.int64).reshape(-1, order + 1), new_counts
-        )
+            g = a
+        ptr[t + 1] = p
+    return ptr, groups[:p].copy(), counts[:p].copy(), new_counts
 
 
 def group_sequence_patterns(X, order):
@@ -706,24 +767,106 @@ class ClassificationGrouping(_Grouping):
         -----
         A superpattern contributes nothing if a fixed non-absent value differs from
         x_test; otherwise its unfixed positions that differ become absent and (3.49)
-        counts its expressed members. Cost O(S · p).
+        counts its expressed members. Cost O(S · p) (compiled, see :meth:`expressed_by_all`).
         """
         x = _check_test_case(x_test, self.n_features, "this classification model")
         if x.shape[0] != self.n_features:
             raise ValueError(f"x_test has {x.shape[0]} features, the training data had {self.n_features}")
-        codes = np.array([_encode_test_codes(x[t : t + 1], cat)[0] for t, cat in enumerate(self.categories)], np.int64)
-        equal = self.sp_values == codes[None, :]
-        fixed_present = ~self.sp_unfixed & (self.sp_values >= 0)
-        matches = np.all(equal | ~fixed_present, axis=1)
-        n_kept = np.sum(self.sp_unfixed & equal, axis=1)
+        _, groups, counts, new_counts = self.expressed_by_all(x[None, :])
+        return ExpressedGroups(groups, counts, new_counts[0])
+
+    def expressed_by_all(self, X_test):
+        """:meth:`groups_expressed_by` for every row of ``X_test`` at once (compiled).
+
+        Parameters
+        ----------
+        X_test : array_like of shape (T, p)
+
+        Returns
+        -------
+        ptr, groups, counts, new_counts : int64 ndarrays
+            As for :meth:`SequenceGrouping.expressed_by_all`.
+        """
+        X = _check_test_cases(X_test, self.n_features, "this classification model")
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"X_test has {X.shape[1]} features, the training data had {self.n_features}")
+        codes = np.empty(X.shape, np.int64)
+        for t, cat in enumerate(self.categories):
+            codes[:, t] = _encode_test_codes(X[:, t], cat)
         binom = _binomial_table(self.n_features, self.order)
-        per_sp = _superpattern_order_counts(self.sp_order[matches], n_kept[matches], self.order, binom)
-        totals = np.zeros((self.n_groups, self.order + 1), np.int64)
-        np.add.at(totals, self.sp_group[matches], per_sp)
-        touched = np.flatnonzero(totals.any(axis=1))
-        expressed = binom[self.n_features, : self.order + 1]
-        new_counts = expressed - totals.sum(axis=0)
-        return ExpressedGroups(touched.astype(np.int64), totals[touched], new_counts.astype(np.int64))
+        return _classification_expressed_all(
+            codes, self.order, self.sp_values, self.sp_unfixed, self.sp_order, self.sp_group, self.n_groups,
+            np.ascontiguousarray(binom),
+        )  # fmt: skip
+
+
+@numba.njit(cache=True, nogil=True)
+def _classification_expressed_all(codes, order, sp_values, sp_unfixed, sp_order, sp_group, n_groups, binom):
+    """:meth:`ClassificationGrouping.groups_expressed_by` for every row of ``codes``.
+
+    Per case: a superpattern matches when every fixed non-absent value equals the case's;
+    its unfixed positions that differ become absent, and (3.49) with u = the kept unfixed
+    positions counts its expressed members, added to its group's row. The touched groups
+    are reported in increasing order. Cost O(S · p) per case.
+    """
+    T, p = codes.shape
+    S = sp_order.shape[0]
+    n_orders = order + 1
+    totals = np.zeros((n_groups, n_orders), np.int64)
+    seen = np.zeros(n_groups, np.bool_)
+    touched = np.empty(n_groups, np.int64)
+    ptr = np.zeros(T + 1, np.int64)
+    cap = max(16, T)
+    groups = np.empty(cap, np.int64)
+    counts = np.empty((cap, n_orders), np.int64)
+    new_counts = np.empty((T, n_orders), np.int64)
+    n_out = 0
+    for t in range(T):
+        n_touched = 0
+        for j in range(S):
+            kept = 0
+            match = True
+            for f in range(p):
+                value = sp_values[j, f]
+                if sp_unfixed[j, f]:
+                    if value == codes[t, f]:
+                        kept += 1
+                elif value >= 0 and value != codes[t, f]:
+                    match = False
+                    break
+            if not match:
+                continue
+            g = sp_group[j]
+            lowest = sp_order[j]
+            for o in range(lowest, min(order, lowest + kept) + 1):
+                totals[g, o] += binom[kept, o - lowest]
+            if not seen[g]:
+                seen[g] = True
+                touched[n_touched] = g
+                n_touched += 1
+        ordered = np.sort(touched[:n_touched])
+        if n_out + n_touched > cap:
+            cap = max(2 * cap, n_out + n_touched)
+            groups = _grow_rows(groups, cap)
+            counts = _grow_rows(counts, cap)
+        for o in range(n_orders):
+            new_counts[t, o] = binom[p, o]
+        for i in range(n_touched):
+            g = ordered[i]
+            nonzero = False
+            for o in range(n_orders):
+                c = totals[g, o]
+                if c != 0:
+                    nonzero = True
+                new_counts[t, o] -= c
+            if nonzero:
+                groups[n_out] = g
+                counts[n_out] = totals[g]
+                n_out += 1
+            totals[g] = 0
+            seen[g] = False
+        ptr[t + 1] = n_out
+    return ptr, groups[:n_out].copy(), counts[:n_out].copy(), new_counts
 
 
 def group_classification_patterns(X, order):

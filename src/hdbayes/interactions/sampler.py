@@ -39,6 +39,7 @@ from hdbayes.interactions.stable import split_gaussian as _split_gaussian
 
 __all__ = [
     "TAU_BOUND",
+    "chain_arguments",
     "log_likelihood",
     "predict_kernel",
     "run_chain",
@@ -327,6 +328,81 @@ def _widths(order_counts, sigma, index):
                 w += order_counts[g, o] * sigma[o] ** index
         out[g] = w
     return out
+
+
+def chain_arguments(
+    grouping,
+    y,
+    n_classes,
+    *,
+    index,
+    sigma0,
+    alpha_o,
+    w_o_scale,
+    n_iter,
+    burn_in,
+    thin,
+    coef_width,
+    sigma_width,
+    max_steps,
+    n_sigma_updates,
+):
+    """The arguments of :func:`run_chain` (all but the seed) for the groups of ``grouping``.
+
+    Builds what the σ_o updates need from the order counts: the width classes (groups with
+    equal rows n_{g,·} have equal widths W_g(σ), so the σ_o conditional sums them by
+    class) and, per order o, the groups with n_{g,o} > 0 sorted by width class
+    (``order_ptr``/``order_groups``), and the hyperprior arrays α_o and w_o = ``w_o_scale``/o
+    (entry 0 unused).
+
+    Parameters
+    ----------
+    grouping : grouping or ExpandedGrouping
+        Anything with ``case_indptr``, ``case_indices`` and ``order_counts`` (G, O + 1): the
+        compressed groups, or one group per pattern (``compress=False``).
+    y : array_like of int, shape (N,)
+        Class codes 0..K−1.
+    n_classes : int
+        K.
+    index, sigma0, alpha_o, w_o_scale, n_iter, burn_in, thin, coef_width, sigma_width, max_steps, n_sigma_updates
+        As for :func:`run_chain` (``alpha_o`` and ``w_o_scale`` as scalars).
+
+    Returns
+    -------
+    tuple
+        ``run_chain(*args, seed)`` runs a chain; ``args[2]`` is the float64 order-count matrix
+        that prediction uses too.
+    """
+    order_counts = np.asarray(grouping.order_counts)
+    n_orders = order_counts.shape[1]
+    width_class = np.unique(order_counts, axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+    order_lists = [np.flatnonzero(order_counts[:, o] > 0) for o in range(n_orders)]
+    order_lists = [groups[np.argsort(width_class[groups], kind="stable")] for groups in order_lists]
+    order_ptr = np.concatenate([[0], np.cumsum([a.size for a in order_lists])]).astype(np.int64)
+    order_groups = np.concatenate(order_lists).astype(np.int64)
+    alpha = np.full(n_orders, float(alpha_o))
+    w_o = np.concatenate([[1.0], float(w_o_scale) / np.arange(1, n_orders)])
+    return (
+        np.asarray(grouping.case_indptr).astype(np.int64),
+        np.asarray(grouping.case_indices).astype(np.int64),
+        order_counts.astype(np.float64),
+        np.asarray(y).astype(np.int64),
+        int(n_classes),
+        int(index),
+        float(sigma0),
+        alpha,
+        w_o,
+        order_ptr,
+        order_groups,
+        width_class,
+        int(n_iter),
+        int(burn_in),
+        int(thin),
+        float(coef_width),
+        float(sigma_width),
+        int(max_steps),
+        int(n_sigma_updates),
+    )
 
 
 @numba.njit(cache=True, nogil=True)
