@@ -227,3 +227,16 @@ def test_chain_arguments_build_the_sampler_input():
         assert sorted(members) == np.flatnonzero(grouping.order_counts[:, o]).tolist()
         assert np.all(np.diff(width_class[members]) >= 0)
     assert len(args) == 19
+
+
+def test_expressed_by_all_rejects_bad_test_data():
+    X = np.random.default_rng(0).integers(0, 2, size=(10, 4))
+    for grouping in (group_sequence_patterns(X, 3), group_classification_patterns(X, 2)):
+        with pytest.raises(ValueError, match="2-D"):
+            grouping.expressed_by_all(X[0])
+        with pytest.raises(ValueError, match="X_test has 2 columns"):
+            grouping.expressed_by_all(X[:, :2])
+        with pytest.raises(ValueError, match="NaN"):
+            grouping.expressed_by_all(np.where(X == 1, np.nan, 0.0))
+    with pytest.raises(ValueError, match="X_test has 5 features"):
+        group_classification_patterns(X, 2).expressed_by_all(np.zeros((2, 5)))
