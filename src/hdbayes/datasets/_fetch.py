@@ -34,6 +34,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from hdbayes._io import current_umask
+
 __all__ = [
     "REGISTRY",
     "DataDownloadError",
@@ -255,7 +257,7 @@ def _download(name: str, entry: RemoteFile, dest_dir: Path) -> Path:
                 f"could not download {name} from {entry.url}: the downloaded file has "
                 f"sha256 {actual}, expected {entry.sha256}{hint}"
             )
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's 0o600 would hide the data from other users
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
