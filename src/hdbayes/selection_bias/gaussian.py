@@ -33,6 +33,7 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import (
+    _plain,
     check_count,
     check_finite_output,
     check_generator,
@@ -89,11 +90,6 @@ def scaled_f_statistic(X, codes):
         X = X.copy()
         X[:, huge] = np.ldexp(X[:, huge], -np.frexp(largest[huge])[1])
     return f_statistic(X, codes)
-
-
-def _plain(value):
-    """A class label as the user wrote it (``2``, ``'a'``), not its numpy repr."""
-    return repr(value.item()) if isinstance(value, np.generic) else repr(value)
 
 
 @numba.njit(cache=True, nogil=True)
