@@ -22,7 +22,6 @@ from hdbayes.experiments._compressed import (
     PRIOR_STYLE,
     CompressedRunSize,
     fit_and_score,
-    plot_by_prior,
     plot_counts,
     prior_panels,
 )
@@ -222,15 +221,12 @@ def _figure_counts(by, orders):
 
 
 def _figure_times(timing_by, orders):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 3.4), layout="constrained")
-    axes = fig.subplots(1, 2)
-    times = (("fit_seconds", "training time (s)"), ("predict_seconds", "prediction time (s)"))
-    plot_by_prior(axes, timing_by, orders, PRIORS, times)
+    fig, axes = prior_panels(
+        timing_by, orders, PRIORS, (("fit_seconds", "training time (s)"), ("predict_seconds", "prediction time (s)")),
+        "Fig. 3.18 (lower): times, Cauchy-model data (compressed)",
+    )  # fmt: skip
     for ax in axes:
         ax.legend(frameon=False, fontsize=7)
-    fig.suptitle("Fig. 3.18 (lower): times, Cauchy-model data (compressed)")
     return fig
 
 
