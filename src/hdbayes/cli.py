@@ -138,10 +138,10 @@ def _binarize_argument(text):
 
 
 def _usable_cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    """The cores this process may use: the experiments' one count (affinity mask and cgroup quota)."""
+    from hdbayes.experiments._runtime import usable_cores
+
+    return usable_cores()
 
 
 def _add_data_arguments(parser, target_help):
@@ -201,8 +201,7 @@ def _build_parser():
     reproduce.add_argument(
         "--n-jobs",
         type=int,
-        help=f"parallel fits or folds with joblib; -1: all usable cores; capped at the usable cores "
-        f"({_usable_cores()} here)",
+        help="parallel fits or folds with joblib; -1: all usable cores; capped at the usable cores",
     )
 
     classify = sub.add_parser(
@@ -527,7 +526,7 @@ def _check_classify_data(args, data):
             if binary.min() == 1:
                 raise InputError(f"every value of every feature exceeds --binarize {args.binarize:g}")
             raise InputError(f"every feature is constant after --binarize {args.binarize}")
-        data.thresholds = thresholds
+        data.thresholds, data.X_train_binary = thresholds, binary
         return
     for table, X in ((data.train, data.X_train), (data.test, data.X_test)):
         if args.model in _BINARY_MODELS:
@@ -698,8 +697,7 @@ def _classify(args):
     _check_classify_data(args, data)
     X_train, X_test = data.X_train, data.X_test
     if args.model in ("naive-bayes", "mixture") and args.binarize is not None:
-        X_train = binarize_features(X_train, data.thresholds)
-        X_test = binarize_features(X_test, data.thresholds)
+        X_train, X_test = data.X_train_binary, binarize_features(X_test, data.thresholds)
     X_train, X_test = _frame(X_train, data.columns), _frame(X_test, data.columns)
     with warnings.catch_warnings(record=True) as fit_warnings:
         warnings.simplefilter("always")
