@@ -35,67 +35,50 @@ class Experiment(NamedTuple):
         return import_module(self.module)
 
 
-_PACKAGE = "hdbayes.experiments"
+def _experiment(name, description):
+    """The experiment ``name``, run by the module of hdbayes.experiments named alike (``-`` → ``_``)."""
+    return Experiment(name, f"hdbayes.experiments.{name.replace('-', '_')}", description)
+
 
 EXPERIMENTS = {
     experiment.name: experiment
     for experiment in (
-        Experiment(
+        _experiment(
             "naive-bayes-simulation",
-            f"{_PACKAGE}.naive_bayes_simulation",
             "naive Bayes with and without correction for selection bias on simulated data (thesis §2.3.5)",
         ),
-        Experiment("colon", f"{_PACKAGE}.colon", "the colon cancer genes with corrected naive Bayes (thesis §2.3.6)"),
-        Experiment(
+        _experiment("colon", "the colon cancer genes with corrected naive Bayes (thesis §2.3.6)"),
+        _experiment(
             "mixture-simulation",
-            f"{_PACKAGE}.mixture_simulation",
             "the two-component mixture model with and without correction on simulated data (thesis §2.4.4)",
         ),
-        Experiment(
+        _experiment(
             "gaussian-simulation",
-            f"{_PACKAGE}.gaussian_simulation",
             "the Gaussian classifier with and without correction on simulated data (Li 2009 §4.1)",
         ),
-        Experiment(
-            "srbct", f"{_PACKAGE}.srbct", "the SRBCT tumour genes with the corrected Gaussian model (Li 2009 §4.2)"
-        ),
-        Experiment(
-            "lymphoma", f"{_PACKAGE}.lymphoma", "the lymphoma genes with the corrected Gaussian model (Li 2009)"
-        ),
-        Experiment(
+        _experiment("srbct", "the SRBCT tumour genes with the corrected Gaussian model (Li 2009 §4.2)"),
+        _experiment("lymphoma", "the lymphoma genes with the corrected Gaussian model (Li 2009)"),
+        _experiment(
             "interaction-counts",
-            f"{_PACKAGE}.interaction_counts",
             "how many parameters compressing interaction patterns saves (thesis §3.4.3, §3.5.2)",
         ),
-        Experiment(
-            "hmm",
-            f"{_PACKAGE}.hmm",
-            "compressed sequence models on data from a hidden Markov model (thesis §3.4.3)",
-        ),
-        Experiment(
+        _experiment("hmm", "compressed sequence models on data from a hidden Markov model (thesis §3.4.3)"),
+        _experiment(
             "english-text",
-            f"{_PACKAGE}.english_text",
             "compressed sequence models predicting the characters of English text (thesis §3.4.5)",
         ),
-        Experiment(
+        _experiment(
             "cauchy-classification",
-            f"{_PACKAGE}.cauchy_classification",
             "compressed interaction classifiers on data from a Cauchy interaction model (thesis §3.5.3)",
         ),
-        Experiment(
+        _experiment(
             "discrete-models",
-            f"{_PACKAGE}.discrete_models",
             "conjugate models, the number game, Bayesian naive Bayes and the DCM on discrete data",
         ),
-        Experiment(
+        _experiment(
             "group-sparse-reconstruction",
-            f"{_PACKAGE}.group_sparse_reconstruction",
             "group spike-and-slab regression by EP reconstructing block-sparse signals",
         ),
-        Experiment(
-            "prior-knowledge",
-            f"{_PACKAGE}.prior_knowledge",
-            "group spike-and-slab regression with a prior favouring groups known to matter",
-        ),
+        _experiment("prior-knowledge", "group spike-and-slab regression with a prior favouring groups known to matter"),
     )
 }
