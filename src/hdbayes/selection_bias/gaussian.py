@@ -567,11 +567,11 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         if bad.size:
             i = int(bad[0])
             j = int(self.selected_features_[np.argmax(np.abs(X_selected[i]))])
-            check_finite_output(
-                f"the probability row {i}", np.full(1, np.nan),
-                cause=f"its value {X[i, j]:g} of {feature_label(j, getattr(self, 'feature_names_in_', None))} "
-                "is too large for double precision; rescale the feature",
-            )  # fmt: skip
+            raise InputValueError(
+                f"the probability row {i} is not finite; its value {X[i, j]:g} of "
+                f"{feature_label(j, getattr(self, 'feature_names_in_', None))} is too large for double precision; "
+                "rescale the feature"
+            )
         return out
 
     def to_inference_data(self):
