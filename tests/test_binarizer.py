@@ -65,3 +65,18 @@ def test_binary_data_pass_unchanged_without_a_float_copy_but_the_transformer_cop
     out = FeatureBinarizer().fit(dense).transform(dense)
     assert out is not dense
     np.testing.assert_array_equal(out, dense)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sparse_medians_equal_dense_ones_with_stored_zeros_and_duplicates(seed):
+    """The column medians of a sparse matrix count implicit and stored zeros and sum duplicate entries."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(1, 9)), int(rng.integers(1, 6))
+    X = rng.normal(size=(n, p))
+    X[rng.random((n, p)) < 0.5] = 0.0
+    C = sp.csc_matrix(X)
+    C.data[: C.data.size // 3] = 0.0  # explicit zeros
+    rows, cols = np.nonzero(np.ones((n, p)))
+    doubled = sp.coo_matrix((np.r_[X.ravel(), X.ravel()] / 2, (np.r_[rows, rows], np.r_[cols, cols])), shape=(n, p))
+    for matrix in (C, doubled, sp.csr_matrix(X)):
+        np.testing.assert_array_equal(fit_binarize_thresholds(matrix, "median"), np.median(matrix.toarray(), axis=0))

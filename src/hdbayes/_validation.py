@@ -110,15 +110,37 @@ def fit_binarize_thresholds(X, binarize):
     if binarize != "median":
         return binarize
     if sp.issparse(X):
-        X = X.tocsc()
-        medians = np.empty(X.shape[1])
-        for j in range(X.shape[1]):
-            column = np.zeros(X.shape[0])
-            start, stop = X.indptr[j], X.indptr[j + 1]
-            column[X.indices[start:stop]] = X.data[start:stop]
-            medians[j] = np.median(column)
-        return medians
+        return _sparse_column_medians(X)
     return np.median(np.asarray(X, dtype=np.float64), axis=0)
+
+
+def _sparse_column_medians(X):
+    """Column medians of a sparse matrix, implicit zeros included, without densifying a column.
+
+    The median of column j is the mean of its order statistics (n − 1)//2 and n//2. With the
+    stored values sorted within each column (negatives, stored zeros, positives), order
+    statistic r of the whole column is the r-th stored value while r is below the number of
+    negatives, 0 while it falls among all the zeros, and otherwise the stored value r − (number
+    of implicit zeros).
+    """
+    X = X.tocsc()
+    X.sum_duplicates()
+    n, p = X.shape
+    column = np.repeat(np.arange(p), np.diff(X.indptr))
+    data = X.data.astype(np.float64)[np.lexsort((X.data, column))]  # values sorted within each column
+    start = X.indptr[:-1]
+    negative = np.diff(np.concatenate([[0], np.cumsum(data < 0)])[X.indptr])
+    implicit = n - np.diff(X.indptr)
+    zeros = implicit + np.diff(np.concatenate([[0], np.cumsum(data == 0)])[X.indptr])
+
+    def order_statistic(r):
+        value = np.zeros(p)
+        low, high = r < negative, r >= negative + zeros
+        take = low | high
+        value[take] = data[(start + np.where(low, r, r - implicit))[take]]
+        return value
+
+    return 0.5 * (order_statistic((n - 1) // 2) + order_statistic(n // 2))
 
 
 def _is_binary(X):
