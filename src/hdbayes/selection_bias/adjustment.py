@@ -33,7 +33,7 @@ from scipy.special import gammaln, logsumexp
 
 from hdbayes._validation import check_count, check_positive
 from hdbayes.exceptions import InputValueError
-from hdbayes.quadrature import gauss_legendre_rule
+from hdbayes.quadrature import gauss_legendre_rule, simpson_rule
 from hdbayes.selection import THRESHOLD_RTOL, correlation_from_sums
 from hdbayes.special import beta_binomial_log_pmf_table
 
@@ -51,6 +51,27 @@ def exact_theta_rule(n):
     """Gauss–Legendre rule with ⌈(n + 2)/2⌉ nodes on [0, 1]: exact for every θ integrand of the
     binary models with n training cases (polynomials of degree ≤ n + 1 given α)."""
     return gauss_legendre_rule((int(n) + 3) // 2)
+
+
+def check_theta_rule(rule_name, rule, points_name, n_points):
+    """Check a θ rule parameter ({"exact", "simpson"}) and its optional number of points
+    (odd and at least 3 for Simpson's rule)."""
+    if rule not in ("exact", "simpson"):
+        raise InputValueError(f"{rule_name} must be 'exact' or 'simpson', got {rule!r}")
+    if n_points is not None:
+        if rule == "simpson":
+            check_count(points_name, n_points, minimum=3, odd=True)
+        else:
+            check_count(points_name, n_points)
+
+
+def theta_quadrature(rule, n_points, n, simpson_points):
+    """The θ rule of a binary model with n training cases: ``"exact"`` is Gauss–Legendre with
+    ``n_points`` nodes (default :func:`exact_theta_rule`), ``"simpson"`` composite Simpson with
+    ``n_points`` points (default ``simpson_points``, the thesis's number)."""
+    if rule == "exact":
+        return gauss_legendre_rule(n_points) if n_points is not None else exact_theta_rule(n)
+    return simpson_rule(n_points if n_points is not None else simpson_points)
 
 
 def lattice_correlation(n0, n1):

@@ -35,10 +35,10 @@ from sklearn.utils.validation import check_is_fitted
 from hdbayes._validation import check_binarize, check_count, check_finite_output, check_generator, check_positive
 from hdbayes.exceptions import InputValueError
 from hdbayes.mcmc.slice import slice_sample
-from hdbayes.quadrature import gauss_legendre_rule, inverse_gamma_midpoint_grid, simpson_rule
+from hdbayes.quadrature import inverse_gamma_midpoint_grid
 from hdbayes.selection import abs_correlation
 from hdbayes.selection_bias._base import BinarySelectionBiasClassifier
-from hdbayes.selection_bias.adjustment import MixtureAdjustmentCache, exact_theta_rule
+from hdbayes.selection_bias.adjustment import MixtureAdjustmentCache, check_theta_rule, theta_quadrature
 
 __all__ = ["BiasCorrectedMixture", "mixture_chain", "mixture_log_class_numerators"]
 
@@ -420,13 +420,7 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
             check_positive(name, getattr(self, name))
         check_positive("slice_width", self.slice_width)
         check_count("n_alpha", self.n_alpha)
-        if self.adjust_theta_rule not in ("exact", "simpson"):
-            raise InputValueError(f"adjust_theta_rule must be 'exact' or 'simpson', got {self.adjust_theta_rule!r}")
-        if self.n_theta_adjust is not None:
-            if self.adjust_theta_rule == "simpson":
-                check_count("n_theta_adjust", self.n_theta_adjust, minimum=3, odd=True)
-            else:
-                check_count("n_theta_adjust", self.n_theta_adjust)
+        check_theta_rule("adjust_theta_rule", self.adjust_theta_rule, "n_theta_adjust", self.n_theta_adjust)
         check_binarize(self.binarize)
         for name in ("n_iter", "thin", "n_label_sweeps", "n_theta_updates", "n_chains"):
             check_count(name, getattr(self, name))
@@ -465,12 +459,7 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         n1 = int(y01.sum())
         n0 = y01.shape[0] - n1
         n_discarded = selection.n_discarded if self.correct else 0
-        if self.adjust_theta_rule == "simpson":
-            rule = simpson_rule(self.n_theta_adjust if self.n_theta_adjust is not None else 11)
-        elif self.n_theta_adjust is not None:
-            rule = gauss_legendre_rule(self.n_theta_adjust)
-        else:
-            rule = exact_theta_rule(n0 + n1)
+        rule = theta_quadrature(self.adjust_theta_rule, self.n_theta_adjust, n0 + n1, simpson_points=11)
 
         cache = MixtureAdjustmentCache(self.alpha_grid_, n0, n1, selection.threshold, strict=selection.strict,
                                        theta_rule=rule) if n_discarded > 0 else None  # fmt: skip

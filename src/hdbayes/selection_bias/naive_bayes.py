@@ -32,13 +32,15 @@ from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import (
     QuadratureRule,
     adaptive_inverse_gamma_rule,
-    gauss_legendre_rule,
     inverse_gamma_midpoint_grid,
-    simpson_rule,
 )
 from hdbayes.selection import abs_correlation
 from hdbayes.selection_bias._base import BinarySelectionBiasClassifier
-from hdbayes.selection_bias.adjustment import exact_theta_rule, naive_bayes_log_discard_probability
+from hdbayes.selection_bias.adjustment import (
+    check_theta_rule,
+    naive_bayes_log_discard_probability,
+    theta_quadrature,
+)
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
 
 __all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "log_class_numerators"]
@@ -404,22 +406,10 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         check_positive("alpha_resolution", self.alpha_resolution)
         if self.alpha_rule not in ("adaptive", "midpoint"):
             raise InputValueError(f"alpha_rule must be 'adaptive' or 'midpoint', got {self.alpha_rule!r}")
-        if self.theta_rule not in ("simpson", "exact"):
-            raise InputValueError(f"theta_rule must be 'exact' or 'simpson', got {self.theta_rule!r}")
+        check_theta_rule("theta_rule", self.theta_rule, "n_theta", self.n_theta)
         if self.n_alpha is not None:
             check_count("n_alpha", self.n_alpha, minimum=3 if self.alpha_rule == "adaptive" else 1)
-        if self.n_theta is not None:
-            if self.theta_rule == "simpson":
-                check_count("n_theta", self.n_theta, minimum=3, odd=True)
-            else:
-                check_count("n_theta", self.n_theta)
         check_binarize(self.binarize)
-
-    def _theta_quadrature(self, n):
-        """The θ rule for n training cases."""
-        if self.theta_rule == "exact":
-            return gauss_legendre_rule(self.n_theta) if self.n_theta is not None else exact_theta_rule(n)
-        return simpson_rule(self.n_theta if self.n_theta is not None else 21)
 
     def fit(self, X, y):
         """Select features on (X, y) and fit the model.
@@ -445,7 +435,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         ones1 = np.asarray(X_selected.T @ y01).ravel()
         ones0 = np.asarray(X_selected.sum(axis=0)).ravel() - ones1
         ones = np.rint(np.vstack([ones0, ones1])).astype(np.int64)
-        theta_rule = self._theta_quadrature(y01.shape[0])
+        theta_rule = theta_quadrature(self.theta_rule, self.n_theta, y01.shape[0], simpson_points=21)
         corrected = self.correct and selection.n_discarded > 0
 
         pieces = []
