@@ -392,7 +392,7 @@ class SequenceGrouping(_Grouping):
         :meth:`expressed_by_all`).
         """
         x = _check_test_case(x_test, self.order, "a sequence model of this order")
-        _, groups, counts, new_counts = self.expressed_by_all(x[None, :])
+        _, groups, counts, new_counts = self._expressed_all(x[None, :])
         return ExpressedGroups(groups, counts, new_counts[0])
 
     def expressed_by_all(self, X_test):
@@ -412,7 +412,10 @@ class SequenceGrouping(_Grouping):
             ``groups_expressed_by(X_test[t])`` gives them.
         new_counts : int64 ndarray of shape (T, order + 1)
         """
-        X = _check_test_cases(X_test, self.order, "a sequence model of this order")
+        return self._expressed_all(_check_test_cases(X_test, self.order, "a sequence model of this order"))
+
+    def _expressed_all(self, X):
+        """:meth:`expressed_by_all` for test cases already checked."""
         order = self.order
         used = X[:, X.shape[1] - order :][:, ::-1] if order else X[:, :0]
         r = np.ascontiguousarray(_encode_test_codes(used, self.symbols))
@@ -772,7 +775,7 @@ class ClassificationGrouping(_Grouping):
         x = _check_test_case(x_test, self.n_features, "this classification model")
         if x.shape[0] != self.n_features:
             raise ValueError(f"x_test has {x.shape[0]} features, the training data had {self.n_features}")
-        _, groups, counts, new_counts = self.expressed_by_all(x[None, :])
+        _, groups, counts, new_counts = self._expressed_all(x[None, :])
         return ExpressedGroups(groups, counts, new_counts[0])
 
     def expressed_by_all(self, X_test):
@@ -790,6 +793,10 @@ class ClassificationGrouping(_Grouping):
         X = _check_test_cases(X_test, self.n_features, "this classification model")
         if X.shape[1] != self.n_features:
             raise ValueError(f"X_test has {X.shape[1]} features, the training data had {self.n_features}")
+        return self._expressed_all(X)
+
+    def _expressed_all(self, X):
+        """:meth:`expressed_by_all` for test cases already checked."""
         codes = np.empty(X.shape, np.int64)
         for t, cat in enumerate(self.categories):
             codes[:, t] = _encode_test_codes(X[:, t], cat)
