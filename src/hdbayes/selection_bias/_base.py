@@ -186,4 +186,4 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
                 f"X must hold binary features (0/1): {label} has the value {value:g}; pass binarize=<threshold> "
                 "(or 'median') to binarize continuous data"
             )
-        return check_binary_features(X, None)
+        return values
