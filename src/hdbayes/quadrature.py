@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes._validation import check_positive
+from hdbayes.exceptions import InputValueError
 
 __all__ = [
     "AdaptiveRule",
@@ -49,15 +50,6 @@ class QuadratureRule:
     def log_weights(self) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return np.log(self.weights)
-
-
-def _check_positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputTypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not np.isfinite(value) or value <= 0:
-        raise InputValueError(f"{name} must be a finite number > 0, got {value:g}")
-    return value
 
 
 def inverse_gamma_midpoint_grid(shape, scale, n_points):
@@ -84,8 +76,8 @@ def inverse_gamma_midpoint_grid(shape, scale, n_points):
     >>> np.round(rule.nodes[:3], 2)
     array([2.6 , 4.83, 7.56])
     """
-    shape = _check_positive("shape", shape)
-    scale = _check_positive("scale", scale)
+    shape = check_positive("shape", shape)
+    scale = check_positive("scale", scale)
     if isinstance(n_points, bool) or not isinstance(n_points, (int, np.integer)) or n_points < 1:
         raise InputValueError(f"n_points must be an integer >= 1, got {n_points!r}")
     u = (np.arange(1, n_points + 1) - 0.5) / n_points
@@ -244,11 +236,11 @@ def adaptive_inverse_gamma_rule(
     >>> round(float(out.rule.weights.sum()), 8)  # g = 1: the prior's total mass
     1.0
     """
-    shape = _check_positive("shape", shape)
-    scale = _check_positive("scale", scale)
-    spacing = _check_positive("spacing", spacing)
-    resolution = _check_positive("resolution", resolution)
-    tail = _check_positive("tail", tail)
+    shape = check_positive("shape", shape)
+    scale = check_positive("scale", scale)
+    spacing = check_positive("spacing", spacing)
+    resolution = check_positive("resolution", resolution)
+    tail = check_positive("tail", tail)
     if not tail < 0.5:
         raise InputValueError(f"tail must be < 0.5, got {tail:g}")
     lower_tail = 1e-15
