@@ -25,7 +25,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_finite_output, feature_label, validate_input
+from hdbayes._validation import check_finite_output, feature_label, fit_binarize_thresholds, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "GenerativeClassifier",
     "check_class_labels",
     "check_non_negative_features",
+    "feature_thresholds",
     "log_dirichlet_estimate",
     "masked_log_dot",
     "overflow_cause",
@@ -119,6 +120,15 @@ def plain(value):
     if isinstance(value, float):
         return f"{value:g}"
     return repr(value)
+
+
+def feature_thresholds(X, binarize):
+    """The thresholds ``binarize`` stands for on the training X, one per column (None for
+    ``binarize=None``): :func:`hdbayes._validation.fit_binarize_thresholds` broadcast to (p,)."""
+    thresholds = fit_binarize_thresholds(X, binarize)
+    if thresholds is None:
+        return None
+    return np.broadcast_to(np.asarray(thresholds, dtype=np.float64), (X.shape[1],)).copy()
 
 
 def _plain_list(values):

@@ -31,10 +31,9 @@ from hdbayes._validation import (
     check_count,
     check_positive,
     feature_label,
-    fit_binarize_thresholds,
     validate_input,
 )
-from hdbayes.discrete._base import check_class_labels, check_non_negative_features
+from hdbayes.discrete._base import check_class_labels, check_non_negative_features, feature_thresholds
 from hdbayes.discrete.conjugate import check_count_matrix
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection import select_from_scores
@@ -265,9 +264,8 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
             check_non_negative_features(
                 X, type(self).__name__, names, hint="pass binarize=<threshold> or 'median' to score continuous data"
             )
-        thresholds = fit_binarize_thresholds(X, self.binarize)
+        thresholds = feature_thresholds(X, self.binarize)
         if thresholds is not None:
-            thresholds = np.broadcast_to(np.asarray(thresholds, dtype=np.float64), (X.shape[1],)).copy()
             X = binarize_features(X, thresholds)
         scores = self._scores(X, y)
         p = scores.shape[0]

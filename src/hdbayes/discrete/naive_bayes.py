@@ -29,10 +29,11 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import binarize_features, check_binarize, feature_label, fit_binarize_thresholds
+from hdbayes._validation import binarize_features, check_binarize, feature_label
 from hdbayes.discrete._base import (
     GenerativeClassifier,
     _check_prior_array,
+    feature_thresholds,
     log_dirichlet_estimate,
     masked_log_dot,
     plain,
@@ -124,10 +125,7 @@ class BayesianBernoulliNB(GenerativeClassifier):
 
     def _prepare_X(self, X, reset):
         if reset:
-            thresholds = fit_binarize_thresholds(X, self.binarize)
-            self.binarize_thresholds_ = (
-                None if thresholds is None else np.broadcast_to(np.asarray(thresholds, np.float64), X.shape[1:]).copy()
-            )
+            self.binarize_thresholds_ = feature_thresholds(X, self.binarize)
         if self.binarize_thresholds_ is not None:
             return binarize_features(X, self.binarize_thresholds_)
         values = X.data if sp.issparse(X) else X
