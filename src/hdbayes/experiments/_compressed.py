@@ -10,6 +10,7 @@ from hdbayes.metrics import average_minus_log_probability, error_rate
 __all__ = [
     "PRIOR_STYLE",
     "CompressedRunSize",
+    "counts_figure",
     "fit_and_score",
     "plot_by_prior",
     "plot_counts",
@@ -55,6 +56,16 @@ def plot_counts(ax_counts, ax_ratio, by, orders, priors):
         ax.set_xlabel("order O")
         ax.set_ylabel(label)
         ax.legend(frameon=False, fontsize=7)
+
+
+def counts_figure(by, orders, priors, title):
+    """A figure of the :func:`plot_counts` panels (counts and their ratio against the order)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 3.6), layout="constrained")
+    plot_counts(*fig.subplots(1, 2), by, orders, priors)
+    fig.suptitle(title)
+    return fig
 
 
 def plot_by_prior(axes, by, orders, priors, panels):

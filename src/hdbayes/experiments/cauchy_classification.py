@@ -21,8 +21,8 @@ from hdbayes.datasets import simulate_cauchy_classification
 from hdbayes.experiments._compressed import (
     PRIOR_STYLE,
     CompressedRunSize,
+    counts_figure,
     fit_and_score,
-    plot_counts,
     prior_panels,
 )
 from hdbayes.experiments._report import Report, checks_markdown, markdown_table
@@ -128,7 +128,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     report.checks = checks
     report.timings["timing"] = timings
     report.figures = {
-        "fig3_18_counts": _figure_counts(by, size.orders),
+        "fig3_18_counts": counts_figure(
+            by, size.orders, PRIORS, "Fig. 3.18 (upper): parameters, Cauchy-model data (compressed)"
+        ),
         "timing_fig3_18": _figure_times({(r["order"], r["prior"]): r for r in timings}, size.orders),
         "fig3_20_performance": _figure_performance(by, size.orders, true_error, true_amlp),
         "sigma_traces": _figure_traces(models, max(size.orders), size.burn_in),
@@ -209,15 +211,6 @@ def cases_without_private_subpattern(X):
         sub_counts = np.bincount(inverse.ravel(), weights=counts)
         shared &= sub_counts[inverse.ravel()] > counts
     return int(shared.sum())
-
-
-def _figure_counts(by, orders):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 3.4), layout="constrained")
-    plot_counts(*fig.subplots(1, 2), by, orders, PRIORS)
-    fig.suptitle("Fig. 3.18 (upper): parameters, Cauchy-model data (compressed)")
-    return fig
 
 
 def _figure_times(timing_by, orders):

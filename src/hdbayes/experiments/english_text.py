@@ -21,7 +21,7 @@ from __future__ import annotations
 from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_english_text
-from hdbayes.experiments._compressed import CompressedRunSize, fit_and_score, plot_counts, prior_panels
+from hdbayes.experiments._compressed import CompressedRunSize, counts_figure, fit_and_score, prior_panels
 from hdbayes.experiments._report import Report, checks_markdown, markdown_table
 from hdbayes.experiments._runtime import cap_n_jobs, choose_size, split_timings
 from hdbayes.interactions.models import CompressedSequenceModel
@@ -143,7 +143,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     report.checks = checks
     report.timings["timing"] = timings
     report.figures = {
-        "fig3_10_counts": _figure_counts(by, size.orders),
+        "fig3_10_counts": counts_figure(by, size.orders, PRIORS, "Fig. 3.10 (upper): parameters, English text"),
         "timing_fig3_10": _figure_times({(r["order"], r["prior"]): r for r in timings}, size.orders),
         "fig3_12_performance": _figure_performance(by, size.orders),
     }
@@ -173,15 +173,6 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     ]
     report.summary = "\n".join(lines)
     return report
-
-
-def _figure_counts(by, orders):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 3.6), layout="constrained")
-    plot_counts(*fig.subplots(1, 2), by, orders, PRIORS)
-    fig.suptitle("Fig. 3.10 (upper): parameters, English text")
-    return fig
 
 
 def _figure_times(by, orders):
