@@ -34,6 +34,7 @@ __all__ = [
     "check_class_labels",
     "check_non_negative_features",
     "feature_thresholds",
+    "first_entry",
     "log_dirichlet_estimate",
     "masked_log_dot",
     "overflow_cause",
@@ -151,17 +152,23 @@ def overflow_cause(X, feature_names=None):
     return f"the value {value:g} of {feature_label(j, feature_names)} is too large for double-precision arithmetic"
 
 
+def first_entry(X, bad):
+    """(column, value) of the first entry of X, in row order, where ``bad`` is True: ``bad`` is a
+    mask over a dense X, or over ``X.data`` of a CSR X."""
+    if sp.issparse(X):
+        k = int(np.flatnonzero(bad)[0])
+        return int(X.indices[k]), float(X.data[k])
+    i, j = (int(v) for v in np.argwhere(bad)[0])
+    return j, float(X[i, j])
+
+
 def check_non_negative_features(X, whom, feature_names=None, hint="the model needs values >= 0"):
     """Refuse negative values, naming the first one's feature (scikit-learn's wording first)."""
     values = X.data if sp.issparse(X) else X
     if values.size and values.min() < 0:
         if sp.issparse(X):
             X = X.tocsr()
-            k = int(np.flatnonzero(X.data < 0)[0])
-            j, value = int(X.indices[k]), float(X.data[k])
-        else:
-            i, j = (int(v) for v in np.argwhere(X < 0)[0])
-            value = float(X[i, j])
+        j, value = first_entry(X, (X.data if sp.issparse(X) else X) < 0)
         raise InputValueError(
             f"Negative values in data passed to {whom}: {feature_label(j, feature_names)} has the value {value:g}; "
             f"{hint}"

@@ -34,6 +34,7 @@ from hdbayes.discrete._base import (
     GenerativeClassifier,
     _check_prior_array,
     feature_thresholds,
+    first_entry,
     log_dirichlet_estimate,
     masked_log_dot,
     plain,
@@ -131,12 +132,7 @@ class BayesianBernoulliNB(GenerativeClassifier):
         values = X.data if sp.issparse(X) else X
         bad = (values != 0) & (values != 1)
         if bad.any():
-            if sp.issparse(X):
-                k = int(np.flatnonzero(bad)[0])
-                j, value = int(X.indices[k]), float(X.data[k])
-            else:
-                i, j = (int(v) for v in np.argwhere(bad)[0])
-                value = float(X[i, j])
+            j, value = first_entry(X, bad)
             raise InputValueError(
                 f"X must hold binary features (0/1) with binarize=None: {feature_label(j, self._feature_names())} "
                 f"has the value {value:g}; pass binarize=<threshold> (default 0.0) or binarize='median' to binarize "
