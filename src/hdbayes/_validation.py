@@ -27,6 +27,8 @@ __all__ = [
     "check_positive",
     "feature_label",
     "fit_binarize_thresholds",
+    "overflow_error",
+    "plain_value",
     "validate_input",
 ]
 
@@ -217,7 +219,7 @@ def check_binary_target(y):
     classes, y01 = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
         raise InputValueError(
-            f"y has a single class ({_plain(classes[0])}); a classifier needs at least two, and this one needs two"
+            f"y has a single class ({plain_value(classes[0])}); a classifier needs at least two, and this one needs two"
         )
     if classes.shape[0] > 2 or kind != "binary":
         raise InputValueError(
@@ -226,7 +228,7 @@ def check_binary_target(y):
     return classes, y01.astype(np.float64)
 
 
-def _plain(value):
+def plain_value(value):
     """A numpy scalar as the user wrote it (``2.0``, ``'a'``), not its repr (``np.float64(2.0)``)."""
     return repr(value.item()) if isinstance(value, np.generic) else repr(value)
 
@@ -243,6 +245,21 @@ def check_finite_output(name, values, *, cause=None):
         where = f"; {cause}" if cause else "; an input value is too large for double precision"
         raise InputValueError(f"{name} is not finite{where}")
     return values
+
+
+def overflow_error(label, statistic, column):
+    """The input error for a column whose ``statistic`` overflows double precision.
+
+    Names the column (``label``), the statistic, and the value of largest magnitude in
+    ``column`` with its row, e.g. "feature 'g1' is too large for double precision: its sum of
+    squares overflows (value 1e+308 in row 3); rescale it". Returned, to be raised.
+    """
+    column = np.asarray(column)
+    i = int(np.argmax(np.abs(column)))
+    return InputValueError(
+        f"{label} is too large for double precision: {statistic} overflows (value {column[i]:g} in row {i}); "
+        "rescale it"
+    )
 
 
 def check_generator(random_state) -> np.random.Generator:

@@ -26,7 +26,7 @@ from scipy import linalg
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from hdbayes._validation import check_positive, validate_input
+from hdbayes._validation import check_positive, overflow_error, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = ["ShrunkCovarianceWhitener", "pooled_within_class_covariance", "shrink_to_diagonal"]
@@ -248,11 +248,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         overflow = np.flatnonzero(~np.isfinite(np.diag(S)))
         if overflow.size:
             j = int(kept[overflow[0]])
-            i = int(np.argmax(np.abs(X[:, j])))
-            raise InputValueError(
-                f"{self._describe_column(j)} is too large for double precision: its within-class variance "
-                f"overflows (value {X[i, j]:g} in row {i}); rescale it"
-            )
+            raise overflow_error(self._describe_column(j), "its within-class variance", X[:, j])
         degenerate = np.flatnonzero((spread == 0) | ~(np.diag(S) > 0))
         if degenerate.size:
             raise InputValueError(

@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from hdbayes._validation import _plain, check_count, check_finite_output, check_generator, check_positive
+from hdbayes._validation import check_count, check_finite_output, check_generator, check_positive, plain_value
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.interactions.patterns import group_classification_patterns, group_sequence_patterns
 from hdbayes.interactions.sampler import chain_arguments, predict_kernel, run_chain, sigma_log_prior_kernel
@@ -279,7 +279,8 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
-            raise InputValueError(f"y has a single class ({_plain(self.classes_[0])}); a classifier needs at least two")
+            label = plain_value(self.classes_[0])
+            raise InputValueError(f"y has a single class ({label}); a classifier needs at least two")
         self.n_features_in_ = X.shape[1]
 
         start = time.perf_counter()

@@ -33,12 +33,13 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import (
-    _plain,
     check_count,
     check_finite_output,
     check_generator,
     check_positive,
     feature_label,
+    overflow_error,
+    plain_value,
     validate_input,
 )
 from hdbayes.exceptions import InputValueError
@@ -480,11 +481,12 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         self.classes_, codes = np.unique(y, return_inverse=True)
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
-            raise InputValueError(f"y has a single class ({_plain(self.classes_[0])}); a classifier needs at least two")
+            label = plain_value(self.classes_[0])
+            raise InputValueError(f"y has a single class ({label}); a classifier needs at least two")
         counts = np.bincount(codes)
         if counts.min() < 2:
             label = self.classes_[np.argmin(counts)]
-            raise InputValueError(f"class {_plain(label)} has {counts.min()} case; every class needs at least two")
+            raise InputValueError(f"class {plain_value(label)} has {counts.min()} case; every class needs at least two")
         constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
         if constant.size:
             warnings.warn(
@@ -545,11 +547,8 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         bad = np.flatnonzero(~(np.isfinite(sums).all(axis=0) & np.isfinite(squares).all(axis=0)))
         if bad.size:
             j = int(kept[bad[0]])
-            i = int(np.argmax(np.abs(X[:, j])))
-            raise InputValueError(
-                f"{feature_label(j, getattr(self, 'feature_names_in_', None))} is too large for double precision: "
-                f"the sum of squares of its values overflows (value {X[i, j]:g} in row {i}); rescale it"
-            )
+            label = feature_label(j, getattr(self, "feature_names_in_", None))
+            raise overflow_error(label, "the sum of squares of its values", X[:, j])
 
     def _log_class_numerators(self, X):
         X = validate_input(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)

@@ -28,7 +28,7 @@ import numpy as np
 import scipy.optimize
 from scipy.special import expit, log_expit, logit
 
-from hdbayes._validation import check_positive, feature_label
+from hdbayes._validation import check_positive, feature_label, overflow_error
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
@@ -214,17 +214,9 @@ def check_data_magnitudes(X_raw, y_raw, X, y, feature_names=None):
     bad = np.flatnonzero(~np.isfinite(column_squares))
     if bad.size:
         j = int(bad[0])
-        i = int(np.argmax(np.abs(X_raw[:, j])))
-        raise InputValueError(
-            f"X {feature_label(j, feature_names)} is too large for double precision: its sum of squares overflows "
-            f"(value {X_raw[i, j]:g} in row {i}); rescale it"
-        )
+        raise overflow_error(f"X {feature_label(j, feature_names)}", "its sum of squares", X_raw[:, j])
     if not np.isfinite(y_squares):
-        i = int(np.argmax(np.abs(y_raw)))
-        raise InputValueError(
-            f"y is too large for double precision: its sum of squares overflows (value {y_raw[i]:g} in row {i}); "
-            "rescale it"
-        )
+        raise overflow_error("y", "its sum of squares", y_raw)
 
 
 def check_group_codes(groups, n_groups, n_features):
