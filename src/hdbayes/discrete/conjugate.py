@@ -382,6 +382,13 @@ class DirichletMultinomial:
         raise InputValueError(f"kind must be 'sequence' or 'counts', got {kind!r}")
 
 
+#: what to change when non-integral values meet the multinomial coefficient (the classifiers' option)
+_COEF_HINT = "the multinomial coefficient N!/∏x_j! is defined for integer counts (include_multinomial_coef=False)"
+
+#: integer codes must be below this (a table with a column per value 0..max would be allocated)
+_MAX_CODE = 2**31
+
+
 def check_count_matrix(X, *, integer=True, name="X", feature_names=None, option=None):
     """Validate a count matrix and return it as CSR float64 (a copy only when needed).
 

@@ -51,6 +51,7 @@ from sklearn.exceptions import ConvergenceWarning
 from hdbayes._validation import check_count, check_finite_output, check_positive
 from hdbayes.discrete._base import GenerativeClassifier, overflow_cause, plain
 from hdbayes.discrete.conjugate import (
+    _COEF_HINT,
     DirichletMultinomialTables,
     check_count_matrix,
     dirichlet_multinomial_log_pmf,
@@ -59,9 +60,6 @@ from hdbayes.discrete.conjugate import (
 from hdbayes.exceptions import InputValueError
 
 __all__ = ["DCMClassifier", "DirichletFit", "dirichlet_multinomial_log_likelihood", "fit_dirichlet_multinomial"]
-
-#: what to change when non-integral values meet the multinomial coefficient
-_COEF_HINT = "the multinomial coefficient N!/∏x_j! is defined for integer counts (include_multinomial_coef=False)"
 
 
 #: α_0 beyond which the data are treated as multinomial (the likelihood has no finite maximum)

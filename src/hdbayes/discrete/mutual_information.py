@@ -34,12 +34,9 @@ from hdbayes._validation import (
     validate_input,
 )
 from hdbayes.discrete._base import check_class_labels, check_non_negative_features, feature_thresholds
-from hdbayes.discrete.conjugate import check_count_matrix
+from hdbayes.discrete.conjugate import _MAX_CODE, check_count_matrix
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection import select_from_scores
-
-#: integer codes must be below this (the contingency table has a column per value 0..max)
-_MAX_CODE = 2**31
 
 __all__ = ["MutualInformationSelector", "mutual_information_binary", "mutual_information_discrete"]
 

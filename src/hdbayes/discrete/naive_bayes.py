@@ -39,17 +39,11 @@ from hdbayes.discrete._base import (
     masked_log_dot,
     plain,
 )
-from hdbayes.discrete.conjugate import DirichletMultinomialTables, check_count_matrix
+from hdbayes.discrete.conjugate import _COEF_HINT, _MAX_CODE, DirichletMultinomialTables, check_count_matrix
 from hdbayes.discrete.mutual_information import mutual_information_binary
 from hdbayes.exceptions import InputValueError
 
 __all__ = ["BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"]
-
-#: what to change when non-integral values meet the multinomial coefficient
-_COEF_HINT = "the multinomial coefficient N!/∏x_j! is defined for integer counts (include_multinomial_coef=False)"
-
-#: category codes must be below this (a larger code would allocate a table of that width)
-_MAX_CODE = 2**31
 
 
 def _multinomial_coefficient(X):
