@@ -48,6 +48,7 @@ import numba
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from hdbayes import special
 from hdbayes._validation import check_count, check_finite_output, check_positive
 from hdbayes.discrete._base import GenerativeClassifier, overflow_cause, plain
 from hdbayes.discrete.conjugate import (
@@ -211,12 +212,8 @@ def _trigamma(z):
     return result + inverse + 0.5 * square + inverse * square * series
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def _stirling_tail(z):
-    """log Γ(z) − [(z − 1/2) log z − z + log(2π)/2] (z ≥ 15), as :func:`hdbayes.special.log_rising_factorial`."""
-    inverse = 1.0 / z
-    square = inverse * inverse
-    return inverse * (1.0 / 12 - square * (1.0 / 360 - square * (1.0 / 1260 - square * (1.0 / 1680 - square / 1188))))
+#: log Γ(z) − [(z − 1/2) log z − z + log(2π)/2] (z ≥ 15): the series of :mod:`hdbayes.special`, compiled
+_stirling_tail = numba.njit(cache=True, nogil=True, error_model="numpy")(special._stirling_tail)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
