@@ -30,7 +30,7 @@ from scipy import stats
 from scipy.special import gammaln
 
 from hdbayes._validation import check_finite_output, feature_label
-from hdbayes.discrete._base import overflow_cause
+from hdbayes.discrete._base import first_entry, overflow_cause
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.special import beta_binomial_log_pmf_table, log_beta_bernoulli, log_rising_factorial
 
@@ -403,8 +403,8 @@ def check_count_matrix(X, *, integer=True, name="X", feature_names=None, option=
     values = X.data
 
     def where(mask):
-        k = int(np.flatnonzero(mask)[0])
-        return f"{feature_label(int(X.indices[k]), feature_names)} has the value {float(values[k]):g}"
+        j, value = first_entry(X, mask)
+        return f"{feature_label(j, feature_names)} has the value {value:g}"
 
     if not np.all(np.isfinite(values)):
         raise InputValueError(f"{name} contains NaN or infinity: {where(~np.isfinite(values))}")

@@ -249,16 +249,16 @@ class BayesianCategoricalNB(GenerativeClassifier):
         names = self._feature_names()
         bad = X != np.round(X)
         if bad.any():
-            i, j = (int(v) for v in np.argwhere(bad)[0])
+            j, value = first_entry(X, bad)
             raise InputValueError(
                 f"X must hold integer category codes 0, 1, 2, ...: {feature_label(j, names)} has the value "
-                f"{float(X[i, j]):g}; encode categories with sklearn.preprocessing.OrdinalEncoder, or bin "
+                f"{value:g}; encode categories with sklearn.preprocessing.OrdinalEncoder, or bin "
                 "continuous data first"
             )
         if X.size and X.max() >= _MAX_CODE:
-            i, j = (int(v) for v in np.argwhere(X >= _MAX_CODE)[0])
+            j, value = first_entry(X, X >= _MAX_CODE)
             raise InputValueError(
-                f"{feature_label(j, names)} has the category code {float(X[i, j]):g}; codes must be below "
+                f"{feature_label(j, names)} has the category code {value:g}; codes must be below "
                 f"{_MAX_CODE} (number the categories 0, 1, 2, ...)"
             )
         return X.astype(np.int64)
@@ -266,9 +266,9 @@ class BayesianCategoricalNB(GenerativeClassifier):
     def _check_known_categories(self, X):
         too_large = X >= self.n_categories_[None, :]
         if too_large.any():
-            i, j = (int(v) for v in np.argwhere(too_large)[0])
+            j, value = first_entry(X, too_large)
             raise InputValueError(
-                f"{feature_label(j, self._feature_names())} has category {int(X[i, j])}, which was not seen in "
+                f"{feature_label(j, self._feature_names())} has category {int(value)}, which was not seen in "
                 f"training (categories 0..{self.n_categories_[j] - 1}); reserve it with n_categories"
             )
 
