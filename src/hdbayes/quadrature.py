@@ -163,7 +163,7 @@ _ACTIVE = 30.0
 _CHECKED = 15.0
 
 
-def h_squared_curvature(t, values):
+def _h_squared_curvature(t, values):
     """h² |f''| at every node of a (non-uniform) grid, from second divided differences, with h the
     larger of the two adjacent spacings (the end nodes copy their neighbour)."""
     left, right = np.diff(t)[:-1], np.diff(t)[1:]
@@ -273,7 +273,7 @@ def adaptive_inverse_gamma_rule(
         density = log_p + log_values
         upper = np.maximum(density[:-1], density[1:])
         active = upper > density.max() - _ACTIVE
-        curvature = h_squared_curvature(t, density)
+        curvature = _h_squared_curvature(t, density)
         checked = upper > density.max() - _CHECKED
         if not np.any(checked & (np.maximum(curvature[:-1], curvature[1:]) > resolution)):
             converged = True  # every cell with mass resolves the integrand
