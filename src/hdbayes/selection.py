@@ -203,7 +203,10 @@ def f_statistic(X, y):
         F = [Σ_g n_g (x̄^(g) − x̄)² / (G − 1)] / [Σ_g Σ_{i∈g} (x_i − x̄^(g))² / (n − G)].
 
     A feature with zero within-class variation gets ``inf`` if its class means differ
-    and 0 if it is constant.
+    and 0 if it is constant. F is invariant to scaling a column, so dense columns whose
+    largest absolute value exceeds 2^500 are divided by a power of two near it first (exact
+    in floating point): their squares would otherwise overflow (a value of 1e308 gave NaN).
+    Other columns are used as given.
 
     Parameters
     ----------
@@ -228,6 +231,11 @@ def f_statistic(X, y):
         raise InputValueError(f"f_statistic needs more cases ({n}) than classes ({n_classes})")
     if not sp.issparse(X):
         X = np.asarray(X, dtype=np.float64)
+        largest = np.max(np.abs(X), axis=0) if n else np.zeros(X.shape[1])
+        huge = np.flatnonzero(largest > 2.0**500)
+        if huge.size:
+            X = X.copy()
+            X[:, huge] = np.ldexp(X[:, huge], -np.frexp(largest[huge])[1])
         X = X - X.mean(axis=0)
     indicator = sp.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(n_classes, n))
     class_sums = indicator @ X

@@ -55,7 +55,6 @@ __all__ = [
     "BiasCorrectedGaussianClassifier",
     "class_statistics",
     "gibbs_chain",
-    "scaled_f_statistic",
     "log_class_numerators",
     "rao_blackwell_log_class_numerators",
 ]
@@ -75,22 +74,6 @@ def class_statistics(X, codes, n_classes):
     indicator = np.zeros((n_classes, X.shape[0]))
     indicator[codes, np.arange(X.shape[0])] = 1.0
     return counts, indicator @ X, indicator @ (X * X)
-
-
-def scaled_f_statistic(X, codes):
-    """The F-statistic of every column (Li 2009, eq. 25), finite for values up to the largest double.
-
-    F is invariant to scaling a column, so columns whose largest absolute value exceeds 2^500 are
-    divided by a power of two near it first (exact in floating point); their squares, which enter
-    F, would otherwise overflow (a value of 1e308 gave F = NaN). Other columns are used as given,
-    so their F is bit-identical to :func:`hdbayes.selection.f_statistic`. A constant column has F = 0.
-    """
-    largest = np.max(np.abs(X), axis=0) if X.shape[0] else np.zeros(X.shape[1])
-    huge = np.flatnonzero(largest > 2.0**500)
-    if huge.size:
-        X = X.copy()
-        X[:, huge] = np.ldexp(X[:, huge], -np.frexp(largest[huge])[1])
-    return f_statistic(X, codes)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -498,7 +481,7 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
             )
 
         rng = check_generator(self.random_state)
-        selection = self._select_features(scaled_f_statistic(X, codes), "f", rng)
+        selection = self._select_features(f_statistic(X, codes), "f", rng)
         with np.errstate(over="ignore", invalid="ignore"):
             count_f, sums, squares = class_statistics(X[:, selection.indices], codes, n_classes)
         self._check_kept_magnitudes(X, selection.indices, sums, squares)
