@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_random_state
 
+from hdbayes._numba import jit
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
@@ -60,7 +60,7 @@ def _check_features(X):
     return X
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _sparse_column_sums(indptr, indices, data, weights):
     """Per column of a CSC matrix: Σ x, Σ x² and Σ x·w, in one pass, without copies."""
     p = indptr.shape[0] - 1

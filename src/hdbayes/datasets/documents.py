@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
+from hdbayes._numba import jit
 from hdbayes._validation import check_count, check_generator, check_positive
 
 __all__ = ["BurstyCorpus", "sample_polya_urn", "simulate_bursty_documents"]
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _polya_urn_documents(cdfs, concentrations, classes, lengths, fresh_uniform, word_uniform, copy_uniform):
     """Compiled urn draws; returns CSR (indptr, indices, counts) of the documents."""
     n_docs = classes.shape[0]

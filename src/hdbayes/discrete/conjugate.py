@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import numbers
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy import stats
 from scipy.special import gammaln
 
+from hdbayes._numba import jit
 from hdbayes._validation import check_finite_output, feature_label
 from hdbayes.discrete._base import first_entry, overflow_cause
 from hdbayes.exceptions import InputTypeError, InputValueError
@@ -507,7 +507,7 @@ class DirichletMultinomialTables:
         return out
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _add_log_rising_tail(indptr, indices, data, alpha_t, out):
     """out[i, c] += Σ_{l=1}^{x−1} log(α_jc + l) for the CSR entries (i, j, x) with x ≥ 2.
 

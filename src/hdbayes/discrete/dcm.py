@@ -44,11 +44,11 @@ from __future__ import annotations
 import math
 import warnings
 
-import numba
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from hdbayes import special
+from hdbayes._numba import jit
 from hdbayes._validation import check_count, check_finite_output, check_positive
 from hdbayes.discrete._base import GenerativeClassifier, overflow_cause, plain
 from hdbayes.discrete.conjugate import (
@@ -67,7 +67,7 @@ __all__ = ["DCMClassifier", "DirichletFit", "dirichlet_multinomial_log_likelihoo
 _MAX_SCALE = 1e10
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _exceedance_counts(indptr, counts):
     """For every column of a CSC count matrix with at least one non-zero: G(l) = #{x > l},
     l = 0..max − 1, concatenated (pointer array returned alongside)."""
@@ -88,7 +88,7 @@ def _exceedance_counts(indptr, counts):
     return pointer, exceed
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _scale_objective(scale, alpha, free, pointer, exceed, length_exceed, fixed_mass):
     """Log-likelihood along α_free = e^u · α_free/Σα_free (u = log of the scale; the other
     words fixed, with total ``fixed_mass``) and its first two u-derivatives, up to a constant.
@@ -120,7 +120,7 @@ def _scale_objective(scale, alpha, free, pointer, exceed, length_exceed, fixed_m
     return value, first, second
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min, max_iter, tol):
     """Minka's fixed point on the words with data; ``n_fixed`` further words sit at alpha_min.
 
@@ -186,7 +186,7 @@ def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min
     return alpha, max_iter, False
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@jit(error_model="numpy")
 def _digamma(z):
     """ψ(z) for z > 0: the recurrence up to z ≥ 12, then the asymptotic series (error < 1e-14)."""
     result = 0.0
@@ -199,7 +199,7 @@ def _digamma(z):
     return result + np.log(z) - 0.5 * inverse - series
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@jit(error_model="numpy")
 def _trigamma(z):
     """ψ'(z) for z > 0: the recurrence up to z ≥ 12, then the asymptotic series."""
     result = 0.0
@@ -213,10 +213,10 @@ def _trigamma(z):
 
 
 #: log Γ(z) − [(z − 1/2) log z − z + log(2π)/2] (z ≥ 15): the series of :mod:`hdbayes.special`, compiled
-_stirling_tail = numba.njit(cache=True, nogil=True, error_model="numpy")(special._stirling_tail)
+_stirling_tail = jit(error_model="numpy")(special._stirling_tail)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@jit(error_model="numpy")
 def _stirling_tail_derivative(z):
     """d/dz of :func:`_stirling_tail`."""
     inverse = 1.0 / z
@@ -224,7 +224,7 @@ def _stirling_tail_derivative(z):
     return -square * (1.0 / 12 - square * (1.0 / 120 - square * (1.0 / 252 - square * (1.0 / 240 - square / 132))))
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@jit(error_model="numpy")
 def _log_rising(a, x):
     """log Γ(a + x)/Γ(a) for a > 0, x ≥ 0 real: the log-Gamma difference, or for a ≥ 15 the
     difference of Stirling's series without cancellation (as ``hdbayes.special.log_rising_factorial``)."""
@@ -235,7 +235,7 @@ def _log_rising(a, x):
     return x * np.log(a) + (a + x - 0.5) * np.log1p(x / a) - x + _stirling_tail(a + x) - _stirling_tail(a)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@jit(error_model="numpy")
 def _digamma_difference(a, x):
     """ψ(a + x) − ψ(a) for a > 0, x ≥ 0 real (Σ_{l<x} 1/(a + l) at integer x); for a ≥ 15
     log1p(x/a) + x/(2a(a + x)) + S'(a + x) − S'(a), accurate near the multinomial limit."""
@@ -256,7 +256,7 @@ def digamma_difference(a, x):
     return _digamma_difference_array(np.ascontiguousarray(a).ravel(), np.ascontiguousarray(x).ravel()).reshape(a.shape)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@jit(error_model="numpy")
 def _digamma_difference_array(a, x):
     out = np.empty(a.shape[0])
     for i in range(a.shape[0]):
@@ -264,7 +264,7 @@ def _digamma_difference_array(a, x):
     return out
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@jit(error_model="numpy")
 def _real_scale_objective(scale, alpha, free, columns, data, lengths, held):
     """:func:`_scale_objective` in the Gamma-function form (real counts; ``columns``/``data`` the
     non-zeros, ``lengths`` the document lengths > 0): value, first and second u-derivatives.
@@ -298,7 +298,7 @@ def _real_scale_objective(scale, alpha, free, columns, data, lengths, held):
     return value, first, second
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@jit(error_model="numpy")
 def _minka_fixed_point_real(columns, data, lengths, alpha, n_fixed, alpha_min, max_iter, tol):
     """:func:`_minka_fixed_point` for real counts, with the digamma differences computed directly
     (O(nnz) per iteration). ``columns`` index the words with data (0..m−1) of the non-zeros

@@ -40,9 +40,9 @@ import numbers
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
+from hdbayes._numba import jit
 from hdbayes.exceptions import InputValueError
 
 __all__ = [
@@ -214,7 +214,7 @@ class _Grouping:
 # ---------------------------------------------------------------------------
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _sequence_trie(R):
     """Compacted suffix trie of the rows of R, level by level.
 
@@ -311,7 +311,7 @@ def _sequence_trie(R):
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _ranges_to_csr(lo, hi, perm):
     """Concatenate sorted perm[lo[g]:hi[g]] for every g (the expressions as CSR)."""
     n_groups = lo.shape[0]
@@ -428,7 +428,7 @@ class SequenceGrouping(_Grouping):
         )  # fmt: skip
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _sequence_expressed_all(r, order, order_range, histories, representative, first_child, n_children, child_keys):
     """The trie walk of :meth:`SequenceGrouping.groups_expressed_by` for every row of ``r``.
 
@@ -533,14 +533,14 @@ def group_sequence_patterns(X, order):
 # ---------------------------------------------------------------------------
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _grow_rows(a, rows):
     out = np.empty((rows,) + a.shape[1:], a.dtype)
     out[: a.shape[0]] = a
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _classification_superpatterns(C, n_values, order):
     """The entropy-splitting recursion of spec §3.3 with an explicit stack.
 
@@ -807,7 +807,7 @@ class ClassificationGrouping(_Grouping):
         )  # fmt: skip
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _classification_expressed_all(codes, order, sp_values, sp_unfixed, sp_order, sp_group, n_groups, binom):
     """:meth:`ClassificationGrouping.groups_expressed_by` for every row of ``codes``.
 

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
+from hdbayes._numba import jit
 from hdbayes.interactions.stable import _LOG_2PI, _LOG_PI, log_prior_scalar
 from hdbayes.interactions.stable import prior_draw as _prior_draw
 from hdbayes.interactions.stable import split_cauchy as _split_cauchy
@@ -53,14 +53,14 @@ TAU_BOUND = 30.0
 _LN2 = math.log(2.0)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _logaddexp(a, b):
     if a > b:
         return a + math.log1p(math.exp(b - a))
     return b + math.log1p(math.exp(a - b))
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def sigma_log_prior_kernel(tau, alpha_o, lam_o):
     """log density of τ = log σ under σ ~ IG(α_o, λ_o), up to a constant: −α_o τ − λ_o e^{−τ}."""
     return -alpha_o * tau - lam_o * math.exp(-tau)
@@ -70,7 +70,7 @@ def sigma_log_prior_kernel(tau, alpha_o, lam_o):
 # conditional of one compressed parameter
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def softplus_sum(n, odds, shift, v):
     """Σ_{j<n} log(1 + e^{shift_j + v}) with one logarithm, given ``odds`` = e^{shift}.
 
@@ -95,7 +95,7 @@ def softplus_sum(n, odds, shift, v):
     return math.log(product) + exponent * _LN2 + extra
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _s_log_density(v, n, n_k, odds, shift, width, index):
     """log f(v) of s[g, k] up to a constant: n_k v − Σ_j log(1 + e^{shift_j + v}) + log P^s(v; W_g).
 
@@ -105,7 +105,7 @@ def _s_log_density(v, n, n_k, odds, shift, width, index):
     return n_k * v - softplus_sum(n, odds, shift, v) + log_prior_scalar(v, width, index)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _slice_s(x, fx, step, max_steps, n, n_k, odds, shift, width, index):
     level = fx - np.random.exponential(1.0)
     left = x - step * np.random.random()
@@ -135,7 +135,7 @@ def _slice_s(x, fx, step, max_steps, n, n_k, odds, shift, width, index):
 # conditional of one log σ_o
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def tau_log_density(tau, alpha_o, lam_o, index, n_classes, class_ptr, class_rest, class_count, class_sumsq, values):
     """log f(τ_o) of the module docstring, with one logarithm for all the prior terms.
 
@@ -182,7 +182,7 @@ def tau_log_density(tau, alpha_o, lam_o, index, n_classes, class_ptr, class_rest
     return sigma_log_prior_kernel(tau, alpha_o, lam_o) - m * _LOG_PI - log_terms
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _log_product(index, n_classes, class_ptr, class_rest, class_count, power, values):
     """Σ_c Σ_{j ∈ c} log f_j, f_j = W_c + s_j²/W_c (index 1) or W_c (index 2), with one log.
 
@@ -215,7 +215,7 @@ def _log_product(index, n_classes, class_ptr, class_rest, class_count, power, va
     return math.log(product) + exponent * _LN2 + extra
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _slice_tau(x, fx, step, max_steps, alpha_o, lam_o, index, n_classes, ptr, rest, count, sumsq, values):
     level = fx - np.random.exponential(1.0)
     left = x - step * np.random.random()
@@ -255,7 +255,7 @@ def _slice_tau(x, fx, step, max_steps, alpha_o, lam_o, index, n_classes, ptr, re
 # likelihood
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _linear_predictors(indptr, indices, s, n_cases):
     lv = np.zeros((n_cases, s.shape[1]))
     for g in range(s.shape[0]):
@@ -266,7 +266,7 @@ def _linear_predictors(indptr, indices, s, n_cases):
     return lv
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _log_likelihood(indptr, indices, s, y, n_classes):
     n = y.shape[0]
     lv = _linear_predictors(indptr, indices, s, n)
@@ -317,7 +317,7 @@ def log_likelihood(case_indptr, case_indices, s, y, n_classes):
 # the chain
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _widths(order_counts, sigma, index):
     G, n_orders = order_counts.shape
     out = np.zeros(G)
@@ -405,7 +405,7 @@ def chain_arguments(
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def run_chain(
     case_indptr,
     case_indices,
@@ -580,7 +580,7 @@ def run_chain(
 # prediction (spec §1.5, §2.4, §3.4)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def predict_kernel(
     s_saved, sigma_saved, order_counts, test_ptr, test_groups, test_counts, new_counts, n_classes, index, seed
 ):

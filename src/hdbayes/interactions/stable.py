@@ -72,9 +72,9 @@ from __future__ import annotations
 import math
 import numbers
 
-import numba
 import numpy as np
 
+from hdbayes._numba import jit
 from hdbayes._validation import check_generator
 
 __all__ = [
@@ -201,7 +201,7 @@ def compressed_width(order_counts, sigma, index):
     return _scalar_or_array(np.asarray(width))
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def log_prior_scalar(s, width, index):
     """log density of Cauchy(0, W) (``index`` 1) or N(0, W) (``index`` 2, W = variance) at s.
 
@@ -219,7 +219,7 @@ def log_prior_scalar(s, width, index):
     return -0.5 * (_LOG_2PI + math.log(width)) - 0.5 * s * s / width
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _log_prior_array(s, width, index, out):
     for i in range(s.shape[0]):
         out[i] = log_prior_scalar(s[i], width[i], index)
@@ -258,7 +258,7 @@ def log_prior(s, width, index):
     return _scalar_or_array(out)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def prior_draw(width, index):
     """One draw from Cauchy(0, W) (``index`` 1) or N(0, W) (``index`` 2), numba's generator.
 
@@ -275,7 +275,7 @@ def prior_draw(width, index):
 # Gaussian split (3.28)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def split_gaussian_from_normal(s, var1, var2, z):
     """s^t = mean + sd · z for the Gaussian split (3.28), given a standard normal z.
 
@@ -290,7 +290,7 @@ def split_gaussian_from_normal(s, var1, var2, z):
     return s * (var1 / total) + math.sqrt(var1 * (var2 / total)) * z
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def split_gaussian(s, var1, var2):
     """Draw s^t | s for the Gaussian prior (3.28) with numba's generator.
 
@@ -340,7 +340,7 @@ def split_gaussian_moments(s, var1, var2):
 # Cauchy split (3.29)–(3.34)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _cdf_general(x, s, a, b, delta):
     """(3.30) in the stable form of the module docstring (arguments already rescaled)."""
     bracket = b * (s * s - (a - b) * (a + b)) * math.atan2(a, -x) + a * (s * s + (a - b) * (a + b)) * math.atan2(
@@ -358,13 +358,13 @@ def _cdf_general(x, s, a, b, delta):
     return bracket / (math.pi * (a + b) * delta)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _cdf_t3(theta):
     """CDF of ∝ 1/(1 + t²)² at t = tan θ: (θ + π/2 + sin θ cos θ)/π."""
     return (theta + _HALF_PI + math.sin(theta) * math.cos(theta)) / math.pi
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _split_cauchy_setup(s, sigma1, sigma2):
     """Rescale by c = Σ_1 + Σ_2 + |s|; returns (c, s/c, Σ_1/c, Σ_2/c, δ/c², degenerate)."""
     c = sigma1 + sigma2 + abs(s)
@@ -375,7 +375,7 @@ def _split_cauchy_setup(s, sigma1, sigma2):
     return c, ss, a, b, delta, delta < DEGENERATE_TOL
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _split_cauchy_cdf_scalar(x, s, sigma1, sigma2):
     if sigma1 <= 0.0:
         return 1.0 if x >= 0.0 else 0.0
@@ -387,7 +387,7 @@ def _split_cauchy_cdf_scalar(x, s, sigma1, sigma2):
     return _cdf_general(x / c, ss, a, b, delta)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _illinois(u, degenerate, centre, width, lo, hi, g_lo, g_hi, s, a, b, delta):
     """Solve F(centre + width·tan φ) = u for φ ∈ (lo, hi), g = F − u known at the ends.
 
@@ -429,7 +429,7 @@ def _illinois(u, degenerate, centre, width, lo, hi, g_lo, g_hi, s, a, b, delta):
     return phi
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def split_cauchy_quantile(s, sigma1, sigma2, u):
     """Inverse of the CDF (3.30) of s^t | s under Cauchy priors, at the probability u.
 
@@ -489,7 +489,7 @@ def split_cauchy_quantile(s, sigma1, sigma2, u):
     return c * (centre + width * math.tan(phi))
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def split_cauchy(s, sigma1, sigma2):
     """Draw s^t | s under Cauchy priors (3.29) by inversion, with numba's generator.
 
@@ -517,19 +517,19 @@ def split_cauchy(s, sigma1, sigma2):
     return split_cauchy_quantile(s, sigma1, sigma2, u)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _split_cauchy_quantile_array(s, a, b, u, out):
     for i in range(s.shape[0]):
         out[i] = split_cauchy_quantile(s[i], a[i], b[i], u[i])
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _split_cauchy_cdf_array(x, s, a, b, out):
     for i in range(s.shape[0]):
         out[i] = _split_cauchy_cdf_scalar(x[i], s[i], a[i], b[i])
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _split_gaussian_array(s, v1, v2, z, out):
     for i in range(s.shape[0]):
         out[i] = split_gaussian_from_normal(s[i], v1[i], v2[i], z[i])

@@ -11,20 +11,25 @@ through, so one compiled sampler serves every density of the same signature):
    rejection, until a point inside the slice is found.
 
 The update leaves the distribution with density ∝ f invariant. Compiled with numba;
-it draws from numba's generator (seeded with ``np.random.seed`` inside a compiled
-function).
+it draws only from the :class:`numpy.random.Generator` passed in (a chain's own, see
+:func:`hdbayes.mcmc.run_chains`), so chains in threads neither share nor reseed a
+generator. It is the one slice sampler of hdbayes: a model supplies only a compiled
+log density ``(float, tuple) -> float``. It is compiled per log density in memory, not
+cached on disk (see :mod:`hdbayes._numba`); a cached model kernel that calls it carries
+its code.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from hdbayes._numba import jit
 
 __all__ = ["slice_sample"]
 
 
-@numba.njit(cache=True, nogil=True)
-def slice_sample(x, current_log_density, log_density, args, width, max_steps, lower, upper):
+@jit(cache=False)
+def slice_sample(x, current_log_density, log_density, args, width, max_steps, lower, upper, rng):
     """One slice-sampling update of a scalar.
 
     Parameters
@@ -42,16 +47,18 @@ def slice_sample(x, current_log_density, log_density, args, width, max_steps, lo
         Largest number of stepping-out steps m (split at random between the ends).
     lower, upper : float
         Support bounds (use ±inf for none); points outside have density 0.
+    rng : numpy.random.Generator
+        The chain's generator.
 
     Returns
     -------
     (float, float)
         The new value and its log density.
     """
-    level = current_log_density - np.random.exponential(1.0)
-    left = x - width * np.random.random()
+    level = current_log_density - rng.standard_exponential()
+    left = x - width * rng.random()
     right = left + width
-    steps_left = int(np.floor(max_steps * np.random.random()))
+    steps_left = int(np.floor(max_steps * rng.random()))
     steps_right = max_steps - 1 - steps_left
     while steps_left > 0 and left > lower and log_density(left, args) > level:
         left -= width
@@ -62,7 +69,7 @@ def slice_sample(x, current_log_density, log_density, args, width, max_steps, lo
     left = max(left, lower)
     right = min(right, upper)
     while True:
-        proposal = left + (right - left) * np.random.random()
+        proposal = left + (right - left) * rng.random()
         value = log_density(proposal, args) if lower < proposal < upper else -np.inf
         if value > level:
             return proposal, value

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import numba
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
+from hdbayes._numba import jit
 from hdbayes._validation import check_count, check_positive
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import gauss_legendre_rule, simpson_rule
@@ -139,7 +139,7 @@ def _runs(mask):
     return rows.astype(np.int64), starts.astype(np.int64), stops.astype(np.int64)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _discarded_mass(pmf0, pmf1, rows, starts, stops):
     """Σ over the discarded lattice points of pmf0[r, I0] · pmf1[r, I1], for every row r of the two
     tables, from runs of the mask along I1 and cumulative sums of pmf1: O(n0 + n1) per row."""
@@ -299,7 +299,7 @@ def _log_factorials(n):
     return table
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _hypergeometric_table(size, marked, log_factorial):
     """P(A = a | m) for m = 0..size (rows), a = 0..marked (columns): the number of marked
     items among m drawn without replacement from ``size`` items of which ``marked`` are marked."""
@@ -317,7 +317,7 @@ def _hypergeometric_table(size, marked, log_factorial):
     return table
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _discard_weights_kernel(size_e, marked_e, size_c, marked_c, column, lo, hi, log_factorial):
     """W(m_E, m_C) for an explicit group E and a cumulated group C (see _mixture_discard_weights)."""
     hyper_e = _hypergeometric_table(size_e, marked_e, log_factorial)
@@ -385,7 +385,7 @@ def _canonical_labels(n0, n1, n0_label1, n1_label1):
     return min((n0_label1, n1_label1), (n0 - n0_label1, n1 - n1_label1))
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _bilinear_kernel(left, weights, right):
     """out[r] = left[r] @ weights @ right[r] (compiled: a BLAS call this small is slower when threaded)."""
     out = np.zeros(left.shape[0])

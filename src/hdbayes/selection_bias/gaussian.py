@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import warnings
 
-import numba
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
+from hdbayes._numba import jit
 from hdbayes._validation import (
     check_count,
     check_finite_output,
@@ -76,7 +76,7 @@ def class_statistics(X, codes, n_classes):
     return counts, indicator @ X, indicator @ (X * X)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _log_tau_mu_target(eta, shape, rate_sum, n_discarded, table, eta_min, step, poisson_means, log_f):
     """log π(η) for η = log τ^μ: the Gamma conditional (eq. 21) on the log scale, with
     its Jacobian, times A(e^η)^{p−k} (eq. 23–24): shape·η − e^η·rate_sum + (p−k) log A(e^η)."""
@@ -86,7 +86,7 @@ def _log_tau_mu_target(eta, shape, rate_sum, n_discarded, table, eta_min, step, 
     return value
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _gibbs_chain_kernel(
     counts, sums, squares, n_iter, burn_in, thin, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu,
     n_discarded, poisson_means, log_f, table, eta_min, step, proposal_sd, n_metropolis, init_jitter, seed,

@@ -46,10 +46,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from scipy import stats
 
+from hdbayes._numba import jit
 from hdbayes._validation import check_count, check_positive
 from hdbayes.exceptions import InputTypeError, InputValueError
 
@@ -190,7 +190,7 @@ def gaussian_poisson_means(class_counts, alpha_x, w_x, n_mc=1000, random_state=N
     return np.ascontiguousarray(lam * t / 2.0)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def log_discard_probability_at(tau_mu, poisson_means, log_f):
     """log A(τ^μ) for one τ^μ > 0 from the pool λ_m and the series log f_k (eq. 34).
 
@@ -258,7 +258,7 @@ def log_discard_probability_at(tau_mu, poisson_means, log_f):
     return peak_m + np.log(total / n_mc)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _log_discard_probabilities(tau_mu, poisson_means, log_f):
     out = np.empty(tau_mu.shape[0])
     for i in range(tau_mu.shape[0]):
@@ -266,7 +266,7 @@ def _log_discard_probabilities(tau_mu, poisson_means, log_f):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def interpolated_log_discard_probability(eta, table, eta_min, step, poisson_means, log_f):
     """log A(e^η) by 4-point (cubic) Lagrange interpolation in η = log τ^μ.
 

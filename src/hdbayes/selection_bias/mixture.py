@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
+from hdbayes._numba import jit
 from hdbayes._validation import check_binarize, check_count, check_finite_output, check_generator, check_positive
 from hdbayes.exceptions import InputValueError
 from hdbayes.mcmc.slice import slice_sample
@@ -46,7 +46,7 @@ __all__ = ["BiasCorrectedMixture", "mixture_chain", "mixture_log_class_numerator
 PRECOMPUTE_AFTER = 300
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _log_u_pair(alpha, theta, ones0, zeros0, ones1, zeros1):
     """Σ_z log U(αθ, α(1−θ), I_z, O_z) without the θ-free denominator (eq. 2.93)."""
     a = alpha * theta
@@ -57,13 +57,13 @@ def _log_u_pair(alpha, theta, ones0, zeros0, ones1, zeros1):
     )  # fmt: skip
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _theta_log_density(theta, args):
     alpha, ones0, zeros0, ones1, zeros1 = args
     return _log_u_pair(alpha, theta, ones0, zeros0, ones1, zeros1)
 
 
-@numba.njit(nogil=True)  # not cached: numba cannot cache a function that takes another as an argument
+@jit(cache=False)  # not cached: numba cannot cache a function that takes another as an argument
 def _update_thetas(theta, ones, sizes, alpha0, alpha, n_updates, width):
     """θ_j | … ∝ ∏_z U(α_j θ, α_j(1−θ), I_zj, O_zj) on (0, 1), by slice sampling (spec §5.3)."""
     for j in range(theta.shape[0]):
@@ -80,7 +80,7 @@ def _update_thetas(theta, ones, sizes, alpha0, alpha, n_updates, width):
             theta[j], current = slice_sample(theta[j], current, _theta_log_density, args, width, 50, 0.0, 1.0)
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _alpha_log_conditional(grid, theta, ones, sizes, first, last):
     """Σ_{j=first}^{last−1} Σ_z log U(α_m θ_j, α_m(1−θ_j), I_zj, O_zj) for every grid point α_m."""
     out = np.zeros(grid.shape[0])
@@ -96,7 +96,7 @@ def _alpha_log_conditional(grid, theta, ones, sizes, first, last):
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _draw_index(log_weights):
     peak = log_weights.max()
     weights = np.exp(log_weights - peak)
@@ -109,7 +109,7 @@ def _draw_index(log_weights):
     return weights.shape[0] - 1
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q, n_discarded, alpha_index, start):
     """Update labels start, start+1, … (eq. 2.95). Returns −1 when the sweep is done, or the
     index of the case whose update needs a value of q not yet in ``log_q`` (NaN)."""
@@ -259,7 +259,7 @@ def mixture_chain(X, *, alpha_grid, alpha0_grid, f0, f1, n_iter, burn_in, thin, 
     return {**saved, "traces": traces, "n_keys": n_keys}
 
 
-@numba.njit(cache=True)
+@jit(nogil=False)
 def _seed_numba(seed):
     np.random.seed(seed)
 

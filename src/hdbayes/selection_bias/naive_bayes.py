@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import warnings
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy import stats
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
+from hdbayes._numba import jit
 from hdbayes._validation import check_binarize, check_count, check_finite_output, check_positive
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import (
@@ -46,7 +46,7 @@ from hdbayes.special import log_rising_factorial, log_rising_factorial_table
 __all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "log_class_numerators"]
 
 
-@numba.njit(cache=True, nogil=True)
+@jit
 def _integrate_features(ones, class_sizes, alpha, theta, log_weights, ones_table, zeros_table, log_totals):
     """Compiled θ quadrature for every (α point, feature); see :func:`feature_integrals`.
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from numba import njit
 from scipy.special import logit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
+from hdbayes._numba import jit
 from hdbayes._validation import check_count, check_finite_output, check_generator, validate_input
 from hdbayes.exceptions import InputValueError
 from hdbayes.spike_slab.ep import single_threaded_blas
@@ -32,7 +32,7 @@ from hdbayes.spike_slab.model import center_data, check_data_magnitudes, check_m
 __all__ = ["GroupSpikeSlabGibbs", "collapsed_group_sweep"]
 
 
-@njit(cache=True)
+@jit(nogil=False)
 def collapsed_group_sweep(x_by_group, y, starts, ends, prior_log_odds, slab_variance, c_inverse, z, order, uniforms,
                           conditional_probabilities):  # fmt: skip
     """One sweep of collapsed Gibbs updates of the group indicators (spec §6.2), compiled.

@@ -1,0 +1,182 @@
+"""The one estimator contract of hdbayes: a classifier base and the MCMC parameters.
+
+:class:`BayesianClassifier` is the base of every classifier. A subclass implements one
+method, ``_joint_log_likelihood(X)``, returning b_c(x) = log p(x, y = c | training data)
+for the validated X (up to a constant common to a row, which cancels), and may override
+``_validate_for_prediction(X)``. The base derives from it
+
+* ``predict_joint_log_proba(X)``: b, checked (NaN or +inf is overflow, reported as the
+  user's input error; −inf only where a model allows probability zero);
+* ``predict_log_proba(X)``: b_c − log Σ_c' exp b_c' by log-sum-exp, so probabilities
+  stay exact however many features contribute;
+* ``predict_proba(X)``;
+* ``predict(X, loss=None)``: the most probable class, **ties to the first class in
+  ``classes_``** (``numpy.argmax``, as in scikit-learn), or, with a loss matrix
+  ``L[true, guess]``, the guess of least expected loss (:func:`hdbayes.metrics.bayes_decision`,
+  ties to the first class too).
+
+:class:`MCMCMixin` gives the MCMC estimators their common parameters (``n_iter``,
+``burn_in``, ``thin``, ``n_chains``, ``n_jobs``, ``random_state``, ``progress``), checked by
+scikit-learn's ``_parameter_constraints`` (:data:`MCMC_PARAMETER_CONSTRAINTS`), and runs
+their chains with :func:`hdbayes.mcmc.run_chains`, keeping the result in ``trace_``
+(a :class:`hdbayes.mcmc.Trace`); ``to_inference_data()`` and ``mcmc_summary()`` read it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from hdbayes._validation import validate_input
+from hdbayes.exceptions import InputTypeError, InputValueError
+
+__all__ = ["MCMC_PARAMETER_CONSTRAINTS", "BayesianClassifier", "MCMCMixin"]
+
+#: ``_parameter_constraints`` of the parameters every MCMC estimator shares.
+MCMC_PARAMETER_CONSTRAINTS = {
+    "n_iter": [Interval(Integral, 1, None, closed="left")],
+    "burn_in": [Interval(Integral, 0, None, closed="left")],
+    "thin": [Interval(Integral, 1, None, closed="left")],
+    "n_chains": [Interval(Integral, 1, None, closed="left")],
+    "n_jobs": [Integral, None],
+    "random_state": ["random_state", np.random.Generator],
+    "progress": ["boolean", None],
+}
+
+
+class BayesianClassifier(ClassifierMixin, BaseEstimator):
+    """Base class of every hdbayes classifier: predictions from one joint log-likelihood.
+
+    Subclasses implement ``_joint_log_likelihood(X)`` on validated X and set ``classes_``
+    in ``fit``. ``_validate_for_prediction(X)`` validates test data (by default
+    scikit-learn's checks with the fitted number of features); ``_zero_probability_allowed``
+    says whether −inf is a legitimate joint log-likelihood (a class or a case of
+    probability zero), which is otherwise reported as overflow.
+    """
+
+    def _joint_log_likelihood(self, X):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _validate_for_prediction(self, X):
+        return validate_input(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+
+    def _zero_probability_allowed(self):
+        return False
+
+    def _overflow_message(self, X):
+        """Why a joint log-likelihood is not finite, in the user's terms (hook)."""
+        return "a class has zero probability under the fitted model (overflow in the posterior)"
+
+    def predict_joint_log_proba(self, X):
+        """log p(x, y = c | training data) for every class, shape (n_samples, n_classes).
+
+        For the bias-corrected models the values are exact up to a constant common to a
+        row (the probability of the observed selection), which cancels in every
+        prediction.
+        """
+        check_is_fitted(self)
+        X = self._validate_for_prediction(X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            jll = np.asarray(self._joint_log_likelihood(X), dtype=np.float64)
+        bad = np.isnan(jll) | (jll == np.inf)
+        if not self._zero_probability_allowed():
+            bad |= np.isneginf(jll).all(axis=1, keepdims=True)
+        if bad.any():
+            raise InputValueError(f"the joint log-likelihood is not finite; {self._overflow_message(X)}")
+        return jll
+
+    def predict_log_proba(self, X):
+        """log p(y = c | x, training data), shape (n_samples, n_classes), by log-sum-exp.
+
+        A row whose every class has probability zero (possible only for models that
+        allow zero probabilities, such as ``method="mle"``) is NaN, with a RuntimeWarning.
+        """
+        jll = self.predict_joint_log_proba(X)
+        with np.errstate(invalid="ignore"):
+            log_norm = logsumexp(jll, axis=1, keepdims=True)
+        impossible = np.isneginf(log_norm[:, 0])
+        if impossible.any():
+            warnings.warn(
+                f"{int(impossible.sum())} case(s) have probability zero under every class; their probabilities "
+                "are NaN",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            log_norm[impossible] = np.nan
+        return jll - log_norm
+
+    def predict_proba(self, X):
+        """p(y = c | x, training data), rows summing to one, shape (n_samples, n_classes)."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X, loss=None):
+        """Class decisions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+        loss : array-like of shape (n_classes, n_classes), optional
+            Loss matrix ``L[true, guess]`` in the order of ``classes_``. The decision
+            minimises the expected loss under the predictive distribution. Without it,
+            the most probable class; ties go to the first class in ``classes_``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        if loss is None:
+            return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+        from hdbayes.metrics import bayes_decision
+
+        proba = self.predict_proba(X)
+        try:
+            decisions = bayes_decision(proba, loss)
+        except (InputValueError, InputTypeError):
+            raise
+        except ValueError as error:  # a malformed loss matrix
+            raise InputValueError(str(error)) from None
+        return self.classes_[decisions]
+
+
+class MCMCMixin:
+    """Common parameters and chain running of the MCMC estimators (mix in before the base).
+
+    The estimator's ``__init__`` takes ``n_iter``, ``burn_in``, ``thin``, ``n_chains``,
+    ``n_jobs``, ``random_state`` and ``progress``; its ``_parameter_constraints`` include
+    :data:`MCMC_PARAMETER_CONSTRAINTS`. In ``fit`` it calls :meth:`_run_chains` with a
+    function running one chain (see :func:`hdbayes.mcmc.run_chains`).
+    """
+
+    def _schedule(self):
+        from hdbayes.mcmc.chains import Schedule
+
+        return Schedule(self.n_iter, self.burn_in, self.thin)
+
+    def _run_chains(self, chain, *, desc, trace_options=None, seeds=None, schedule=None):
+        """Run the chains, store and return the :class:`~hdbayes.mcmc.Trace` as ``trace_``."""
+        from hdbayes.mcmc.chains import run_chains
+
+        self.trace_ = run_chains(
+            chain, schedule or self._schedule(), n_chains=self.n_chains, random_state=self.random_state,
+            n_jobs=self.n_jobs, progress=self.progress, desc=desc, trace_options=trace_options, seeds=seeds,
+        )  # fmt: skip
+        return self.trace_
+
+    def to_inference_data(self):
+        """The draws as an :class:`arviz.InferenceData` with dims (chain, draw, ...):
+        ``posterior`` the saved post-burn-in draws, ``warmup_posterior`` what was
+        recorded during burn-in, ``sample_stats`` the sampler's statistics."""
+        check_is_fitted(self, "trace_")
+        return self.trace_.to_inference_data()
+
+    def mcmc_summary(self):
+        """Convergence summary of the model's monitored scalar variables: per variable
+        ``mean``, ``sd``, ``ess_bulk`` and ``r_hat`` (NaN with one chain)."""
+        check_is_fitted(self, "trace_")
+        return self.trace_.summary()

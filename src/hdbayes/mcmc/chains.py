@@ -1,0 +1,286 @@
+"""One chain runner and one trace for every MCMC estimator of hdbayes.
+
+A model supplies one function that runs a single chain::
+
+    def chain(rng, schedule, advance):
+        ...                      # n_iter iterations, drawing only from ``rng``
+        return ChainDraws(posterior={...}, warmup={...}, sample_stats={...})
+
+where ``rng`` is the chain's own :class:`numpy.random.Generator` (pass it into a numba
+kernel: numba draws from it directly), ``schedule`` the :class:`Schedule` of
+iterations (which iterations are burn-in, which are saved) and ``advance(n)`` reports
+``n`` finished iterations to the progress bar (a compiled chain calls it once at the
+end). :func:`run_chains` gives every chain its own generator (seeds drawn from
+``random_state``), runs the chains in threads (``n_jobs``; the kernels release the GIL)
+or one after another, shows one progress bar over all iterations of all chains, and
+stacks the chains into a :class:`Trace`: arrays shaped (chain, draw, ...), with
+``to_inference_data`` for ArviZ (posterior: the saved post-burn-in draws only;
+``warmup_posterior``: what the model recorded during burn-in; ``sample_stats``: the
+sampler's own statistics).
+
+The results of a chain depend only on its seed, never on ``n_jobs`` or on the order
+in which the threads run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from hdbayes._validation import check_count, check_generator
+from hdbayes.exceptions import InputValueError
+
+__all__ = ["ChainDraws", "Schedule", "Trace", "chain_seeds", "run_chains"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Schedule:
+    """Iterations of one chain: ``n_iter`` in all, the first ``burn_in`` discarded, then
+    every ``thin``-th saved (iterations ``burn_in + thin``, ``burn_in + 2·thin``, …, 1-based).
+
+    Built from user parameters, it refuses settings that leave no draw, naming them.
+    """
+
+    n_iter: int
+    burn_in: int = 0
+    thin: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "n_iter", check_count("n_iter", self.n_iter))
+        object.__setattr__(self, "burn_in", check_count("burn_in", self.burn_in, minimum=0))
+        object.__setattr__(self, "thin", check_count("thin", self.thin))
+        if self.n_saved < 1:
+            raise InputValueError(
+                f"n_iter={self.n_iter}, burn_in={self.burn_in}, thin={self.thin} leave no draws: "
+                "need n_iter >= burn_in + thin"
+            )
+
+    @property
+    def n_saved(self) -> int:
+        """Number of saved draws per chain, ``(n_iter − burn_in) // thin``."""
+        return (self.n_iter - self.burn_in) // self.thin
+
+    @property
+    def saved_iterations(self) -> np.ndarray:
+        """0-based indices of the saved iterations, shape (n_saved,)."""
+        return np.arange(self.burn_in + self.thin - 1, self.n_iter, self.thin)[: self.n_saved]
+
+    def slot(self, iteration: int) -> int:
+        """Index among the saved draws of 0-based ``iteration``, or −1 if it is not saved."""
+        offset = iteration + 1 - self.burn_in
+        if iteration < self.burn_in or offset % self.thin or offset // self.thin > self.n_saved:
+            return -1
+        return offset // self.thin - 1
+
+
+@dataclasses.dataclass
+class ChainDraws:
+    """What one chain returns: dicts of arrays whose first axis is the draw.
+
+    ``posterior`` holds the ``schedule.n_saved`` saved draws of each variable;
+    ``warmup`` anything recorded during burn-in (for example every burn-in value of a
+    hyperparameter); ``sample_stats`` per-draw statistics of the sampler (acceptance
+    rates, step counts, log densities).
+    """
+
+    posterior: Mapping[str, np.ndarray]
+    warmup: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    sample_stats: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
+
+
+class Trace:
+    """Draws of several chains: every array shaped (chain, draw, ...).
+
+    Parameters
+    ----------
+    posterior, warmup, sample_stats : dict of str to ndarray
+        Variables by group; arrays shaped (n_chains, n_draws, ...). ``warmup`` may have
+        another number of draws than ``posterior``.
+    dims : dict of str to list of str, optional
+        Names of the axes after (chain, draw), per variable (ArviZ's ``dims``).
+    coords : dict, optional
+        Coordinates of those axes (ArviZ's ``coords``).
+    monitored : sequence of str, optional
+        Scalar variables worth a convergence summary (:meth:`summary`), in order.
+    schedule : Schedule, optional
+        The iterations the draws came from.
+    """
+
+    def __init__(self, posterior, warmup=None, sample_stats=None, *, dims=None, coords=None, monitored=(),
+                 schedule=None):  # fmt: skip
+        self.posterior = dict(posterior)
+        self.warmup = dict(warmup or {})
+        self.sample_stats = dict(sample_stats or {})
+        self.dims = dict(dims or {})
+        self.coords = dict(coords or {})
+        self.monitored = tuple(monitored)
+        self.schedule = schedule
+        shapes = {name: values.shape[:2] for name, values in self.posterior.items()}
+        if len(set(shapes.values())) > 1:
+            raise ValueError(f"posterior variables differ in (chain, draw) shape: {shapes}")
+        for name in self.monitored:
+            if name not in self.posterior:
+                raise ValueError(f"monitored variable {name!r} is not in the posterior")
+
+    @classmethod
+    def from_chains(cls, chains, **kwargs):
+        """Stack a list of :class:`ChainDraws` (one per chain) along a new first axis."""
+
+        def stack(group):
+            names = list(getattr(chains[0], group))
+            return {name: np.stack([np.asarray(getattr(chain, group)[name]) for chain in chains]) for name in names}
+
+        return cls(stack("posterior"), stack("warmup"), stack("sample_stats"), **kwargs)
+
+    @property
+    def n_chains(self) -> int:
+        return next(iter(self.posterior.values())).shape[0] if self.posterior else 0
+
+    @property
+    def n_draws(self) -> int:
+        """Saved draws per chain."""
+        return next(iter(self.posterior.values())).shape[1] if self.posterior else 0
+
+    def __getitem__(self, name):
+        return self.posterior[name]
+
+    def flat(self, name):
+        """Draws of ``name`` with the chains concatenated: shape (chain·draw, ...)."""
+        values = self.posterior[name]
+        return values.reshape((-1,) + values.shape[2:])
+
+    def to_inference_data(self):
+        """An :class:`arviz.InferenceData`: ``posterior`` (post-burn-in draws only),
+        ``warmup_posterior`` (when anything was recorded during burn-in) and
+        ``sample_stats``, all with dims (chain, draw, ...)."""
+        import arviz as az
+
+        return az.from_dict(
+            posterior=self.posterior,
+            warmup_posterior=self.warmup or None,
+            sample_stats=self.sample_stats or None,
+            save_warmup=bool(self.warmup),
+            dims={name: list(axes) for name, axes in self.dims.items()},
+            coords=self.coords or None,
+        )
+
+    def summary(self, var_names=None):
+        """Convergence summary of scalar variables (the monitored ones by default).
+
+        Returns
+        -------
+        dict of str to dict
+            Per variable: ``mean``, ``sd``, ``ess_bulk`` and, with two or more chains,
+            ``r_hat`` (rank-normalised split R-hat; NaN with one chain).
+        """
+        import arviz as az
+
+        names = list(self.monitored if var_names is None else var_names)
+        result = {}
+        for name in names:
+            values = np.asarray(self.posterior[name], dtype=float)
+            if values.ndim != 2:
+                raise ValueError(f"summary needs scalar variables; {name!r} has shape {values.shape[2:]} per draw")
+            ess = float(az.ess(values, method="bulk")) if values.shape[1] >= 4 else float("nan")
+            r_hat = float(az.rhat(values)) if values.shape[0] >= 2 and values.shape[1] >= 4 else float("nan")
+            result[name] = {"mean": float(values.mean()), "sd": float(values.std()), "ess_bulk": ess, "r_hat": r_hat}
+        return result
+
+    def __repr__(self):
+        variables = ", ".join(f"{name}{tuple(v.shape[2:]) or ''}" for name, v in self.posterior.items())
+        return f"Trace(n_chains={self.n_chains}, n_draws={self.n_draws}, posterior=[{variables}])"
+
+
+def chain_seeds(random_state, n_chains):
+    """Seeds of ``n_chains`` chains drawn from ``random_state`` (int, None or a Generator,
+    which is advanced so that the caller can draw more from it afterwards)."""
+    rng = check_generator(random_state)
+    return [int(seed) for seed in rng.integers(0, 2**31 - 1, size=check_count("n_chains", n_chains))]
+
+
+def _show_progress(progress):
+    if progress is None:  # only on an interactive terminal
+        return bool(getattr(sys.stderr, "isatty", lambda: False)()) and not os.environ.get("CI")
+    return bool(progress)
+
+
+def run_chains(chain: Callable, schedule: Schedule, *, n_chains=1, random_state=None, n_jobs=None, progress=None,
+               desc="MCMC", trace_options=None, seeds=None):  # fmt: skip
+    """Run ``n_chains`` independent chains of ``chain(rng, schedule, advance) -> ChainDraws``.
+
+    Parameters
+    ----------
+    chain : callable
+        Runs one chain (see the module docstring). It must draw only from ``rng``.
+    schedule : Schedule
+        Iterations per chain.
+    n_chains : int, default=1
+    random_state : int, Generator or None
+        Seeds of the chains (see :func:`chain_seeds`); ignored when ``seeds`` is given.
+    n_jobs : int or None
+        Chains run at once in threads (``None``: one after another; −1: as many as
+        chains). Results do not depend on it.
+    progress : bool or None
+        One progress bar over all iterations (``None``: only on an interactive terminal).
+    desc : str
+        Label of the progress bar.
+    trace_options : dict, optional
+        Keyword arguments of :class:`Trace` (``dims``, ``coords``, ``monitored``).
+    seeds : sequence of int, optional
+        The chains' seeds, when the caller has drawn them.
+
+    Returns
+    -------
+    Trace
+    """
+    from joblib import Parallel, delayed
+    from joblib._parallel_backends import SequentialBackend, ThreadingBackend
+    from joblib.parallel import get_active_backend
+    from tqdm.auto import tqdm
+
+    if seeds is None:
+        seeds = chain_seeds(random_state, n_chains)
+    seeds = [int(seed) for seed in seeds]
+    parallel = len(seeds) > 1 and n_jobs != 1
+    backend = get_active_backend(prefer="threads")[0] if parallel else None
+    # processes (loky, Dask) cannot share a progress bar: they report whole chains as they finish
+    shared = backend is None or isinstance(backend, (ThreadingBackend, SequentialBackend))
+    bar = tqdm(total=len(seeds) * schedule.n_iter, desc=desc, disable=not _show_progress(progress), leave=False)
+    lock = threading.Lock()
+
+    def advance(n=1):
+        with lock:
+            bar.update(n)
+
+    def one(seed, report):
+        draws = chain(np.random.default_rng(seed), schedule, report)
+        for name, values in draws.posterior.items():
+            if np.shape(values)[0] != schedule.n_saved:
+                raise RuntimeError(f"chain returned {np.shape(values)[0]} draws of {name!r}, not {schedule.n_saved}")
+        return draws
+
+    try:
+        if not parallel:
+            chains = [one(seed, advance) for seed in seeds]
+        elif shared:
+            chains = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(one)(seed, advance) for seed in seeds)
+        else:
+            chains = []
+            results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+                delayed(one)(seed, _ignore) for seed in seeds
+            )
+            for draws in results:
+                chains.append(draws)
+                bar.update(schedule.n_iter)
+    finally:
+        bar.close()
+    return Trace.from_chains(chains, schedule=schedule, **(trace_options or {}))
+
+
+def _ignore(n=1):
+    """Progress callback of a chain run in another process."""

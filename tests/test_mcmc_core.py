@@ -1,0 +1,207 @@
+"""The inference core tested directly: the slice sampler, the schedule, the chain runner,
+the trace and the numba cache."""
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import joblib
+import numba
+import numpy as np
+import pytest
+from scipy import stats
+
+from hdbayes.exceptions import InputValueError
+from hdbayes.mcmc import ChainDraws, Schedule, Trace, chain_seeds, run_chains, slice_sample
+
+# -- the slice sampler against known densities (Neal 2003) ---------------------------------
+
+
+@numba.njit
+def _normal_log_density(x, args):
+    mean, sd = args
+    return -0.5 * ((x - mean) / sd) ** 2
+
+
+@numba.njit
+def _gamma_log_density(x, args):
+    (shape,) = args
+    return (shape - 1.0) * math.log(x) - x
+
+
+@numba.njit
+def _bimodal_log_density(x, args):
+    # 0.3 N(−4, 1) + 0.7 N(3, 0.5²): two modes 7 apart, separated by a deep valley
+    a = math.log(0.3) - 0.5 * (x + 4.0) ** 2
+    b = math.log(0.7) - math.log(0.5) - 0.5 * ((x - 3.0) / 0.5) ** 2
+    m = max(a, b)
+    return m + math.log(math.exp(a - m) + math.exp(b - m))
+
+
+@numba.njit
+def _draw_chain(log_density, args, x0, n, width, max_steps, lower, upper, rng):
+    out = np.empty(n)
+    x = x0
+    current = log_density(x, args)
+    for i in range(n):
+        x, current = slice_sample(x, current, log_density, args, width, max_steps, lower, upper, rng)
+        out[i] = x
+    return out
+
+
+def _thinned_draws(log_density, args, x0, lower, upper, seed, width=1.0, n=40_000, thin=20):
+    rng = np.random.default_rng(seed)
+    return _draw_chain(log_density, args, x0, n, width, 50, lower, upper, rng)[2000::thin]
+
+
+def _bimodal_cdf(x):
+    return 0.3 * stats.norm.cdf(x, -4.0, 1.0) + 0.7 * stats.norm.cdf(x, 3.0, 0.5)
+
+
+@pytest.mark.parametrize(
+    ("name", "log_density", "args", "x0", "lower", "upper", "width", "cdf"),
+    [
+        ("normal", _normal_log_density, (1.5, 2.0), 0.0, -np.inf, np.inf, 1.0, stats.norm(1.5, 2.0).cdf),
+        ("gamma", _gamma_log_density, (2.5,), 1.0, 0.0, np.inf, 1.0, stats.gamma(2.5).cdf),
+        ("bimodal", _bimodal_log_density, (), 0.0, -np.inf, np.inf, 8.0, _bimodal_cdf),
+    ],
+)
+def test_slice_sampler_draws_pass_a_ks_test(name, log_density, args, x0, lower, upper, width, cdf):
+    # thinned to about independent draws (1,900 of them); a correct sampler fails at 1e-3 once in a thousand
+    draws = _thinned_draws(log_density, args, x0, lower, upper, seed=7, width=width)
+    assert stats.kstest(draws, cdf).pvalue > 1e-3
+
+
+def test_slice_sampler_with_a_wrong_density_fails_the_ks_test():
+    """The KS check above can fail: draws of N(1.5, 2) are far from N(1.5, 1.6)."""
+    draws = _thinned_draws(_normal_log_density, (1.5, 2.0), 0.0, -np.inf, np.inf, seed=7)
+    assert stats.kstest(draws, stats.norm(1.5, 1.6).cdf).pvalue < 1e-3
+
+
+def test_slice_sampler_stays_inside_the_support_and_depends_only_on_the_generator():
+    a = _thinned_draws(_gamma_log_density, (0.5,), 1.0, 0.0, np.inf, seed=3, n=5000, thin=1)
+    b = _thinned_draws(_gamma_log_density, (0.5,), 1.0, 0.0, np.inf, seed=3, n=5000, thin=1)
+    np.testing.assert_array_equal(a, b)
+    assert (a > 0).all()
+
+
+# -- the schedule ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n_iter", "burn_in", "thin"), [(10, 0, 1), (10, 3, 2), (11, 3, 4), (7, 6, 1)])
+def test_schedule_saved_iterations_match_slot(n_iter, burn_in, thin):
+    schedule = Schedule(n_iter, burn_in, thin)
+    slots = [schedule.slot(i) for i in range(n_iter)]
+    saved = [i for i, s in enumerate(slots) if s >= 0]
+    np.testing.assert_array_equal(schedule.saved_iterations, saved)
+    assert [slots[i] for i in saved] == list(range(schedule.n_saved)) == list(range(len(saved)))
+    assert schedule.n_saved == (n_iter - burn_in) // thin
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_iter": 5, "burn_in": 5}, "leave no draws"),
+        ({"n_iter": 5, "burn_in": 2, "thin": 4}, "leave no draws"),
+        ({"n_iter": 0}, "n_iter"),
+        ({"n_iter": 5, "thin": 0}, "thin"),
+        ({"n_iter": 5, "burn_in": -1}, "burn_in"),
+    ],
+)
+def test_schedule_refuses_settings_without_draws(kwargs, message):
+    with pytest.raises(InputValueError, match=message):
+        Schedule(**kwargs)
+
+
+# -- the chain runner and the trace ---------------------------------------------------------
+
+
+def _random_walk_chain(rng, schedule, advance):
+    """A Gaussian AR(1) chain recording x after burn-in and every burn-in value."""
+    x, saved, warm = 0.0, [], []
+    for iteration in range(schedule.n_iter):
+        x = 0.5 * x + rng.standard_normal()
+        if iteration < schedule.burn_in:
+            warm.append(x)
+        if schedule.slot(iteration) >= 0:
+            saved.append(x)
+        advance()
+    n = len(saved)
+    return ChainDraws(
+        posterior={"x": np.array(saved), "pair": np.column_stack([saved, np.square(saved)])},
+        warmup={"x": np.array(warm)},
+        sample_stats={"lp": -0.5 * np.square(saved)[:n]},
+    )
+
+
+def test_run_chains_shapes_groups_and_independence_of_n_jobs():
+    schedule = Schedule(60, 20, 4)
+    options = {"dims": {"pair": ["moment"]}, "monitored": ("x",)}
+    trace = run_chains(_random_walk_chain, schedule, n_chains=3, random_state=5, trace_options=options)
+    assert isinstance(trace, Trace)
+    assert trace["x"].shape == (3, 10) and trace["pair"].shape == (3, 10, 2)
+    assert trace.warmup["x"].shape == (3, 20)
+    assert trace.flat("pair").shape == (30, 2)
+    threaded = run_chains(_random_walk_chain, schedule, n_chains=3, random_state=5, n_jobs=2, trace_options=options)
+    np.testing.assert_array_equal(trace["pair"], threaded["pair"])
+    with joblib.parallel_config(backend="loky", n_jobs=2):
+        processes = run_chains(_random_walk_chain, schedule, n_chains=3, random_state=5, trace_options=options)
+    np.testing.assert_array_equal(trace["x"], processes["x"])
+    # every chain has its own seed, and they differ
+    assert not np.array_equal(trace["x"][0], trace["x"][1])
+    assert chain_seeds(5, 3) == chain_seeds(np.random.default_rng(5), 3)
+
+    idata = trace.to_inference_data()
+    assert idata.posterior["x"].dims == ("chain", "draw")
+    assert idata.posterior["pair"].dims == ("chain", "draw", "moment")
+    assert idata.posterior.sizes["draw"] == 10  # post-burn-in draws only
+    assert idata.warmup_posterior.sizes["draw"] == 20
+    assert "lp" in idata.sample_stats
+    summary = trace.summary()
+    assert set(summary) == {"x"} and np.isfinite(summary["x"]["r_hat"])
+
+
+def test_run_chains_reports_a_chain_with_the_wrong_number_of_draws():
+    def short(rng, schedule, advance):
+        return ChainDraws(posterior={"x": np.zeros(schedule.n_saved - 1)})
+
+    with pytest.raises(RuntimeError, match="draws of 'x'"):
+        run_chains(short, Schedule(10), random_state=0)
+
+
+# -- the numba cache is keyed by the whole package --------------------------------------------
+
+_CALLER = """
+import sys
+sys.path.insert(0, {root!r})
+import hdbayes._numba as hn
+hn._PACKAGE = __import__("pathlib").Path({root!r}) / "pkg"
+from pkg.caller import twice
+print(twice(1.0))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs compiled code")
+def test_cache_recompiles_a_caller_when_a_callee_in_another_module_changes(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "callee.py").write_text("from hdbayes._numba import jit\n\n@jit\ndef value(x):\n    return x + 1.0\n")
+    (package / "caller.py").write_text(
+        "from hdbayes._numba import jit\nfrom pkg.callee import value\n\n"
+        "@jit\ndef twice(x):\n    return 2.0 * value(x)\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run():
+        script = textwrap.dedent(_CALLER.format(root=str(tmp_path)))
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+        return float(out.stdout.strip())
+
+    assert run() == 4.0
+    assert any((tmp_path / "cache").rglob("*.nbi"))  # the caller was cached
+    assert run() == 4.0  # loaded from the cache
+    (package / "callee.py").write_text("from hdbayes._numba import jit\n\n@jit\ndef value(x):\n    return x + 2.0\n")
+    assert run() == 6.0  # numba's own cache (keyed by caller.py alone) would still give 4.0
