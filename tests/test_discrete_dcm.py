@@ -165,7 +165,7 @@ def test_dcm_beats_multinomial_on_bursty_documents():
         ([[1, -2], [0, 1]], [0, 1], "Negative values in data passed to DCMClassifier: feature 1 has the value -2"),
         ([[1, np.nan], [0, 1]], [0, 1], "NaN"),
         ([[1, 2], [0, 1]], [0, 1, 1], "inconsistent numbers of samples"),
-        ([[1, 2], [0, 1]], [0, 0], r"y has only one class \(0\)"),
+        ([[1, 2], [0, 1]], [0, 0], r"y has a single class \(0\)"),
     ],
 )
 def test_classifier_bad_input(X, y, match):

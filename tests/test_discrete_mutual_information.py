@@ -128,7 +128,7 @@ def test_continuous_data_need_binarize():
         ({}, [[1, -1], [0, 1]], [0, 1], "Negative values in data passed to MutualInformationSelector: feature 1"),
         ({}, [[1, 0.5], [0, 1]], [0, 1], "integer counts: feature 1 has the value 0.5"),
         ({}, [[1, np.nan], [0, 1]], [0, 1], "NaN"),
-        ({}, [[1, 0], [0, 1]], [0, 0], r"y has only one class \(0\)"),
+        ({}, [[1, 0], [0, 1]], [0, 0], r"y has a single class \(0\)"),
         ({}, [[1, 0], [0, 1]], [0.5, 1.5], "Unknown label type: continuous"),
         ({}, [[3e9, 0], [0, 1]], [0, 1], "feature 0 has the value 3e[+]09; counts and codes must be below"),
         ({"estimate": "map"}, [[1, 0], [0, 1]], [0, 1], "estimate must be"),

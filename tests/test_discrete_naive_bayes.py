@@ -316,7 +316,7 @@ def test_wrong_shape_and_partial_fit_contract():
         BayesianMultinomialNB().partial_fit([[1, 2]], [0])
     with pytest.raises(InputValueError, match=r"the label 5, which is not in classes \[0, 1\]"):
         BayesianMultinomialNB().partial_fit([[1, 2]], [5], classes=[0, 1])
-    with pytest.raises(InputValueError, match=r"y has only one class \(0\)"):
+    with pytest.raises(InputValueError, match=r"y has a single class \(0\)"):
         BayesianMultinomialNB().partial_fit([[1, 2]], [0], classes=[0])
     fractional = BayesianMultinomialNB("posterior_mean").fit([[0.5, 2.0], [2.0, 0.1]], [0, 1])  # tf-idf is fine
     assert fractional.predict([[1.0, 0.0]]).tolist() == [1]
@@ -331,7 +331,7 @@ CLASSIFIER_IDS = ["bernoulli", "categorical", "multinomial", "dcm"]
 @pytest.mark.parametrize("model", CLASSIFIERS, ids=CLASSIFIER_IDS)
 def test_a_single_class_is_refused_in_fit_naming_it(model):
     X = np.array([[1, 0, 2], [0, 1, 1], [2, 1, 0]])
-    with pytest.raises(InputValueError, match=r"y has only one class \('spam'\); at least two classes are needed"):
+    with pytest.raises(InputValueError, match=r"y has a single class \('spam'\), but a classifier needs more than one class"):
         model.fit(X, ["spam"] * 3)
     assert not hasattr(model, "classes_")  # refused before anything was fitted
     with pytest.raises(InputValueError, match="Unknown label type: continuous"):

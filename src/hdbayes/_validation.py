@@ -20,15 +20,18 @@ __all__ = [
     "binarize_features",
     "check_binary_features",
     "check_binary_target",
+    "check_class_labels",
     "check_binarize",
     "check_count",
     "check_finite_output",
     "check_generator",
     "check_positive",
     "feature_label",
+    "first_entry",
     "fit_binarize_thresholds",
     "overflow_error",
     "plain_value",
+    "single_class_error",
     "validate_input",
 ]
 
@@ -177,30 +180,70 @@ def binarize_features(X, thresholds):
     return (np.asarray(X) > thresholds).astype(np.float64)
 
 
-def check_binary_features(X, binarize=None):
+def first_entry(X, bad):
+    """(column, value) of the first entry of X where ``bad`` is True: ``bad`` is a mask over a
+    dense X (row order), or over ``X.data`` of a CSR (row order) or CSC (column order) X."""
+    if sp.issparse(X):
+        k = int(np.flatnonzero(bad)[0])
+        column = int(np.searchsorted(X.indptr, k, side="right") - 1) if X.format == "csc" else int(X.indices[k])
+        return column, float(X.data[k])
+    i, j = (int(v) for v in np.argwhere(bad)[0])
+    return j, float(np.asarray(X)[i, j])
+
+
+def check_binary_features(X, binarize=None, feature_names=None):
     """Return X with values in {0, 1}: dense arrays keep their dtype, sparse ones become CSC.
 
-    ``binarize`` is None (X must already be 0/1), a float threshold, or an array of
+    ``binarize`` is None (X must already be 0/1: any other value is refused, naming its
+    column with ``feature_names`` when given), a float threshold, or an array of
     per-feature thresholds (values > threshold become 1, the rest 0, as in scikit-learn's
     ``BernoulliNB``). Estimators resolve ``binarize="median"`` to thresholds with
     :func:`fit_binarize_thresholds` first.
     """
     if binarize is not None:
         return binarize_features(X, binarize)
-    if sp.issparse(X):
-        X = X.tocsc()
-        values = X.data
-    else:
-        X = np.asarray(X)
-        values = X
+    X = X.tocsc() if sp.issparse(X) else np.asarray(X)
+    values = X.data if sp.issparse(X) else X
     bad = (values != 0) & (values != 1)
     if bad.any():
-        example = float(values[bad].flat[0])
+        column, value = first_entry(X, bad)
         raise InputValueError(
-            f"X must hold binary features (0/1), found the value {example:g}; "
+            f"X must hold binary features (0/1): {feature_label(column, feature_names)} has the value {value:g}; "
             "pass binarize=<threshold> (or 'median') to binarize continuous data"
         )
     return X
+
+
+def check_class_labels(y, *, single_class_allowed=False):
+    """Refuse a continuous or multi-output target and (unless allowed) a single class.
+
+    Called on the raw ``y`` before anything is fitted; the messages follow scikit-learn's
+    ("Unknown label type: continuous") and name the one class: "y has a single class
+    ('a'), but a classifier needs more than one class". Returns the sorted classes (or None for
+    ``y=None``).
+    """
+    if y is None:
+        return None
+    try:
+        kind = type_of_target(y, input_name="y")
+    except ValueError as exc:
+        raise InputValueError(str(exc)) from exc
+    if kind == "continuous" or kind == "continuous-multioutput":
+        raise InputValueError(
+            f"Unknown label type: {kind}. Maybe you are trying to fit a classifier, which expects discrete "
+            "classes on a regression target with continuous values."
+        )
+    if kind not in ("binary", "multiclass"):
+        raise InputValueError(f"Unknown label type: {kind}. y must be a 1-D array of class labels")
+    classes = np.unique(np.asarray(y))
+    if not single_class_allowed and classes.shape[0] == 1:
+        raise single_class_error(classes[0])
+    return classes
+
+
+def single_class_error(label, *, what="but a classifier needs more than one class"):
+    """The one input error for a training set with a single class (returned, to be raised)."""
+    return InputValueError(f"y has a single class ({plain_value(label)}), {what}")
 
 
 def check_binary_target(y):
@@ -218,9 +261,7 @@ def check_binary_target(y):
         )
     classes, y01 = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
-        raise InputValueError(
-            f"y has a single class ({plain_value(classes[0])}); a classifier needs at least two, and this one needs two"
-        )
+        raise single_class_error(classes[0], what="but a classifier needs more than one class (this one needs two)")
     if classes.shape[0] > 2 or kind != "binary":
         raise InputValueError(
             f"Only binary classification is supported. y must be binary, found {classes.shape[0]} classes"

@@ -22,10 +22,16 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_finite_output, feature_label, fit_binarize_thresholds, validate_input
+from hdbayes._validation import (
+    check_class_labels,
+    check_finite_output,
+    feature_label,
+    first_entry,
+    fit_binarize_thresholds,
+    validate_input,
+)
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
@@ -152,16 +158,6 @@ def overflow_cause(X, feature_names=None):
     return f"the value {value:g} of {feature_label(j, feature_names)} is too large for double-precision arithmetic"
 
 
-def first_entry(X, bad):
-    """(column, value) of the first entry of X, in row order, where ``bad`` is True: ``bad`` is a
-    mask over a dense X, or over ``X.data`` of a CSR X."""
-    if sp.issparse(X):
-        k = int(np.flatnonzero(bad)[0])
-        return int(X.indices[k]), float(X.data[k])
-    i, j = (int(v) for v in np.argwhere(bad)[0])
-    return j, float(X[i, j])
-
-
 def check_non_negative_features(X, whom, feature_names=None, hint="the model needs values >= 0"):
     """Refuse negative values, naming the first one's feature (scikit-learn's wording first)."""
     values = X.data if sp.issparse(X) else X
@@ -173,31 +169,6 @@ def check_non_negative_features(X, whom, feature_names=None, hint="the model nee
             f"Negative values in data passed to {whom}: {feature_label(j, feature_names)} has the value {value:g}; "
             f"{hint}"
         )
-
-
-def check_class_labels(y, *, single_class_allowed=False):
-    """Refuse a continuous or multi-output target and (unless allowed) a single class.
-
-    Called on the raw ``y`` before anything is fitted; the messages follow scikit-learn's
-    ("Unknown label type: continuous") and name the one class.
-    """
-    if y is None:
-        return
-    try:
-        kind = type_of_target(y, input_name="y")
-    except ValueError as exc:
-        raise InputValueError(str(exc)) from exc
-    if kind == "continuous" or kind == "continuous-multioutput":
-        raise InputValueError(
-            f"Unknown label type: {kind}. Maybe you are trying to fit a classifier, which expects discrete "
-            "classes on a regression target with continuous values."
-        )
-    if kind not in ("binary", "multiclass"):
-        raise InputValueError(f"Unknown label type: {kind}. y must be a 1-D array of class labels")
-    if not single_class_allowed:
-        classes = np.unique(np.asarray(y))
-        if classes.shape[0] == 1:
-            raise InputValueError(f"y has only one class ({plain(classes[0])}); at least two classes are needed")
 
 
 def masked_log_dot(X, log_theta, *, feature_names=None):
