@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import validate_input
+from hdbayes._validation import check_class_labels, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = ["MCMC_PARAMETER_CONSTRAINTS", "BayesianClassifier", "MCMCMixin"]
@@ -62,6 +62,17 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
 
     def _joint_log_likelihood(self, X):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _validate_classification_data(self, X, y, **kwargs):
+        """Validate training data (a single class, a continuous target, NaN or a wrong
+        shape are input errors), set ``classes_`` and return ``(X, codes)`` with ``codes`` the
+        index of each case's class in ``classes_``. ``kwargs`` go to scikit-learn's
+        ``validate_data`` (default: dense float64, finite)."""
+        check_class_labels(y)
+        kwargs.setdefault("dtype", np.float64)
+        X, y = validate_input(self, X, y, **kwargs)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        return X, codes
 
     def _validate_for_prediction(self, X):
         return validate_input(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
@@ -131,7 +142,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         if loss is None:
-            return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+            jll = self.predict_joint_log_proba(X)  # checks the fit first
+            return self.classes_[np.argmax(jll, axis=1)]
         from hdbayes.metrics import bayes_decision
 
         proba = self.predict_proba(X)
