@@ -28,7 +28,8 @@ def test_the_registry_of_estimators_is_complete():
     assert len(ESTIMATORS) >= 13
     assert len(CLASSIFIERS) == 9
     assert {cls.__name__ for cls in SELECTING} == {
-        "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "BiasCorrectedNaiveBayes", "MutualInformationSelector",
+        "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "BiasCorrectedNaiveBayes",
+        "MutualInformationSelector",
     }  # fmt: skip
     assert {cls.__name__ for cls in MCMC} == {
         "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "CompressedInteractionClassifier",
