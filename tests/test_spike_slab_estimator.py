@@ -139,23 +139,36 @@ def test_plot(data):
         ({"groups": [0, 1, 2]}, ValueError, "groups has length 3, but X has 12 features"),
         ({"groups": np.r_[np.nan, np.zeros(11)]}, ValueError, "NaN"),
         ({"groups": 5}, ValueError, "divide n_features=12"),
-        ({"prior_inclusion": 0.0}, ValueError, r"prior_inclusion must be in \(0, 1\)"),
-        ({"prior_inclusion": 1.0}, ValueError, r"prior_inclusion must be in \(0, 1\)"),
-        ({"prior_inclusion": 1.5}, ValueError, r"prior_inclusion must be in \(0, 1\)"),
+        ({"prior_inclusion": 0.0}, ValueError, r"'prior_inclusion' parameter .* in the range \(0.0, 1.0\)"),
+        ({"prior_inclusion": 1.0}, ValueError, r"'prior_inclusion' parameter .* in the range \(0.0, 1.0\)"),
+        ({"prior_inclusion": 1.5}, ValueError, r"'prior_inclusion' parameter .* in the range \(0.0, 1.0\)"),
+        ({"groups": 3, "prior_inclusion": [0.1, 1.0, 0.1, 0.1]}, ValueError,
+         r"prior_inclusion must be in \(0, 1\), got 1 \(group 1\)"),
         ({"groups": 3, "prior_inclusion": [0.1, 0.2]}, ValueError, "prior_inclusion has 2 values, but there are 4"),
-        ({"slab_variance": 0.0}, ValueError, "slab_variance must be > 0"),
-        ({"noise_variance": -1.0}, ValueError, "noise_variance must be a finite number > 0"),
-        ({"noise_variance": "big"}, TypeError, "noise_variance must be a real number"),
-        ({"damping": 1.5}, ValueError, r"damping must be in \(0, 1\]"),
-        ({"max_iter": 0}, ValueError, "max_iter must be at least 1"),
-        ({"hyperparameters": "cv"}, ValueError, "hyperparameters must be 'fixed' or 'evidence'"),
-        ({"solver": "qr"}, ValueError, "solver must be"),
+        ({"groups": 0}, ValueError, "'groups' parameter"),
+        ({"slab_variance": 0.0}, ValueError, r"'slab_variance' parameter .* in the range \(0.0, inf\)"),
+        ({"groups": 3, "slab_variance": [1.0, 1.0, -1.0, 1.0]}, ValueError, r"slab_variance must be > 0, got -1"),
+        ({"noise_variance": -1.0}, ValueError, r"'noise_variance' parameter .* in the range \(0.0, inf\)"),
+        ({"noise_variance": np.inf}, ValueError, r"'noise_variance' parameter .* in the range \(0.0, inf\)"),
+        ({"noise_variance": "big"}, TypeError, "'noise_variance' parameter .* Got 'big' instead"),
+        ({"fit_intercept": "yes"}, TypeError, "'fit_intercept' parameter"),
+        ({"damping": 1.5}, ValueError, r"'damping' parameter .* in the range \(0.0, 1.0\]"),
+        ({"max_iter": 0}, ValueError, r"'max_iter' parameter .* in the range \[1, inf\)"),
+        ({"tol": 0.0}, ValueError, "'tol' parameter"),
+        ({"infinite_variance": -1.0}, ValueError, "'infinite_variance' parameter"),
+        ({"hyperparameters": "cv"}, ValueError, "'hyperparameters' parameter .* among .*'evidence'"),
+        ({"solver": "qr"}, ValueError, "'solver' parameter .* among"),
     ],
 )
 def test_parameter_errors(data, params, error, message):
+    """Single parameters are checked by _parameter_constraints (scikit-learn's messages, input errors); what
+    needs the data (groups against the features, one prior value per group) by the model's checks."""
+    from hdbayes.exceptions import is_input_error
+
     X, y, _ = data
-    with pytest.raises(error, match=message):
+    with pytest.raises(error, match=message) as info:
         GroupSpikeSlabRegression(**params).fit(X, y)
+    assert is_input_error(info.value)
 
 
 def test_data_errors(data):

@@ -10,14 +10,17 @@ holds no n × d array: the covariance is dropped from it when it refers to the n
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_count, check_finite_output, check_positive, feature_label, validate_input
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes._validation import check_finite_output, feature_label, validate_input
+from hdbayes.exceptions import InputValueError
 from hdbayes.spike_slab.ep import evidence_statistics, expectation_propagation
-from hdbayes.spike_slab.model import center_data, check_data_magnitudes, check_model_parameters, maximise_evidence
+from hdbayes.spike_slab.model import MODEL_PARAMETER_CONSTRAINTS, OVERFLOW_CAUSE, maximise_evidence, prepare_fit
 
 __all__ = ["GroupSpikeSlabRegression"]
 
@@ -115,6 +118,17 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        **MODEL_PARAMETER_CONSTRAINTS,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, np.inf, closed="neither")],
+        "damping": [Interval(Real, 0, 1, closed="right")],
+        "damping_decay": [Interval(Real, 0, 1, closed="right")],
+        "hyperparameters": [StrOptions({"fixed", "evidence"})],
+        "solver": [StrOptions({"auto", "woodbury", "direct"})],
+        "infinite_variance": [Interval(Real, 0, np.inf, closed="neither"), None],
+    }
+
     def __init__(self, groups=None, prior_inclusion=0.5, slab_variance=1.0, noise_variance=1.0, fit_intercept=True,
                  max_iter=200, tol=1e-4, damping=0.9, damping_decay=0.99, hyperparameters="fixed", solver="auto",
                  infinite_variance=None):  # fmt: skip
@@ -131,26 +145,6 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         self.solver = solver
         self.infinite_variance = infinite_variance
 
-    def _check_params(self, n_features):
-        codes, n_groups, prior_inclusion, slab_variance, noise_variance = check_model_parameters(
-            self.groups, self.prior_inclusion, self.slab_variance, self.noise_variance, n_features
-        )
-        check_count("max_iter", self.max_iter)
-        check_positive("tol", self.tol)
-        for name in ("damping", "damping_decay"):
-            value = check_positive(name, getattr(self, name))
-            if value > 1:
-                raise InputValueError(f"{name} must be in (0, 1], got {value:g}")
-        if self.hyperparameters not in ("fixed", "evidence"):
-            raise InputValueError(f"hyperparameters must be 'fixed' or 'evidence', got {self.hyperparameters!r}")
-        if self.solver not in ("auto", "woodbury", "direct"):
-            raise InputValueError(f"solver must be 'auto', 'woodbury' or 'direct', got {self.solver!r}")
-        if self.infinite_variance is not None:
-            check_positive("infinite_variance", self.infinite_variance)
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise InputTypeError(f"fit_intercept must be a bool, got {type(self.fit_intercept).__name__}")
-        return codes, n_groups, prior_inclusion, slab_variance, noise_variance
-
     def _ep(self, X, y, groups, prior_inclusion, slab_variance, noise_variance, init=None, warn=True):
         return expectation_propagation(
             X, y, groups, prior_inclusion, slab_variance, noise_variance, damping=self.damping,
@@ -158,6 +152,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
             infinite_variance=self.infinite_variance, solver=self.solver, init=init, warn=warn,
         )  # fmt: skip
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the EP approximation of the posterior.
 
@@ -170,11 +165,10 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_input(self, X, y, y_numeric=True, dtype=np.float64)
-        codes, n_groups, prior_inclusion, slab_variance, noise_variance = self._check_params(X.shape[1])
-        X_raw, y_raw = X, y
-        X, y, self._X_offset, y_offset = center_data(X, y, self.fit_intercept)
-        check_data_magnitudes(X_raw, y_raw, X, y, getattr(self, "feature_names_in_", None))
+        problem = prepare_fit(self, X, y)
+        X, y, codes = problem.X, problem.y, problem.groups
+        prior_inclusion, slab_variance, noise_variance = (problem.prior_inclusion, problem.slab_variance,
+                                                          problem.noise_variance)  # fmt: skip
         if self.hyperparameters == "evidence":
             if X.shape[0] < 2:
                 raise InputValueError(
@@ -185,19 +179,19 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
             )
         else:
             result = self._ep(X, y, codes, prior_inclusion, slab_variance, noise_variance)
-        cause = "X or y is too large for the hyperparameters; rescale them"
         for name, value in (("the posterior means", result.mean), ("the posterior variances", result.variance),
                             ("the group inclusion probabilities", result.group_inclusion_probabilities),
                             ("the log evidence", result.log_evidence)):  # fmt: skip
-            check_finite_output(name, value, cause=cause)
+            check_finite_output(name, value, cause=OVERFLOW_CAUSE)
         self._covariance = result.gaussian.covariance()
+        self._X_offset = problem.x_offset
         self.coef_ = result.mean.copy()
         self.coef_variance_ = result.variance.copy()
-        self.intercept_ = float(y_offset - self._X_offset @ self.coef_)
+        self.intercept_ = problem.intercept(self.coef_)
         self.group_log_odds_ = result.group_log_odds.copy()
         self.group_inclusion_probabilities_ = result.group_inclusion_probabilities
         self.groups_ = codes
-        self.n_groups_ = n_groups
+        self.n_groups_ = problem.n_groups
         self.log_evidence_ = result.log_evidence
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged

@@ -9,7 +9,8 @@ is computed:
   user's forms (group sizes, labels, index lists; scalars or one value per group), and
   :func:`check_coded_model` for the engines' form (codes 0..G−1 and arrays of length G);
 * the centring of X and y for an intercept with a flat prior (:func:`center_data`) and the overflow
-  check of the centred data (:func:`check_data_magnitudes`);
+  check of the centred data (:func:`check_data_magnitudes`); :func:`prepare_fit`, the one preamble of
+  every estimator's ``fit`` (validation, the model's checks, centring), returning a :class:`FitProblem`;
 * the evidence fixed point over (σ0², a shift of logit p0, a scale of v_s) (spec §3.3, item 3):
   :func:`update_hyperparameters` is one step from an engine's sufficient quantities,
   :func:`maximise_evidence` the loop around any engine that reports them.
@@ -23,17 +24,22 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.optimize
 from scipy.special import expit, log_expit, logit
+from sklearn.utils._param_validation import Interval
 
-from hdbayes._validation import check_positive, feature_label, overflow_error
+from hdbayes._validation import check_positive, feature_label, overflow_error, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
     "LOG_2PI",
+    "MODEL_PARAMETER_CONSTRAINTS",
+    "OVERFLOW_CAUSE",
     "EvidenceStatistics",
+    "FitProblem",
     "center_data",
     "check_coded_model",
     "check_data_magnitudes",
@@ -44,10 +50,22 @@ __all__ = [
     "log_normal_at_zero",
     "matching_shift",
     "maximise_evidence",
+    "prepare_fit",
     "update_hyperparameters",
 ]
 
 LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+#: ``_parameter_constraints`` of the model's parameters, shared by every estimator of it. A prior
+#: given per group is checked against the groups in :func:`check_model_parameters`.
+MODEL_PARAMETER_CONSTRAINTS = {
+    "groups": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
+    "prior_inclusion": [Interval(Real, 0, 1, closed="neither"), "array-like"],
+    "slab_variance": [Interval(Real, 0, np.inf, closed="neither"), "array-like"],
+    "noise_variance": [Interval(Real, 0, np.inf, closed="neither")],
+    "fit_intercept": ["boolean"],
+}
 
 
 def log_normal_at_zero(mean, variance):
@@ -217,6 +235,65 @@ def check_data_magnitudes(X_raw, y_raw, X, y, feature_names=None):
         raise overflow_error(f"X {feature_label(j, feature_names)}", "its sum of squares", X_raw[:, j])
     if not np.isfinite(y_squares):
         raise overflow_error("y", "its sum of squares", y_raw)
+
+
+#: The cause an estimator names when an engine's output is not finite.
+OVERFLOW_CAUSE = "X or y is too large for the hyperparameters; rescale them"
+
+
+@dataclass(frozen=True)
+class FitProblem:
+    """The data and the model as an engine takes them, after an estimator's checks (:func:`prepare_fit`).
+
+    Attributes
+    ----------
+    X, y : ndarray of shape (n, d) and (n,)
+        The data, centred if the estimator fits an intercept.
+    x_offset : ndarray of shape (d,)
+    y_offset : float
+        What was subtracted (zeros without an intercept).
+    groups : ndarray of int64, shape (d,)
+        g(j) in 0..G−1.
+    n_groups : int
+    prior_inclusion, slab_variance : ndarray of shape (G,)
+    noise_variance : float
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    x_offset: np.ndarray
+    y_offset: float
+    groups: np.ndarray
+    n_groups: int
+    prior_inclusion: np.ndarray
+    slab_variance: np.ndarray
+    noise_variance: float
+
+    def intercept(self, coef):
+        """The intercept of the uncentred data that goes with the coefficients ``coef``."""
+        return float(self.y_offset - self.x_offset @ coef)
+
+
+def prepare_fit(estimator, X, y):
+    """The preamble of every estimator's ``fit``: validate (X, y), check the model for X's width, centre.
+
+    ``estimator`` carries ``groups``, ``prior_inclusion``, ``slab_variance``, ``noise_variance`` and
+    ``fit_intercept`` (single parameters are already checked by its ``_parameter_constraints``; the
+    checks here are those that need the data: the groups against the features, one prior value per
+    group, and the magnitudes of the centred data).
+
+    Returns
+    -------
+    FitProblem
+    """
+    X, y = validate_input(estimator, X, y, y_numeric=True, dtype=np.float64)
+    codes, n_groups, prior_inclusion, slab_variance, noise_variance = check_model_parameters(
+        estimator.groups, estimator.prior_inclusion, estimator.slab_variance, estimator.noise_variance, X.shape[1]
+    )
+    centred, y_centred, x_offset, y_offset = center_data(X, y, estimator.fit_intercept)
+    check_data_magnitudes(X, y, centred, y_centred, getattr(estimator, "feature_names_in_", None))
+    return FitProblem(centred, y_centred, x_offset, y_offset, codes, n_groups, prior_inclusion, slab_variance,
+                      noise_variance)  # fmt: skip
 
 
 def check_group_codes(groups, n_groups, n_features):
