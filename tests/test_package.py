@@ -7,6 +7,7 @@ import pkgutil
 import subprocess
 import sys
 from importlib import import_module
+from pathlib import Path
 
 import pytest
 from sklearn.base import BaseEstimator
@@ -78,3 +79,62 @@ def test_importing_a_package_imports_no_heavy_dependency(package):
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == []
+
+
+# -- the layers of docs/architecture.md: a module imports only from lower layers -----------------------------
+
+LAYERS = [
+    {"__init__", "exceptions", "_numba", "special", "metrics", "plotting"},  # foundations
+    {"_validation", "_io"},  # input checks and file writing
+    {"selection", "quadrature", "mcmc", "base"},  # shared statistics and rules, the inference core, the contract
+    {"selection_bias", "discrete", "interactions", "spike_slab", "preprocessing", "binarizer", "datasets"},  # models
+    {"experiments"},  # the papers' experiments
+    {"cli"},  # the command line
+    {"__main__"},  # python -m hdbayes
+]
+# inside a layer only the core may use itself (base runs chains through mcmc); model packages stay apart
+SAME_LAYER_ALLOWED = {("base", "mcmc")}
+
+
+def _imports_by_unit():
+    import ast
+
+    root = Path(hdbayes.__file__).parent
+    edges = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root).with_suffix("").parts
+        unit = parts[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    folder = path.relative_to(root).parent.parts
+                    package = ".".join(("hdbayes",) + folder[: len(folder) - node.level + 1])
+                    names = [package + ("." + node.module if node.module else "")]
+                else:
+                    names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                if name.startswith("hdbayes."):
+                    target = name.split(".")[1]
+                else:
+                    target = "__init__" if name == "hdbayes" else None
+                if target and target != unit:
+                    edges.setdefault(unit, set()).add((target, str(path.relative_to(root))))
+    return edges
+
+
+def test_every_module_imports_only_from_lower_layers():
+    layer_of = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
+    edges = _imports_by_unit()
+    assert set(edges) <= set(layer_of), f"units missing from LAYERS: {set(edges) - set(layer_of)}"
+    wrong = [
+        f"{where} imports {target}"
+        for unit, targets in edges.items()
+        for target, where in targets
+        if layer_of[target] > layer_of[unit]
+        or (layer_of[target] == layer_of[unit] and (unit, target) not in SAME_LAYER_ALLOWED)
+    ]
+    assert not wrong, wrong
