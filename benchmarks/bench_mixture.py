@@ -25,17 +25,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--full", action="store_true", help="also time the whole paper-size experiment")
     args = parser.parse_args()
-    data = simulate_mixture(n_features=10000, n_train=200, n_test=10, random_state=0)
-    BiasCorrectedMixture(n_features=5, n_iter=2, burn_in=0, thin=1).fit(data.X_train[:, :100], data.y_train)
+    data = simulate_mixture(n_features=10000, n_samples=200, n_test=10, random_state=0)
+    BiasCorrectedMixture(n_features_to_select=5, n_iter=2, burn_in=0, thin=1).fit(data.X[:, :100], data.y)
     print("| k | uncorrected s | corrected s | corrected / uncorrected | thesis (pure R) uncorrected / corrected s |")
     print("|---:|---:|---:|---:|---:|")
     for k, (thesis_u, thesis_c) in THESIS_SECONDS.items():
         seconds = {}
         for correct in (False, True):
             start = time.perf_counter()
-            BiasCorrectedMixture(n_features=k, correct=correct, n_iter=50, burn_in=10, thin=2, random_state=0).fit(
-                data.X_train, data.y_train
+            model = BiasCorrectedMixture(
+                n_features_to_select=k, correct=correct, n_iter=50, burn_in=10, thin=2, random_state=0
             )
+            model.fit(data.X, data.y)
             seconds[correct] = time.perf_counter() - start
         ratio = seconds[True] / seconds[False]
         print(f"| {k} | {seconds[False]:.2f} | {seconds[True]:.2f} | {ratio:.2f} | {thesis_u} / {thesis_c} |")

@@ -45,13 +45,13 @@ def fit_predict(model, X_train, y_train, X_test):
 def simulation(repeat):
     data = simulate_naive_bayes(random_state=0)
     ks = (1, 10, 100, 1000, 10000)
-    fit_predict(BiasCorrectedNaiveBayes(n_features=10), data.X_train, data.y_train, data.X_test)  # compile
+    fit_predict(BiasCorrectedNaiveBayes(n_features_to_select=10), data.X, data.y, data.X_test)  # compile
     rows, total = [], 0.0
     for k in ks:
         row = {"k": k}
         for correct in (True, False):
-            model = BiasCorrectedNaiveBayes(n_features=k, correct=correct, random_state=0)
-            seconds, proba = best_time(lambda: fit_predict(model, data.X_train, data.y_train, data.X_test), repeat)
+            model = BiasCorrectedNaiveBayes(n_features_to_select=k, correct=correct, random_state=0)
+            seconds, proba = best_time(lambda: fit_predict(model, data.X, data.y, data.X_test), repeat)
             key = "corrected" if correct else "uncorrected"
             row[f"{key}_s"] = seconds
             row[f"{key}_amlp"] = average_minus_log_probability(data.y_test, proba)
@@ -60,7 +60,7 @@ def simulation(repeat):
         selected = model.selected_features_
         bnb = BernoulliNB(alpha=1.0, binarize=None)
         seconds, proba = best_time(
-            lambda: fit_predict(bnb, data.X_train[:, selected], data.y_train, data.X_test[:, selected]), repeat
+            lambda: fit_predict(bnb, data.X[:, selected], data.y, data.X_test[:, selected]), repeat
         )
         row["bernoulli_nb_s"] = seconds
         row["bernoulli_nb_amlp"] = average_minus_log_probability(data.y_test, proba)
@@ -77,14 +77,15 @@ def colon(repeat):
     def loocv(correct):
         proba = np.empty(y.shape[0])
         for train, test in folds:
-            model = BiasCorrectedNaiveBayes(n_features=5, correct=correct, random_state=0).fit(X[train], y[train])
+            model = BiasCorrectedNaiveBayes(n_features_to_select=5, correct=correct, random_state=0)
+            model.fit(X[train], y[train])
             proba[test] = model.predict_proba(X[test])[:, 1]
         return proba
 
     def loocv_bernoulli():
         proba = np.empty(y.shape[0])
         for train, test in folds:
-            selected = select_features(X[train], y[train], n_features=5, random_state=0).indices
+            selected = select_features(X[train], y[train], n_features_to_select=5, random_state=0).indices
             model = BernoulliNB(alpha=1.0, binarize=None).fit(X[train][:, selected], y[train])
             proba[test] = model.predict_proba(X[test][:, selected])[:, 1]
         return proba
@@ -107,15 +108,15 @@ import numpy as np
 from hdbayes import BiasCorrectedNaiveBayes
 from hdbayes.datasets import simulate_naive_bayes
 p, n_test = int(sys.argv[1]), int(sys.argv[2])
-data = simulate_naive_bayes(n_features=p, n_train=200, n_test=n_test, random_state=0, sparse=True)
-BiasCorrectedNaiveBayes(n_features=5).fit(data.X_train[:, :1000], data.y_train)  # compile outside the timing
+data = simulate_naive_bayes(n_features=p, n_samples=200, n_test=n_test, random_state=0, sparse=True)
+BiasCorrectedNaiveBayes(n_features_to_select=5).fit(data.X[:, :1000], data.y)  # compile outside the timing
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
-model = BiasCorrectedNaiveBayes(n_features=1000).fit(data.X_train, data.y_train)
+model = BiasCorrectedNaiveBayes(n_features_to_select=1000).fit(data.X, data.y)
 proba = model.predict_proba(data.X_test)
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"p": p, "nnz_train": int(data.X_train.nnz), "seconds": seconds,
+print(json.dumps({"p": p, "nnz_train": int(data.X.nnz), "seconds": seconds,
                   "peak_rss_mb": peak / 1024, "rss_before_fit_mb": before / 1024}))
 """
 

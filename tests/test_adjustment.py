@@ -231,7 +231,7 @@ def test_selected_features_agree_with_the_lattice_classification():
     np.testing.assert_array_equal(scores, np.abs(lattice_correlation(n - n1, n1))[i0, i1])
     seen = set()
     for k in (1, 5, 17, 60, 200):
-        sel = select_features(X, y, n_features=k, random_state=k)
+        sel = select_features(X, y, n_features_to_select=k, random_state=k)
         seen.add(sel.strict)
         mask = discarded_lattice(n - n1, n1, sel.threshold, sel.strict)
         rest = np.setdiff1d(np.arange(p), sel.indices)

@@ -62,7 +62,7 @@ def test_gibbs_posterior_of_alpha_matches_enumeration(correct):
     X = (rng.uniform(size=(n, p)) < 0.5).astype(int)
     X[:, :3] = (rng.uniform(size=(n, 3)) < np.where(y[:, None] == 1, 0.85, 0.15)).astype(int)
     model = BiasCorrectedMixture(
-        n_features=3, correct=correct, n_alpha=4, n_iter=8000, burn_in=200, thin=1, n_label_sweeps=1,
+        n_features_to_select=3, correct=correct, n_alpha=4, n_iter=8000, burn_in=200, thin=1, n_label_sweeps=1,
         n_theta_updates=3, random_state=0,
     ).fit(X, y)  # fmt: skip
     exact = _exact_alpha_posterior(model, X, y)
@@ -74,15 +74,17 @@ def test_gibbs_posterior_of_alpha_matches_enumeration(correct):
 
 @pytest.fixture(scope="module")
 def simulation():
-    return simulate_mixture(n_features=500, n_train=120, n_test=800, random_state=1)
+    return simulate_mixture(n_features=500, n_samples=120, n_test=800, random_state=1)
 
 
 def test_correction_moves_alpha_up_and_calibrates(simulation):
     d = simulation
     results = {}
     for correct in (True, False):
-        model = BiasCorrectedMixture(n_features=20, correct=correct, n_iter=120, burn_in=40, thin=2, random_state=0)
-        model.fit(d.X_train, d.y_train)
+        model = BiasCorrectedMixture(
+            n_features_to_select=20, correct=correct, n_iter=120, burn_in=40, thin=2, random_state=0
+        )
+        model.fit(d.X, d.y)
         proba = model.predict_proba(d.X_test)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
         results[correct] = (
@@ -99,9 +101,9 @@ def test_correction_moves_alpha_up_and_calibrates(simulation):
 
 def test_reproducible_independent_of_n_jobs_and_pickles(simulation):
     d = simulation
-    kwargs = dict(n_features=5, n_iter=30, burn_in=10, thin=2, n_chains=2, random_state=4)
-    a = BiasCorrectedMixture(**kwargs).fit(d.X_train, d.y_train)
-    b = BiasCorrectedMixture(n_jobs=2, **kwargs).fit(d.X_train, d.y_train)
+    kwargs = dict(n_features_to_select=5, n_iter=30, burn_in=10, thin=2, n_chains=2, random_state=4)
+    a = BiasCorrectedMixture(**kwargs).fit(d.X, d.y)
+    b = BiasCorrectedMixture(n_jobs=2, **kwargs).fit(d.X, d.y)
     np.testing.assert_array_equal(a.alpha_trace_, b.alpha_trace_)
     np.testing.assert_array_equal(a.predict_proba(d.X_test), b.predict_proba(d.X_test))
     clone = pickle.loads(pickle.dumps(a))
@@ -117,7 +119,7 @@ def test_reproducible_independent_of_n_jobs_and_pickles(simulation):
         (np.array([[0, 1], [1, 0], [1, 1], [0, 0]]) * 0.5, [0, 1, 0, 1], {"binarize": None}, "binary"),
         (np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), [1, 1, 1, 1], {}, "single class"),
         (np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), [0, 1, 2, 1], {}, "binary"),
-        (np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), [0, 1, 0, 1], {"n_features": 3}, "larger than"),
+        (np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), [0, 1, 0, 1], {"n_features_to_select": 3}, "larger than"),
         (
             np.array([[0, 1], [1, 0], [1, 1], [0, 0]]),
             [0, 1, 0, 1],
@@ -126,7 +128,7 @@ def test_reproducible_independent_of_n_jobs_and_pickles(simulation):
         ),
         (np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), [0, 1, 0, 1], {"adjust_theta_rule": "gauss"}, "adjust_theta_rule"),
         (np.array([[0, 1]]), [0], {}, "1 sample"),
-        (np.array([[0, 0], [0, 0], [0, 0], [0, 0]]), [0, 1, 0, 1], {"n_features": 1}, "every feature is constant"),
+        (np.zeros((4, 2)), [0, 1, 0, 1], {"n_features_to_select": 1}, "every feature is constant"),
         (np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), [0, 1, 0, 1], {"threshold": 1.0}, "exceeds the threshold 1$"),
         (np.array([[0, np.nan], [1, 0], [1, 1], [0, 0]]), [0, 1, 0, 1], {}, "NaN"),
     ],

@@ -289,7 +289,7 @@ def test_estimator_equals_brute_force_model(tiny_problem, correct, k):
     X, y, X_test = tiny_problem
     params = dict(f0=1.3, f1=0.8, alpha_shape=0.5, alpha_scale=5.0, n_alpha=6, n_theta=9)
     model = BiasCorrectedNaiveBayes(
-        n_features=k, correct=correct, random_state=0, alpha_rule="midpoint", theta_rule="simpson", **params
+        n_features_to_select=k, correct=correct, random_state=0, alpha_rule="midpoint", theta_rule="simpson", **params
     ).fit(X, y)
     params = dict(f0=1.3, f1=0.8, a=0.5, b=5.0, n_alpha=6, n_theta=9)
     expected = brute_force_predict_proba(
@@ -305,7 +305,7 @@ def test_estimator_equals_brute_force_model(tiny_problem, correct, k):
 def test_fitted_attributes(tiny_problem):
     X, y, _ = tiny_problem
     model = BiasCorrectedNaiveBayes(
-        n_features=3, alpha_rule="midpoint", n_alpha=12, theta_rule="simpson", random_state=0
+        n_features_to_select=3, alpha_rule="midpoint", n_alpha=12, theta_rule="simpson", random_state=0
     ).fit(X, y)
     r = abs_correlation(X, y)
     np.testing.assert_array_equal(model.classes_, [0, 1])
@@ -335,11 +335,12 @@ def test_fitted_attributes(tiny_problem):
 def test_posterior_density_of_log_alpha_integrates_to_one(nb_data):
     """With a fine α grid the density of log α (thesis Fig. 2.7) integrates to ≈ 1."""
     X, y, _, _ = nb_data
-    model = BiasCorrectedNaiveBayes(n_features=10, alpha_rule="midpoint", n_alpha=2000, random_state=0).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=10, alpha_rule="midpoint", n_alpha=2000, random_state=0)
+    model.fit(X, y)
     total = np.trapezoid(model.posterior_density_of_log_alpha_, np.log(model.alpha_grid_))
     assert total == pytest.approx(1.0, abs=0.02)
     # the adaptive rule: the density times the rule's weights is the posterior (weights in prior mass)
-    adaptive = BiasCorrectedNaiveBayes(n_features=10, random_state=0).fit(X, y)
+    adaptive = BiasCorrectedNaiveBayes(n_features_to_select=10, random_state=0).fit(X, y)
     log_t = np.log(adaptive.alpha_grid_)
     assert np.trapezoid(adaptive.posterior_density_of_log_alpha_, log_t) == pytest.approx(1.0, abs=1e-5)
 
@@ -387,7 +388,7 @@ def test_binarize_options():
 
 def test_pickle_round_trip(nb_data):
     X, y, X_test, _ = nb_data
-    model = BiasCorrectedNaiveBayes(n_features=15, random_state=3).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=15, random_state=3).fit(X, y)
     clone = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(clone.predict_proba(X_test), model.predict_proba(X_test))
     np.testing.assert_array_equal(clone.selected_features_, model.selected_features_)
@@ -404,13 +405,13 @@ def _k_with_boundary_ties(X, y):
 def test_random_state_controls_tie_breaking(nb_data):
     X, y, X_test, _ = nb_data
     k = _k_with_boundary_ties(X, y)
-    first = BiasCorrectedNaiveBayes(n_features=k, random_state=42).fit(X, y)
-    again = BiasCorrectedNaiveBayes(n_features=k, random_state=42).fit(X, y)
+    first = BiasCorrectedNaiveBayes(n_features_to_select=k, random_state=42).fit(X, y)
+    again = BiasCorrectedNaiveBayes(n_features_to_select=k, random_state=42).fit(X, y)
     assert first.selection_.strict is False
     np.testing.assert_array_equal(first.selected_features_, again.selected_features_)
     np.testing.assert_array_equal(first.predict_proba(X_test), again.predict_proba(X_test))
     selections = {
-        tuple(sorted(BiasCorrectedNaiveBayes(n_features=k, random_state=s).fit(X, y).selected_features_))
+        tuple(sorted(BiasCorrectedNaiveBayes(n_features_to_select=k, random_state=s).fit(X, y).selected_features_))
         for s in range(15)
     }
     assert len(selections) > 1
@@ -418,15 +419,16 @@ def test_random_state_controls_tie_breaking(nb_data):
 
 def test_sparse_dense_and_dataframe_inputs_agree(nb_data):
     X, y, X_test, _ = nb_data
-    dense = BiasCorrectedNaiveBayes(n_features=12, random_state=0).fit(X, y)
+    dense = BiasCorrectedNaiveBayes(n_features_to_select=12, random_state=0).fit(X, y)
     expected = dense.predict_proba(X_test)
     for fmt in ("csr", "csc"):
-        model = BiasCorrectedNaiveBayes(n_features=12, random_state=0).fit(sp.csr_matrix(X).asformat(fmt), y)
+        model = BiasCorrectedNaiveBayes(n_features_to_select=12, random_state=0).fit(sp.csr_matrix(X).asformat(fmt), y)
         np.testing.assert_array_equal(model.selected_features_, dense.selected_features_)
         np.testing.assert_allclose(model.predict_proba(sp.csr_matrix(X_test).asformat(fmt)), expected, rtol=1e-12)
         np.testing.assert_allclose(model.predict_proba(X_test), expected, rtol=1e-12)
     names = [f"gene{j}" for j in range(X.shape[1])]
-    frame_model = BiasCorrectedNaiveBayes(n_features=12, random_state=0).fit(pd.DataFrame(X, columns=names), y)
+    frame_model = BiasCorrectedNaiveBayes(n_features_to_select=12, random_state=0)
+    frame_model.fit(pd.DataFrame(X, columns=names), y)
     np.testing.assert_array_equal(frame_model.feature_names_in_, names)
     np.testing.assert_allclose(frame_model.predict_proba(pd.DataFrame(X_test, columns=names)), expected, rtol=1e-12)
 
@@ -434,19 +436,19 @@ def test_sparse_dense_and_dataframe_inputs_agree(nb_data):
 def test_string_labels(nb_data):
     X, y, X_test, _ = nb_data
     labels = np.array(["healthy", "tumour"])[y]
-    model = BiasCorrectedNaiveBayes(n_features=8, random_state=0).fit(X, labels)
-    reference = BiasCorrectedNaiveBayes(n_features=8, random_state=0).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=8, random_state=0).fit(X, labels)
+    reference = BiasCorrectedNaiveBayes(n_features_to_select=8, random_state=0).fit(X, y)
     np.testing.assert_array_equal(model.classes_, ["healthy", "tumour"])
     np.testing.assert_array_equal(model.predict(X_test), np.array(["healthy", "tumour"])[reference.predict(X_test)])
 
 
 def test_predict_decisions(nb_data):
     X, y, X_test, _ = nb_data
-    model = BiasCorrectedNaiveBayes(n_features=20, random_state=0).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=20, random_state=0).fit(X, y)
     proba = model.predict_proba(X_test)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-14)
     np.testing.assert_allclose(model.predict_log_proba(X_test), np.log(proba), atol=1e-14)
-    np.testing.assert_array_equal(model.predict(X_test), model.classes_[(proba[:, 1] >= 0.5).astype(int)])
+    np.testing.assert_array_equal(model.predict(X_test), model.classes_[np.argmax(proba, axis=1)])
     loss = np.array([[0.0, 1.0], [6.0, 0.0]])  # missing class 1 costs six times as much
     decisions = model.predict(X_test, loss=loss)
     np.testing.assert_array_equal(decisions, model.classes_[np.argmin(proba @ loss, axis=1)])
@@ -454,6 +456,15 @@ def test_predict_decisions(nb_data):
     np.testing.assert_array_equal(decisions, (proba[:, 1] > 1 / 7).astype(int))
     assert np.any(decisions != model.predict(X_test))
     np.testing.assert_array_equal(model.predict(X_test, loss=1 - np.eye(2)), model.predict(X_test))
+
+
+def test_exact_ties_go_to_the_first_class():
+    # both classes have the same counts in every feature: every prediction is exactly 1/2
+    X = np.array([[0, 1], [0, 1], [1, 0], [1, 0]])
+    model = BiasCorrectedNaiveBayes().fit(X, ["b", "a", "b", "a"])
+    jll = model.predict_joint_log_proba(X)
+    assert np.all(jll[:, 0] == jll[:, 1])
+    np.testing.assert_array_equal(model.predict(X), ["a"] * 4)
 
 
 # ---------------------------------------------------------------------------
@@ -464,8 +475,8 @@ def test_predict_decisions(nb_data):
 def test_no_correction_needed_when_all_features_are_kept(nb_data):
     X, y, X_test, _ = nb_data
     p = X.shape[1]
-    corrected = BiasCorrectedNaiveBayes(n_features=p, correct=True).fit(X, y)
-    uncorrected = BiasCorrectedNaiveBayes(n_features=p, correct=False).fit(X, y)
+    corrected = BiasCorrectedNaiveBayes(n_features_to_select=p, correct=True).fit(X, y)
+    uncorrected = BiasCorrectedNaiveBayes(n_features_to_select=p, correct=False).fit(X, y)
     default = BiasCorrectedNaiveBayes().fit(X, y)
     np.testing.assert_array_equal(corrected.log_adjustment_, 0.0)
     np.testing.assert_array_equal(corrected.predict_proba(X_test), uncorrected.predict_proba(X_test))
@@ -476,13 +487,14 @@ def test_wide_sparse_problem(sparse_binary):
     """60 × 200000 sparse: p − k ≈ 2·10^5 discarded features, probabilities finite and normalised."""
     X = sparse_binary(60, 200_000, 2e-3, seed=2)
     y = np.r_[np.zeros(30), np.ones(30)].astype(int)
-    model = BiasCorrectedNaiveBayes(n_features=10, random_state=0).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=10, random_state=0).fit(X, y)
     assert model.selection_.n_discarded == 199_990
     assert np.all(model.log_adjustment_ < -1e4)  # q^{p−k} would underflow
     proba = model.predict_proba(X)
     assert np.all(np.isfinite(proba))
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-14)
-    uncorrected = BiasCorrectedNaiveBayes(n_features=10, correct=False, random_state=0).fit(X, y).predict_proba(X)
+    uncorrected = BiasCorrectedNaiveBayes(n_features_to_select=10, correct=False, random_state=0)
+    uncorrected = uncorrected.fit(X, y).predict_proba(X)
     # pure-noise data: the correction pulls the predictions to the class frequencies
     assert np.abs(proba[:, 1] - 0.5).max() < 0.05 < np.abs(uncorrected[:, 1] - 0.5).max()
 
@@ -505,7 +517,7 @@ def calibration_study(simulate_nb):
     """Thesis §2.3.5 in small: α = 300, p = 2000, n = 200, k = 20, 2000 test cases."""
     X, y, X_test, y_test = simulate_nb(2000, 200, 2000, alpha=300.0, seed=0)
     models = {
-        correct: BiasCorrectedNaiveBayes(n_features=20, correct=correct, random_state=0).fit(X, y)
+        correct: BiasCorrectedNaiveBayes(n_features_to_select=20, correct=correct, random_state=0).fit(X, y)
         for correct in (True, False)
     }
     probas = {correct: model.predict_proba(X_test) for correct, model in models.items()}
@@ -519,7 +531,7 @@ def test_correction_moves_alpha_posterior_up(calibration_study, simulate_nb):
     # on a common grid: q(α) increases, so the corrected posterior is stochastically larger
     X, y = simulate_nb(2000, 200, 2000, alpha=300.0, seed=0)[:2]
     common = {
-        c: BiasCorrectedNaiveBayes(n_features=20, correct=c, alpha_rule="midpoint", random_state=0).fit(X, y)
+        c: BiasCorrectedNaiveBayes(n_features_to_select=20, correct=c, alpha_rule="midpoint", random_state=0).fit(X, y)
         for c in (True, False)
     }
     corrected, uncorrected = common[True].alpha_posterior_, common[False].alpha_posterior_
@@ -553,9 +565,9 @@ def small():
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"n_features": 4}, "larger than the number of features"),
-        ({"n_features": 0}, "n_features must be at least 1"),
-        ({"n_features": 2, "threshold": 0.1}, "at most one of n_features and threshold"),
+        ({"n_features_to_select": 4}, "larger than the number of features"),
+        ({"n_features_to_select": 0}, "n_features_to_select must be at least 1"),
+        ({"n_features_to_select": 2, "threshold": 0.1}, "at most one of n_features_to_select and threshold"),
         ({"threshold": -0.2}, "threshold must be a finite number >= 0"),
         ({"n_theta": 20, "theta_rule": "simpson"}, "n_theta must be odd"),
         ({"n_theta": 1, "theta_rule": "simpson"}, "n_theta must be at least 3"),
@@ -579,15 +591,15 @@ def test_bad_parameters(small, params, match):
 
 def test_bad_parameter_types(small):
     X, y = small
-    with pytest.raises(InputTypeError, match="n_features must be an integer"):
-        BiasCorrectedNaiveBayes(n_features=2.5).fit(X, y)
+    with pytest.raises(InputTypeError, match="n_features_to_select must be an integer"):
+        BiasCorrectedNaiveBayes(n_features_to_select=2.5).fit(X, y)
     with pytest.raises(InputTypeError, match="f0 must be a real number"):
         BiasCorrectedNaiveBayes(f0="1").fit(X, y)
 
 
 def test_bad_data(small):
     X, y = small
-    model = BiasCorrectedNaiveBayes(n_features=2, binarize=None)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=2, binarize=None)
     with pytest.raises(InputValueError, match="binary"):
         model.fit(X * 2, y)
     with pytest.raises(InputValueError, match="binary"):
@@ -618,7 +630,7 @@ def test_bad_data_at_predict_time(small):
     X, y = small
     with pytest.raises(NotFittedError):
         BiasCorrectedNaiveBayes().predict_proba(X)
-    model = BiasCorrectedNaiveBayes(n_features=2, binarize=None).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=2, binarize=None).fit(X, y)
     with pytest.raises(InputValueError, match="X has 2 features, but BiasCorrectedNaiveBayes is expecting 3"):
         model.predict_proba(X[:, :2])
     with pytest.raises(InputValueError, match="binary"):
@@ -651,7 +663,7 @@ def test_exact_theta_rule_integrates_the_polynomial_integrands_exactly(nb_data):
 def test_exact_theta_rule_matches_a_very_fine_simpson_rule(simulate_nb):
     X, y, X_test, _ = simulate_nb(400, 100, 50, alpha=300.0, seed=4)
     for k in (5, 400):
-        common = dict(n_features=k, alpha_rule="midpoint", random_state=0)
+        common = dict(n_features_to_select=k, alpha_rule="midpoint", random_state=0)
         exact = BiasCorrectedNaiveBayes(theta_rule="exact", **common).fit(X, y)
         fine = BiasCorrectedNaiveBayes(theta_rule="simpson", n_theta=4001, **common).fit(X, y)
         np.testing.assert_allclose(exact.predict_proba(X_test), fine.predict_proba(X_test), atol=1e-6)
@@ -662,10 +674,10 @@ def test_exact_theta_rule_removes_the_overconfidence_of_21_simpson_points_at_lar
     error 0.141 vs actual 0.198 for seed 0); exact integration is calibrated (0.182 vs 0.195)."""
     from hdbayes.datasets import simulate_naive_bayes
 
-    data = simulate_naive_bayes(n_features=2000, n_train=200, n_test=2000, random_state=0)
+    data = simulate_naive_bayes(n_features=2000, n_samples=200, n_test=2000, random_state=0)
     gaps = {}
     for rule in ("simpson", "exact"):
-        model = BiasCorrectedNaiveBayes(theta_rule=rule).fit(data.X_train, data.y_train)
+        model = BiasCorrectedNaiveBayes(theta_rule=rule).fit(data.X, data.y)
         proba = model.predict_proba(data.X_test)[:, 1]
         gaps[rule] = expected_error_rate(proba) - error_rate(data.y_test, proba)
     assert gaps["simpson"] < -0.04
@@ -689,9 +701,9 @@ def test_every_feature_constant_after_binarize_is_refused():
     X = rng.uniform(0, 100, size=(20, 30))
     y = np.r_[np.zeros(10), np.ones(10)]
     with pytest.raises(InputValueError, match=r"every feature is constant on the training data after binarize=500"):
-        BiasCorrectedNaiveBayes(n_features=10, binarize=500).fit(X, y)
+        BiasCorrectedNaiveBayes(n_features_to_select=10, binarize=500).fit(X, y)
     with pytest.raises(InputValueError, match=r"^every feature is constant on the training data; nothing to select$"):
-        BiasCorrectedNaiveBayes(n_features=3, binarize=None).fit(np.ones((20, 5)), y)
+        BiasCorrectedNaiveBayes(n_features_to_select=3, binarize=None).fit(np.ones((20, 5)), y)
     with pytest.raises(InputValueError, match="every feature is constant"):
         BiasCorrectedNaiveBayes(threshold=0.1, binarize=None).fit(sp.csr_matrix((20, 5)), y)
 
@@ -702,7 +714,7 @@ def test_selected_features_with_zero_statistic_warn_once_naming_them():
         {"signal": y, "noise": np.r_[1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1], "flat": 0, "flat2": 1, "x": 0, "z": 0}
     )
     with pytest.warns(UserWarning, match=r"^3 of the 5 selected features have \|correlation\| 0") as record:
-        model = BiasCorrectedNaiveBayes(n_features=5, binarize=None, random_state=0).fit(X, y)
+        model = BiasCorrectedNaiveBayes(n_features_to_select=5, binarize=None, random_state=0).fit(X, y)
     assert len(record) == 1
     message = str(record[0].message)
     assert "feature 'flat'" in message or "feature 'x'" in message or "feature 'z'" in message
@@ -710,7 +722,7 @@ def test_selected_features_with_zero_statistic_warn_once_naming_them():
     # kept features that carry information: no warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        BiasCorrectedNaiveBayes(n_features=2, binarize=None).fit(X, y)
+        BiasCorrectedNaiveBayes(n_features_to_select=2, binarize=None).fit(X, y)
 
 
 def test_one_class_and_one_row_are_input_errors():
@@ -728,7 +740,7 @@ def test_non_finite_outputs_are_refused_with_the_cause(monkeypatch):
     y = [0, 1, 0, 1]
     model = BiasCorrectedNaiveBayes().fit(X, y)
     model.log_integral_one_ = np.full_like(model.log_integral_one_, np.nan)
-    with pytest.raises(InputValueError, match="the predicted log probabilities is not finite; a class has zero"):
+    with pytest.raises(InputValueError, match="the joint log-likelihood is not finite; a class has zero"):
         model.predict_proba(X)
     import hdbayes.selection_bias.naive_bayes as module
 
@@ -736,7 +748,7 @@ def test_non_finite_outputs_are_refused_with_the_cause(monkeypatch):
         module, "naive_bayes_log_discard_probability", lambda alpha, *a, **k: np.full(alpha.shape, -np.inf)
     )
     with pytest.raises(InputValueError, match="the log posterior of α is not finite; the posterior of α underflowed"):
-        BiasCorrectedNaiveBayes(n_features=1).fit(X, y)
+        BiasCorrectedNaiveBayes(n_features_to_select=1).fit(X, y)
 
 
 def test_feature_integrals_computed_once_per_count_pair_equal_the_per_feature_integrals():
@@ -812,7 +824,7 @@ def test_alpha_posterior_density_of_log_alpha_integrates_to_one():
 @pytest.mark.parametrize("alpha_rule", ["adaptive", "midpoint"])
 def test_fit_stores_the_alpha_posterior_of_the_pure_function(nb_data, alpha_rule):
     X, y = nb_data[:2]
-    model = BiasCorrectedNaiveBayes(n_features=5, alpha_rule=alpha_rule).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=5, alpha_rule=alpha_rule).fit(X, y)
     posterior, density = alpha_posterior(
         model.alpha_grid_, model.alpha_log_weights_, model.log_marginal_likelihood_, model.log_adjustment_, 0.5, 5.0
     )

@@ -154,7 +154,7 @@ def test_abs_correlation_of_huge_sparse_matrix(sparse_binary):
     np.testing.assert_allclose(r[cols], _corrcoef_oracle(X[:, cols].toarray(), y), rtol=1e-12, atol=1e-15)
     empty = X.getnnz(axis=0) == 0
     assert empty.any() and np.all(r[empty] == 0.0)
-    sel = select_features(X, y, n_features=100, random_state=0)
+    sel = select_features(X, y, n_features_to_select=100, random_state=0)
     assert sel.n_selected == 100 and sel.n_total == 1_000_000
     assert np.all(r[sel.indices] >= sel.threshold)
     assert np.sum(r > sel.threshold * (1 + THRESHOLD_RTOL)) <= 100
@@ -223,7 +223,7 @@ def test_f_statistic_errors():
 
 def test_top_k_selects_largest_and_sets_gamma():
     scores = np.array([0.1, 0.9, 0.3, 0.7, 0.5, 0.2])
-    sel = select_from_scores(scores, n_features=3)
+    sel = select_from_scores(scores, n_features_to_select=3)
     np.testing.assert_array_equal(sel.indices, [1, 3, 4])  # strongest first
     assert sel.threshold == 0.5
     assert sel.strict is True
@@ -235,7 +235,7 @@ def test_top_k_selects_largest_and_sets_gamma():
 def test_top_k_on_data_matches_argsort(binary_problem):
     X, y = binary_problem
     r = abs_correlation(X, y)
-    sel = select_features(X, y, n_features=10, random_state=0)
+    sel = select_features(X, y, n_features_to_select=10, random_state=0)
     assert sel.threshold == np.sort(r)[-10]
     assert set(sel.indices) <= set(np.flatnonzero(r >= sel.threshold))
     assert set(np.flatnonzero(r > sel.threshold * (1 + THRESHOLD_RTOL))) <= set(sel.indices)
@@ -244,7 +244,7 @@ def test_top_k_on_data_matches_argsort(binary_problem):
 
 def test_top_k_all_features():
     scores = np.array([0.2, 0.4, 0.1])
-    sel = select_from_scores(scores, n_features=3)
+    sel = select_from_scores(scores, n_features_to_select=3)
     np.testing.assert_array_equal(sel.indices, [1, 0, 2])
     assert sel.threshold == 0.1 and sel.n_discarded == 0 and sel.strict
 
@@ -253,30 +253,30 @@ def test_top_k_ties_random_but_reproducible():
     scores = np.array([0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.1])
     chosen = []
     for seed in range(40):
-        sel = select_from_scores(scores, n_features=3, random_state=seed)
+        sel = select_from_scores(scores, n_features_to_select=3, random_state=seed)
         assert sel.indices[0] == 0
         assert set(sel.indices[1:]) <= {1, 2, 3, 4, 5, 6}
         assert sel.threshold == 0.5
         assert sel.strict is False  # discarded features tie with γ
-        again = select_from_scores(scores, n_features=3, random_state=seed)
+        again = select_from_scores(scores, n_features_to_select=3, random_state=seed)
         np.testing.assert_array_equal(sel.indices, again.indices)
         chosen.append(tuple(sel.indices))
     assert len(set(chosen)) > 5  # really random
-    gen = select_from_scores(scores, n_features=3, random_state=np.random.default_rng(3))
-    gen2 = select_from_scores(scores, n_features=3, random_state=np.random.default_rng(3))
+    gen = select_from_scores(scores, n_features_to_select=3, random_state=np.random.default_rng(3))
+    gen2 = select_from_scores(scores, n_features_to_select=3, random_state=np.random.default_rng(3))
     np.testing.assert_array_equal(gen.indices, gen2.indices)
 
 
 def test_top_k_ties_all_kept_is_strict():
     scores = np.array([0.9, 0.5, 0.5, 0.1])
-    sel = select_from_scores(scores, n_features=3, random_state=0)
+    sel = select_from_scores(scores, n_features_to_select=3, random_state=0)
     np.testing.assert_array_equal(sel.indices, [0, 1, 2])
     assert sel.threshold == 0.5 and sel.strict is True
 
 
 def test_top_k_ties_among_kept_above_gamma_do_not_matter():
     scores = np.array([0.8, 0.8, 0.5, 0.3, 0.3])
-    sel = select_from_scores(scores, n_features=3)
+    sel = select_from_scores(scores, n_features_to_select=3)
     assert sel.strict is True and sel.threshold == 0.5
 
 
@@ -289,7 +289,7 @@ def test_ties_between_a_binary_feature_and_its_flip():
     assert r[0] == pytest.approx(r[1], rel=1e-14)
     picks = set()
     for seed in range(20):
-        sel = select_features(X, y, n_features=1, random_state=seed)
+        sel = select_features(X, y, n_features_to_select=1, random_state=seed)
         assert sel.strict is False
         discarded = np.setdiff1d(np.arange(3), sel.indices)
         assert sel.discarded(r[discarded]).all()
@@ -320,7 +320,7 @@ def test_select_features_f_statistic():
     y = rng.integers(0, 3, size=60)
     X = rng.normal(size=(60, 20))
     X[:, 4] += 3 * y
-    sel = select_features(X, y, n_features=1, statistic="f")
+    sel = select_features(X, y, n_features_to_select=1, statistic="f")
     np.testing.assert_array_equal(sel.indices, [4])
     assert sel.statistic == "f"
     assert sel.threshold == pytest.approx(f_classif(X, y)[0][4], rel=1e-8)
@@ -329,15 +329,15 @@ def test_select_features_f_statistic():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"n_features": 7}, ValueError, "larger than the number of features"),
-        ({"n_features": 0}, ValueError, "at least 1"),
-        ({"n_features": -2}, ValueError, "at least 1"),
-        ({"n_features": 2.0}, TypeError, "integer"),
-        ({"n_features": True}, TypeError, "integer"),
+        ({"n_features_to_select": 7}, ValueError, "larger than the number of features"),
+        ({"n_features_to_select": 0}, ValueError, "at least 1"),
+        ({"n_features_to_select": -2}, ValueError, "at least 1"),
+        ({"n_features_to_select": 2.0}, TypeError, "integer"),
+        ({"n_features_to_select": True}, TypeError, "integer"),
         ({"threshold": -0.1}, ValueError, "threshold must be a finite number >= 0"),
         ({"threshold": np.nan}, ValueError, "threshold must be a finite number >= 0"),
         ({}, ValueError, "exactly one"),
-        ({"n_features": 2, "threshold": 0.1}, ValueError, "exactly one"),
+        ({"n_features_to_select": 2, "threshold": 0.1}, ValueError, "exactly one"),
     ],
 )
 def test_selection_errors(kwargs, error, match):
@@ -350,16 +350,16 @@ def test_selection_errors(kwargs, error, match):
 def test_select_features_errors(binary_problem):
     X, y = binary_problem
     with pytest.raises(InputValueError, match="statistic must be one of"):
-        select_features(X, y, n_features=2, statistic="mutual_info")
+        select_features(X, y, n_features_to_select=2, statistic="mutual_info")
     with pytest.raises(InputValueError, match="binary response"):
-        select_features(X, y + 2, n_features=2)
+        select_features(X, y + 2, n_features_to_select=2)
     with pytest.raises(InputValueError, match="larger than the number of features"):
-        select_features(X, y, n_features=X.shape[1] + 1)
+        select_features(X, y, n_features_to_select=X.shape[1] + 1)
     with pytest.raises(InputValueError, match="NaN"):
-        select_features(np.full((4, 2), np.nan), [0, 1, 0, 1], n_features=1)
+        select_features(np.full((4, 2), np.nan), [0, 1, 0, 1], n_features_to_select=1)
     with pytest.raises(InputValueError, match=r"got shape \(3,\)$"):
         abs_correlation(X, y[:3])
-    assert select_features(X, y + 2, n_features=2, statistic="f").n_selected == 2
+    assert select_features(X, y + 2, n_features_to_select=2, statistic="f").n_selected == 2
 
 
 # ---------------------------------------------------------------------------
@@ -379,7 +379,8 @@ def test_discarded_strict_and_inclusive():
 
 def test_discarded_agrees_with_the_selection(binary_problem, continuous_problem):
     for (X, y), k in [(binary_problem, 5), (binary_problem, 12), (continuous_problem, 4)]:
-        for sel in (select_features(X, y, n_features=k, random_state=1), select_features(X, y, threshold=0.15)):
+        top_k = select_features(X, y, n_features_to_select=k, random_state=1)
+        for sel in (top_k, select_features(X, y, threshold=0.15)):
             r = sel.scores
             rest = np.setdiff1d(np.arange(X.shape[1]), sel.indices)
             assert sel.discarded(r[rest]).all()
@@ -396,7 +397,7 @@ def test_binary_data_top_k_with_boundary_ties_is_not_strict(binary_problem):
     # pick k so that the k-th value is tied with a discarded feature
     sorted_r = np.sort(r)[::-1]
     k = next(i + 1 for i in range(len(r) - 1) if np.isclose(sorted_r[i], sorted_r[i + 1], rtol=1e-12))
-    sel = select_features(X, y, n_features=k, random_state=0)
+    sel = select_features(X, y, n_features_to_select=k, random_state=0)
     assert sel.strict is False
     assert sel.discarded(r).sum() == X.shape[1] - k + np.isclose(r[sel.indices], sel.threshold, rtol=1e-12).sum()
 

@@ -270,7 +270,7 @@ class Selection:
     indices : ndarray of int
         Column indices of the retained features, strongest first.
     threshold : float
-        γ: with ``n_features=k`` the statistic of the k-th strongest feature; with a
+        γ: with ``n_features_to_select=k`` the statistic of the k-th strongest feature; with a
         fixed threshold, that threshold.
     n_total : int
         p, the number of candidate features the selection looked at.
@@ -316,12 +316,12 @@ class Selection:
         return values <= self.threshold + tol
 
 
-def select_features(X, y, *, n_features=None, threshold=None, statistic="correlation", random_state=None):
+def select_features(X, y, *, n_features_to_select=None, threshold=None, statistic="correlation", random_state=None):
     """Select features by a relevance statistic computed on (X, y).
 
-    Exactly one of ``n_features`` and ``threshold`` is given.
+    Exactly one of ``n_features_to_select`` and ``threshold`` is given.
 
-    * ``n_features=k``: keep the k largest statistics, breaking ties at the boundary
+    * ``n_features_to_select=k``: keep the k largest statistics, breaking ties at the boundary
       at random; γ is the statistic of the k-th kept feature. The discarded features
       are known to lie strictly below γ unless a discarded feature ties with it
       (``Selection.strict``).
@@ -332,7 +332,7 @@ def select_features(X, y, *, n_features=None, threshold=None, statistic="correla
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-    n_features : int, optional
+    n_features_to_select : int, optional
         k, 1 ≤ k ≤ p.
     threshold : float, optional
         t ≥ 0.
@@ -349,16 +349,18 @@ def select_features(X, y, *, n_features=None, threshold=None, statistic="correla
         raise InputValueError(f"statistic must be one of {sorted(_STATISTICS)}, got {statistic!r}")
     scores = _STATISTICS[statistic](X, y)
     return select_from_scores(
-        scores, n_features=n_features, threshold=threshold, statistic=statistic, random_state=random_state
-    )
+        scores, n_features_to_select=n_features_to_select, threshold=threshold, statistic=statistic,
+        random_state=random_state,
+    )  # fmt: skip
 
 
-def select_from_scores(scores, *, n_features=None, threshold=None, statistic="correlation", random_state=None):
+def select_from_scores(scores, *, n_features_to_select=None, threshold=None, statistic="correlation",
+                       random_state=None):  # fmt: skip
     """Top-k or threshold selection on precomputed statistics (see :func:`select_features`)."""
     scores = np.asarray(scores, dtype=np.float64)
     p = scores.shape[0]
-    if (n_features is None) == (threshold is None):
-        raise InputValueError("give exactly one of n_features and threshold")
+    if (n_features_to_select is None) == (threshold is None):
+        raise InputValueError("give exactly one of n_features_to_select and threshold")
     if threshold is not None:
         threshold = float(threshold)
         if not np.isfinite(threshold) or threshold < 0:
@@ -368,13 +370,13 @@ def select_from_scores(scores, *, n_features=None, threshold=None, statistic="co
         keep = np.flatnonzero(scores > threshold + THRESHOLD_RTOL * threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]
         return Selection(order, threshold, p, strict=False, statistic=statistic, scores=scores)
-    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
-        raise InputTypeError(f"n_features must be an integer, got {type(n_features).__name__}")
-    k = int(n_features)
+    if isinstance(n_features_to_select, bool) or not isinstance(n_features_to_select, (int, np.integer)):
+        raise InputTypeError(f"n_features_to_select must be an integer, got {type(n_features_to_select).__name__}")
+    k = int(n_features_to_select)
     if k < 1:
-        raise InputValueError(f"n_features must be at least 1, got {k}")
+        raise InputValueError(f"n_features_to_select must be at least 1, got {k}")
     if k > p:
-        raise InputValueError(f"n_features={k} is larger than the number of features p={p}")
+        raise InputValueError(f"n_features_to_select={k} is larger than the number of features p={p}")
     if k == p:
         order = np.argsort(-scores, kind="stable")
         return Selection(order, float(scores[order[-1]]), p, strict=True, statistic=statistic, scores=scores)

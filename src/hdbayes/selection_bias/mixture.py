@@ -307,13 +307,13 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
     The binary response is modelled as feature 0 of a two-component mixture of
     independent binary features (thesis §2.4), so features are related to the
     response only through a latent class. ``fit`` takes all p candidate binary
-    features, keeps the ``n_features`` most correlated with the response (or those
+    features, keeps the ``n_features_to_select`` most correlated with the response (or those
     above ``threshold``), and samples the posterior by Gibbs sampling; with
     ``correct=True`` it conditions on the p − k discarded features.
 
     Parameters
     ----------
-    n_features, threshold
+    n_features_to_select, threshold
         As in :class:`~hdbayes.BiasCorrectedNaiveBayes` (selection by |COR| with the
         response; the same boundary convention).
     correct : bool, default=True
@@ -367,7 +367,7 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
 
     def __init__(
         self,
-        n_features=None,
+        n_features_to_select=None,
         *,
         threshold=None,
         correct=True,
@@ -391,7 +391,7 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         random_state=None,
         n_jobs=None,
     ):
-        self.n_features = n_features
+        self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.correct = correct
         self.f0 = f0
@@ -498,8 +498,8 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         self.n_adjustment_keys_ = np.array([c["n_keys"] for c in chains])
         return self
 
-    def _log_class_numerators(self, X):
-        X_selected = self._validate_test_data(X)[:, self.selected_features_]
+    def _joint_log_likelihood(self, X):
+        X_selected = X[:, self.selected_features_]
         X_selected = X_selected.tocsr() if hasattr(X_selected, "tocsr") else X_selected.astype(np.float64)
         return mixture_log_class_numerators(
             X_selected, self.theta_samples_, self.ones_samples_, self.sizes_samples_,

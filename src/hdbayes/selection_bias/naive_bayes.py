@@ -248,7 +248,7 @@ def alpha_posterior(alpha, log_alpha_weights, log_marginal, log_adjustment, alph
 class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     """Bayesian binary naive Bayes with correction for feature-selection bias.
 
-    ``fit`` receives **all p candidate features**, selects the ``n_features``
+    ``fit`` receives **all p candidate features**, selects the ``n_features_to_select``
     features most correlated with y (or those above ``threshold``) and fits the
     Bayesian naive Bayes model of Li, Zhang & Neal (thesis §2.3) on them. With
     ``correct=True`` the posterior also conditions on the fact that the other
@@ -258,14 +258,14 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
 
     Parameters
     ----------
-    n_features : int, optional
+    n_features_to_select : int, optional
         k, the number of features to keep (1 ≤ k ≤ p), chosen by the absolute
         sample correlation with y on the training data. The k-th largest value is
         the threshold γ. The discarded features are then known to lie strictly
         below γ (the correction uses the event |COR| < γ; a lattice point exactly
         at γ counts as passing), unless a discarded feature ties with the k-th, in
         which case the event |COR| ≤ γ is used (ties are broken at random).
-        Give at most one of ``n_features`` and ``threshold``; with neither, all
+        Give at most one of ``n_features_to_select`` and ``threshold``; with neither, all
         features are used and no correction is needed.
     threshold : float, optional
         Keep the features with |COR| > ``threshold``; discarded ones satisfy
@@ -358,15 +358,15 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     --------
     >>> from hdbayes import BiasCorrectedNaiveBayes
     >>> from hdbayes.datasets import simulate_naive_bayes
-    >>> data = simulate_naive_bayes(n_features=2000, n_train=100, n_test=10, random_state=0)
-    >>> model = BiasCorrectedNaiveBayes(n_features=10).fit(data.X_train, data.y_train)
+    >>> data = simulate_naive_bayes(n_features=2000, n_samples=100, n_test=10, random_state=0)
+    >>> model = BiasCorrectedNaiveBayes(n_features_to_select=10).fit(data.X, data.y)
     >>> model.predict_proba(data.X_test).shape
     (10, 2)
     """
 
     def __init__(
         self,
-        n_features=None,
+        n_features_to_select=None,
         *,
         threshold=None,
         correct=True,
@@ -382,7 +382,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         binarize=0.0,
         random_state=None,
     ):
-        self.n_features = n_features
+        self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.correct = correct
         self.f0 = f0
@@ -494,8 +494,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         self.class_log_prior_ = np.log((f + np.asarray(class_sizes)) / (f.sum() + y01.shape[0]))
         return self
 
-    def _log_class_numerators(self, X):
-        X = self._validate_test_data(X)
+    def _joint_log_likelihood(self, X):
         return log_class_numerators(
             X,
             self.log_integral_one_,
