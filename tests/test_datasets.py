@@ -303,7 +303,7 @@ def test_download_then_load_colon(env, monkeypatch):
     calls = _serve(monkeypatch, (SHARED / "colon.rda").read_bytes())
     colon = load_colon()
     assert calls == [_fetch.REGISTRY["colon.rda"].url]
-    assert colon.data.shape == (62, 2000)
+    assert colon.X.shape == (62, 2000)
     assert Path(colon.filename) == env / "xdg" / "hdbayes" / "colon.rda"
 
 
@@ -316,41 +316,41 @@ def test_load_colon(env, monkeypatch):
     monkeypatch.setattr(urllib.request, "urlopen", _no_network)
     monkeypatch.setenv("HDBAYES_DATA", str(SHARED))
     colon = load_colon(download=False)
-    X, y = colon.data, colon.target
+    X, y = colon.X, colon.y
     assert X.shape == (62, 2000) and X.dtype == np.float64
     assert np.isfinite(X).all()
     assert y.shape == (62,) and set(np.unique(y)) == {0, 1}
     assert np.bincount(y).tolist() == [22, 40]
     assert list(colon.target_names) == ["normal", "tumour"]
     assert colon.feature_names.shape == (2000,) and colon.feature_names[0] == "V1"
-    assert colon.data_binary.shape == (62, 2000) and colon.data_binary.dtype == np.int8
+    assert colon.X_binary.shape == (62, 2000) and colon.X_binary.dtype == np.int8
     assert "median" in colon.DESCR
 
     binary = load_colon(binarize=True, data_home=SHARED, download=False)
-    B = binary.data
+    B = binary.X
     assert B.dtype == np.int8 and B.shape == (62, 2000)
     assert set(np.unique(B)) == {0, 1}
     np.testing.assert_array_equal(B, (X > np.median(X, axis=0)).astype(np.int8))
     frac = B.mean(axis=0)
     assert np.all(np.abs(frac - 0.5) <= 0.05)  # strict > median: 31 of 62 without ties
-    np.testing.assert_array_equal(binary.target, y)
+    np.testing.assert_array_equal(binary.y, y)
 
 
 @needs_shared
 def test_load_colon_returns_copies(env):
     a = load_colon(data_home=SHARED, download=False)
-    a.data[:] = 0.0
-    a.target[:] = 7
+    a.X[:] = 0.0
+    a.y[:] = 7
     b = load_colon(data_home=SHARED, download=False)
-    assert np.abs(b.data).sum() > 0 and np.bincount(b.target).tolist() == [22, 40]
-    assert b.data.flags.writeable
+    assert np.abs(b.X).sum() > 0 and np.bincount(b.y).tolist() == [22, 40]
+    assert b.X.flags.writeable
 
 
 @needs_shared
 def test_load_srbct(env):
     srbct = load_srbct(data_home=SHARED, download=False)
-    assert srbct.data.shape == (83, 2308) and srbct.data.dtype == np.float64
-    assert np.bincount(srbct.target).tolist() == [29, 11, 18, 25]
+    assert srbct.X.shape == (83, 2308) and srbct.X.dtype == np.float64
+    assert np.bincount(srbct.y).tolist() == [29, 11, 18, 25]
     assert list(srbct.target_names) == ["EWS", "BL/NHL", "NB", "RMS"]
     assert srbct.feature_names.shape == (2308,)
     assert len(set(srbct.feature_names)) == 2308
@@ -358,14 +358,14 @@ def test_load_srbct(env):
     assert srbct.gene_descriptions.shape == (2308,)
     assert srbct.khan_test_mask.sum() == 20
     # Khan's 20 SRBCT test samples: EWS 6, BL 3, NB 6, RMS 5
-    assert np.bincount(srbct.target[srbct.khan_test_mask]).tolist() == [6, 3, 6, 5]
+    assert np.bincount(srbct.y[srbct.khan_test_mask]).tolist() == [6, 3, 6, 5]
 
 
 @needs_shared
 def test_load_lymphoma(env):
     lymph = load_lymphoma(data_home=SHARED, download=False)
-    assert lymph.data.shape == (62, 4026) and lymph.data.dtype == np.float64
-    assert np.bincount(lymph.target).tolist() == [42, 9, 11]
+    assert lymph.X.shape == (62, 4026) and lymph.X.dtype == np.float64
+    assert np.bincount(lymph.y).tolist() == [42, 9, 11]
     assert list(lymph.target_names) == ["DLBCL", "FL", "CLL"]
     assert lymph.feature_names is None
 
@@ -443,45 +443,45 @@ def test_unique_names():
 
 
 def test_simulate_shapes_and_balance():
-    sim = simulate_naive_bayes(n_features=300, n_train=40, n_test=60, random_state=0)
-    assert sim.X_train.shape == (40, 300) and sim.X_test.shape == (60, 300)
-    assert sim.X_train.dtype == np.int8 and sim.X_test.dtype == np.int8
-    assert set(np.unique(sim.X_train)) <= {0, 1}
+    sim = simulate_naive_bayes(n_features=300, n_samples=40, n_test=60, random_state=0)
+    assert sim.X.shape == (40, 300) and sim.X_test.shape == (60, 300)
+    assert sim.X.dtype == np.int8 and sim.X_test.dtype == np.int8
+    assert set(np.unique(sim.X)) <= {0, 1}
     assert sim.theta.shape == (300,) and sim.phi.shape == (2, 300)
     assert np.all((sim.theta > 0) & (sim.theta < 1))
     assert np.all((sim.phi >= 0) & (sim.phi <= 1))
-    assert np.bincount(sim.y_train).tolist() == [20, 20]
+    assert np.bincount(sim.y).tolist() == [20, 20]
     assert np.bincount(sim.y_test).tolist() == [30, 30]
     # labels come in shuffled order, not sorted
-    assert not np.all(np.diff(sim.y_train) >= 0)
+    assert not np.all(np.diff(sim.y) >= 0)
 
 
 def test_simulate_defaults_match_thesis():
     sim = simulate_naive_bayes(random_state=1)
-    assert sim.X_train.shape == (200, 10000) and sim.X_test.shape == (2000, 10000)
-    assert np.bincount(sim.y_train).tolist() == [100, 100]
+    assert sim.X.shape == (200, 10000) and sim.X_test.shape == (2000, 10000)
+    assert np.bincount(sim.y).tolist() == [100, 100]
     assert np.bincount(sim.y_test).tolist() == [1000, 1000]
     assert sim.alpha == 300.0
 
 
 def test_simulate_odd_balanced_and_unbalanced():
-    sim = simulate_naive_bayes(n_features=5, n_train=7, n_test=9, random_state=3)
-    assert sorted(np.bincount(sim.y_train, minlength=2).tolist()) == [3, 4]
+    sim = simulate_naive_bayes(n_features=5, n_samples=7, n_test=9, random_state=3)
+    assert sorted(np.bincount(sim.y, minlength=2).tolist()) == [3, 4]
     assert sorted(np.bincount(sim.y_test, minlength=2).tolist()) == [4, 5]
-    free = simulate_naive_bayes(n_features=5, n_train=4000, n_test=1, balanced=False, random_state=3)
-    assert 0.45 < free.y_train.mean() < 0.55
+    free = simulate_naive_bayes(n_features=5, n_samples=4000, n_test=1, balanced=False, random_state=3)
+    assert 0.45 < free.y.mean() < 0.55
 
 
 def test_simulate_reproducible():
-    kw = dict(alpha=50.0, n_features=1000, n_train=30, n_test=20)
+    kw = dict(alpha=50.0, n_features=1000, n_samples=30, n_test=20)
     a = simulate_naive_bayes(**kw, random_state=42)
     b = simulate_naive_bayes(**kw, random_state=42)
     c = simulate_naive_bayes(**kw, random_state=np.random.default_rng(42))
-    for key in ("X_train", "y_train", "X_test", "y_test", "theta", "phi"):
+    for key in ("X", "y", "X_test", "y_test", "theta", "phi"):
         np.testing.assert_array_equal(a[key], b[key])
         np.testing.assert_array_equal(a[key], c[key])
     d = simulate_naive_bayes(**kw, random_state=43)
-    assert not np.array_equal(a.X_train, d.X_train)
+    assert not np.array_equal(a.X, d.X)
     # a Generator is advanced, so two calls with the same generator differ
     rng = np.random.default_rng(0)
     e1 = simulate_naive_bayes(**kw, random_state=rng)
@@ -490,16 +490,16 @@ def test_simulate_reproducible():
 
 
 def test_simulate_sparse_equals_dense():
-    kw = dict(n_features=2500, n_train=50, n_test=31, random_state=7)
+    kw = dict(n_features=2500, n_samples=50, n_test=31, random_state=7)
     dense = simulate_naive_bayes(**kw)
     sparse = simulate_naive_bayes(**kw, sparse=True)
-    for key in ("X_train", "X_test"):
+    for key in ("X", "X_test"):
         S = sparse[key]
         assert sp.issparse(S) and S.format == "csc" and S.dtype == np.int8
         assert S.shape == dense[key].shape
         S.check_format(full_check=True)
         np.testing.assert_array_equal(S.toarray(), dense[key])
-    for key in ("y_train", "y_test", "theta", "phi"):
+    for key in ("y", "y_test", "theta", "phi"):
         np.testing.assert_array_equal(sparse[key], dense[key])
 
 
@@ -507,17 +507,17 @@ def test_simulate_sparse_spans_several_blocks(monkeypatch):
     from hdbayes.datasets import simulate as simulate_module
 
     monkeypatch.setattr(simulate_module, "_BLOCK_ELEMENTS", 1000)  # blocks of 10 columns
-    kw = dict(n_features=95, n_train=60, n_test=40, random_state=5)
+    kw = dict(n_features=95, n_samples=60, n_test=40, random_state=5)
     dense = simulate_naive_bayes(**kw)
     sparse = simulate_naive_bayes(**kw, sparse=True)
-    np.testing.assert_array_equal(sparse.X_train.toarray(), dense.X_train)
+    np.testing.assert_array_equal(sparse.X.toarray(), dense.X)
     np.testing.assert_array_equal(sparse.X_test.toarray(), dense.X_test)
 
 
 def test_simulate_phi_close_for_large_alpha():
     """With alpha = 300, phi_0 and phi_1 differ by about sqrt(2 theta(1-theta)/(alpha+1))."""
     alpha = 300.0
-    sim = simulate_naive_bayes(alpha=alpha, n_features=20000, n_train=2, n_test=2, random_state=11)
+    sim = simulate_naive_bayes(alpha=alpha, n_features=20000, n_samples=2, n_test=2, random_state=11)
     theta, phi = sim.theta, sim.phi
     np.testing.assert_allclose(theta.mean(), 0.5, atol=0.01)
     var = theta * (1 - theta) / (alpha + 1)  # Var(phi_cj | theta_j), thesis §2.3.1
@@ -531,13 +531,13 @@ def test_simulate_phi_close_for_large_alpha():
     assert diff.mean() < 0.05
     np.testing.assert_allclose(diff.mean(), expected, rtol=0.05)
     # small alpha makes classes differ much more
-    loose = simulate_naive_bayes(alpha=2.0, n_features=20000, n_train=2, n_test=2, random_state=11)
+    loose = simulate_naive_bayes(alpha=2.0, n_features=20000, n_samples=2, n_test=2, random_state=11)
     assert np.abs(loose.phi[0] - loose.phi[1]).mean() > 5 * diff.mean()
 
 
 def test_simulate_x_follows_phi():
-    sim = simulate_naive_bayes(alpha=1.0, n_features=50, n_train=4000, n_test=4000, random_state=2)
-    for X, y in ((sim.X_train, sim.y_train), (sim.X_test, sim.y_test)):
+    sim = simulate_naive_bayes(alpha=1.0, n_features=50, n_samples=4000, n_test=4000, random_state=2)
+    for X, y in ((sim.X, sim.y), (sim.X_test, sim.y_test)):
         for c in (0, 1):
             freq = X[y == c].mean(axis=0)
             se = np.sqrt(sim.phi[c] * (1 - sim.phi[c]) / (y == c).sum()) + 1e-3
@@ -552,13 +552,75 @@ def test_simulate_x_follows_phi():
         (dict(alpha=float("nan")), ValueError),
         (dict(alpha="300"), TypeError),
         (dict(n_features=0), ValueError),
-        (dict(n_train=0), ValueError),
+        (dict(n_samples=0), ValueError),
         (dict(n_test=0), ValueError),
-        (dict(n_train=2.5), TypeError),
+        (dict(n_samples=2.5), TypeError),
         (dict(random_state="seed"), TypeError),
     ],
 )
 def test_simulate_validates(kwargs, error):
-    base = dict(n_features=3, n_train=2, n_test=2, random_state=0)
+    base = dict(n_features=3, n_samples=2, n_test=2, random_state=0)
     with pytest.raises(error):
         simulate_naive_bayes(**{**base, **kwargs})
+
+
+# ---------------------------------------------------------------------------
+# one Bunch layout and one size name for every simulator and loader
+
+
+def _simulators():
+    from hdbayes.datasets import (
+        simulate_block_sparse,
+        simulate_bursty_documents,
+        simulate_cauchy_classification,
+        simulate_gaussian,
+        simulate_hmm,
+        simulate_mixture,
+    )
+
+    return [
+        (simulate_naive_bayes, dict(n_features=30)),
+        (simulate_gaussian, dict(n_classes=3, n_features=30)),
+        (simulate_mixture, dict(n_features=30)),
+        (simulate_hmm, dict(length=8)),
+        (simulate_cauchy_classification, dict(n_features=4, order=2)),
+        (simulate_bursty_documents, dict(n_words=50, mean_length=5)),
+        (simulate_block_sparse, dict(n_features=32, group_size=4, n_active_groups=2)),
+    ]
+
+
+@pytest.mark.parametrize("simulate, kwargs", _simulators(), ids=lambda v: getattr(v, "__name__", ""))
+def test_every_simulator_has_one_layout(simulate, kwargs):
+    data = simulate(n_samples=12, n_test=5, random_state=0, **kwargs)
+    assert list(data)[:6] == ["X", "y", "X_test", "y_test", "feature_names", "DESCR"]
+    assert data.X.shape[0] == data.y.shape[0] == 12 and data.X_test.shape[0] == data.y_test.shape[0] == 5
+    assert data.feature_names.shape == (data.X.shape[1],) and len(set(data.feature_names)) == data.X.shape[1]
+    assert isinstance(data.DESCR, str) and "12 training" in data.DESCR
+    again = simulate(n_samples=12, n_test=5, random_state=0, **kwargs)
+    for key in ("X", "y", "X_test", "y_test"):
+        a, b = data[key], again[key]
+        np.testing.assert_array_equal(a.toarray() if sp.issparse(a) else a, b.toarray() if sp.issparse(b) else b)
+    with pytest.raises(ValueError, match="n_samples must be at least 1"):
+        simulate(n_samples=0, n_test=5, random_state=0, **kwargs)
+    with pytest.raises(TypeError, match="n_samples must be an integer"):
+        simulate(n_samples=2.5, n_test=5, random_state=0, **kwargs)
+
+
+def test_test_cases_do_not_change_the_training_cases():
+    from hdbayes.datasets import simulate_bursty_documents
+
+    alone = simulate_bursty_documents(30, 40, random_state=1)
+    with_test = simulate_bursty_documents(30, 40, n_test=10, random_state=1)
+    assert alone.X_test.shape == (0, 40) and with_test.X_test.shape == (10, 40)
+    assert (alone.X != with_test.X).nnz == 0 and np.array_equal(alone.y, with_test.y)
+
+
+@needs_shared
+@pytest.mark.parametrize("loader", [load_colon, load_srbct, load_lymphoma])
+def test_every_loader_has_one_layout(env, loader):
+    data = loader(data_home=SHARED, download=False)
+    assert list(data)[:4] == ["X", "y", "feature_names", "DESCR"]
+    assert data.X.shape[0] == data.y.shape[0]
+    assert data.feature_names is None or data.feature_names.shape == (data.X.shape[1],)
+    assert list(data)[-1] == "filename" and Path(data.filename).parent == SHARED
+    assert "X_train" not in data and "data" not in data and "target" not in data

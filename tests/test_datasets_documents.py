@@ -13,10 +13,10 @@ from hdbayes.datasets.documents import sample_polya_urn, simulate_bursty_documen
 from hdbayes.discrete.conjugate import dirichlet_multinomial_log_pmf
 
 
-def _chi_square_against_dcm(alpha, length, n_documents, seed):
-    X = sample_polya_urn(alpha, length, n_documents=n_documents, random_state=seed).toarray()
+def _chi_square_against_dcm(alpha, length, n_samples, seed):
+    X = sample_polya_urn(alpha, length, n_samples=n_samples, random_state=seed).toarray()
     compositions = np.array([c for c in itertools.product(range(length + 1), repeat=len(alpha)) if sum(c) == length])
-    expected = np.exp(dirichlet_multinomial_log_pmf(compositions, alpha)) * n_documents
+    expected = np.exp(dirichlet_multinomial_log_pmf(compositions, alpha)) * n_samples
     index = {tuple(c): i for i, c in enumerate(compositions)}
     observed = np.bincount([index[tuple(row)] for row in X], minlength=len(compositions))
     return stats.chisquare(observed, expected).pvalue
@@ -24,7 +24,7 @@ def _chi_square_against_dcm(alpha, length, n_documents, seed):
 
 def test_t8_urn_with_two_colours_is_uniform_over_compositions():
     # α = (1, 1), two draws: (2,0), (1,1), (0,2) each have probability 1/3 (DCM), not (1/4, 1/2, 1/4)
-    X = sample_polya_urn([1.0, 1.0], 2, n_documents=30_000, random_state=0).toarray()
+    X = sample_polya_urn([1.0, 1.0], 2, n_samples=30_000, random_state=0).toarray()
     frequencies = np.bincount(X[:, 0], minlength=3) / X.shape[0]
     np.testing.assert_allclose(frequencies, [1 / 3, 1 / 3, 1 / 3], atol=0.01)
     assert _chi_square_against_dcm([1.0, 1.0], 2, 30_000, 1) > 1e-3
@@ -36,12 +36,12 @@ def test_urn_matches_dcm_pmf():
 
 
 def test_sampler_shapes_reproducibility_and_validation():
-    a = sample_polya_urn([0.5, 0.5, 2.0], 7, n_documents=5, random_state=4)
-    b = sample_polya_urn([0.5, 0.5, 2.0], 7, n_documents=5, random_state=4)
+    a = sample_polya_urn([0.5, 0.5, 2.0], 7, n_samples=5, random_state=4)
+    b = sample_polya_urn([0.5, 0.5, 2.0], 7, n_samples=5, random_state=4)
     assert sp.issparse(a) and a.shape == (5, 3)
     assert (a != b).nnz == 0
     assert np.all(np.asarray(a.sum(axis=1)).ravel() == 7)
-    assert sample_polya_urn([1.0, 2.0], 0, n_documents=3, random_state=0).nnz == 0
+    assert sample_polya_urn([1.0, 2.0], 0, n_samples=3, random_state=0).nnz == 0
     with pytest.raises(ValueError, match="concentrations > 0"):
         sample_polya_urn([1.0, 0.0], 3)
     with pytest.raises(ValueError, match="length must be at least 0"):

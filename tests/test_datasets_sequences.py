@@ -24,10 +24,10 @@ from hdbayes.datasets.sequences import DEFAULT_HMM_PERMUTATION, _gutenberg_body
 
 def test_hmm_shapes_defaults():
     hmm = simulate_hmm(random_state=0)
-    assert hmm.X_train.shape == (500, 20) and hmm.X_test.shape == (5000, 20)
-    assert hmm.y_train.shape == (500,) and hmm.y_test.shape == (5000,)
-    assert hmm.X_train.dtype == np.int8 and hmm.y_train.dtype == np.int64
-    assert hmm.hidden_train.shape == (500, 21) and hmm.hidden_test.shape == (5000, 21)
+    assert hmm.X.shape == (500, 20) and hmm.X_test.shape == (5000, 20)
+    assert hmm.y.shape == (500,) and hmm.y_test.shape == (5000,)
+    assert hmm.X.dtype == np.int8 and hmm.y.dtype == np.int64
+    assert hmm.hidden.shape == (500, 21) and hmm.hidden_test.shape == (5000, 21)
     assert set(np.unique(hmm.X_test)) == {0, 1} and set(np.unique(hmm.y_test)) == {0, 1}
     assert hmm.transition.shape == (8, 8) and hmm.emission.shape == (8, 2)
     np.testing.assert_allclose(hmm.transition.sum(axis=1), 1.0)
@@ -53,9 +53,9 @@ def test_hmm_default_permutation_matches_text():
 
 
 def test_hmm_frequencies_on_long_run():
-    hmm = simulate_hmm(n_train=400, n_test=1, length=500, random_state=3)
-    h = hmm.hidden_train.astype(np.int64)
-    x = np.column_stack([hmm.X_train, hmm.y_train])
+    hmm = simulate_hmm(n_samples=400, n_test=1, length=500, random_state=3)
+    h = hmm.hidden.astype(np.int64)
+    x = np.column_stack([hmm.X, hmm.y])
     # transitions: empirical matrix from all consecutive pairs
     counts = np.zeros((8, 8))
     np.add.at(counts, (h[:, :-1].ravel(), h[:, 1:].ravel()), 1)
@@ -68,54 +68,54 @@ def test_hmm_frequencies_on_long_run():
         freq0 = (x[h == state] == 0).mean()
         assert abs(freq0 - hmm.emission[state, 0]) < 0.01
     # initial state uniform
-    first = np.bincount(simulate_hmm(n_train=8000, n_test=1, length=2, random_state=4).hidden_train[:, 0], minlength=8)
+    first = np.bincount(simulate_hmm(n_samples=8000, n_test=1, length=2, random_state=4).hidden[:, 0], minlength=8)
     assert np.all(np.abs(first / 8000 - 1 / 8) < 0.02)
 
 
 def test_hmm_layout_last_column_most_recent():
-    hmm = simulate_hmm(n_train=30, n_test=10, length=6, random_state=5)
-    assert hmm.X_train.shape == (30, 5)
+    hmm = simulate_hmm(n_samples=30, n_test=10, length=6, random_state=5)
+    assert hmm.X.shape == (30, 5)
     # the full observed sequence is the history followed by the target, in time order; the last
     # hidden state is the one emitting y, and with p_emission = 1 the symbols follow the states
-    det = simulate_hmm(n_train=200, n_test=50, length=6, random_state=5, p_emission=1.0)
-    for X, y, H in ((det.X_train, det.y_train, det.hidden_train), (det.X_test, det.y_test, det.hidden_test)):
+    det = simulate_hmm(n_samples=200, n_test=50, length=6, random_state=5, p_emission=1.0)
+    for X, y, H in ((det.X, det.y, det.hidden), (det.X_test, det.y_test, det.hidden_test)):
         seq = np.column_stack([X, y])
         np.testing.assert_array_equal(seq, (H % 2 == 0).astype(np.int8))
     # with a deterministic chain, x_{t+1} is a function of h_t: the target follows from the last column's state
-    chain = simulate_hmm(n_train=100, n_test=5, length=4, random_state=6, p_transition=1.0, p_emission=1.0)
-    H = chain.hidden_train
+    chain = simulate_hmm(n_samples=100, n_test=5, length=4, random_state=6, p_transition=1.0, p_emission=1.0)
+    H = chain.hidden
     np.testing.assert_array_equal(H[:, 1:], chain.permutation[H[:, :-1]])
-    np.testing.assert_array_equal(chain.y_train, (chain.permutation[H[:, -2]] % 2 == 0).astype(np.int64))
+    np.testing.assert_array_equal(chain.y, (chain.permutation[H[:, -2]] % 2 == 0).astype(np.int64))
 
 
 def test_hmm_reproducible_and_params_independent_of_sizes():
-    a = simulate_hmm(n_train=20, n_test=30, random_state=11)
-    b = simulate_hmm(n_train=20, n_test=30, random_state=11)
-    c = simulate_hmm(n_train=50, n_test=5, random_state=11)
-    d = simulate_hmm(n_train=20, n_test=30, random_state=12)
-    for key in ("X_train", "y_train", "X_test", "y_test", "hidden_train", "transition"):
+    a = simulate_hmm(n_samples=20, n_test=30, random_state=11)
+    b = simulate_hmm(n_samples=20, n_test=30, random_state=11)
+    c = simulate_hmm(n_samples=50, n_test=5, random_state=11)
+    d = simulate_hmm(n_samples=20, n_test=30, random_state=12)
+    for key in ("X", "y", "X_test", "y_test", "hidden", "transition"):
         np.testing.assert_array_equal(a[key], b[key])
     np.testing.assert_array_equal(a.transition, c.transition)
     assert not np.array_equal(a.transition, d.transition)
     assert not np.array_equal(a.X_test, d.X_test)
     gen = np.random.default_rng(0)
-    assert not np.array_equal(simulate_hmm(random_state=gen).X_train, simulate_hmm(random_state=gen).X_train)
+    assert not np.array_equal(simulate_hmm(random_state=gen).X, simulate_hmm(random_state=gen).X)
 
 
 def test_hmm_permutation_options():
-    r = simulate_hmm(n_train=5, n_test=5, random_state=1, permutation="random")
+    r = simulate_hmm(n_samples=5, n_test=5, random_state=1, permutation="random")
     assert sorted(r.permutation.tolist()) == list(range(8))
     np.testing.assert_allclose(r.transition[np.arange(8), r.permutation], 0.95)
     perm = [1, 2, 3, 0]
-    e = simulate_hmm(n_train=5, n_test=5, random_state=1, n_hidden=4, permutation=perm)
+    e = simulate_hmm(n_samples=5, n_test=5, random_state=1, n_hidden=4, permutation=perm)
     np.testing.assert_array_equal(e.permutation, perm)
-    assert simulate_hmm(n_train=5, n_test=5, random_state=1, n_hidden=5).transition.shape == (5, 5)
+    assert simulate_hmm(n_samples=5, n_test=5, random_state=1, n_hidden=5).transition.shape == (5, 5)
 
 
 @pytest.mark.parametrize(
     ("kwargs", "exc"),
     [
-        ({"n_train": 0}, ValueError),
+        ({"n_samples": 0}, ValueError),
         ({"n_test": 2.5}, TypeError),
         ({"length": 1}, ValueError),
         ({"p_transition": 1.5}, ValueError),
@@ -182,9 +182,9 @@ def alice_path():
 
 def test_load_english_text_defaults(alice_path):
     d = load_english_text(download=False)
-    assert d.X_train.shape == (1000, 20) and d.X_test.shape == (2910, 20)
-    assert d.y_train.shape == (1000,) and d.y_test.shape == (2910,)
-    assert d.X_train.dtype == np.int8 and d.y_train.dtype == np.int64
+    assert d.X.shape == (1000, 20) and d.X_test.shape == (2910, 20)
+    assert d.y.shape == (1000,) and d.y_test.shape == (2910,)
+    assert d.X.dtype == np.int8 and d.y.dtype == np.int64
     assert d.sequence.shape == (3930,) and d.start == 0
     assert d.symbol_names == ("vowel", "consonant", "other")
     assert set(np.unique(d.sequence)) == {0, 1, 2}
@@ -196,9 +196,9 @@ def test_load_english_text_defaults(alice_path):
 
 
 def test_load_english_text_layout(alice_path):
-    d = load_english_text(order=7, n_train=50, n_test=30, download=False)
-    X = np.vstack([d.X_train, d.X_test])
-    y = np.concatenate([d.y_train, d.y_test])
+    d = load_english_text(order=7, n_samples=50, n_test=30, download=False)
+    X = np.vstack([d.X, d.X_test])
+    y = np.concatenate([d.y, d.y_test])
     # consecutive overlapping windows: each history shifted by one, with the target appended,
     # is the next history; so the last column is the most recent symbol
     np.testing.assert_array_equal(X[1:, :-1], X[:-1, 1:])
@@ -208,16 +208,16 @@ def test_load_english_text_layout(alice_path):
 
 
 def test_load_english_text_start_and_n_test(alice_path):
-    full = load_english_text(order=3, n_train=10, n_test=None, download=False)
+    full = load_english_text(order=3, n_samples=10, n_test=None, download=False)
     assert full.X_test.shape[0] == full.n_symbols - 3 - 10
-    off = load_english_text(order=3, n_train=10, n_test=5, start=100, download=False)
-    np.testing.assert_array_equal(np.vstack([off.X_train, off.X_test]), np.vstack([full.X_train, full.X_test])[100:115])
-    r1 = load_english_text(order=3, n_train=10, n_test=5, start="random", random_state=0, download=False)
-    r2 = load_english_text(order=3, n_train=10, n_test=5, start="random", random_state=0, download=False)
+    off = load_english_text(order=3, n_samples=10, n_test=5, start=100, download=False)
+    np.testing.assert_array_equal(np.vstack([off.X, off.X_test]), np.vstack([full.X, full.X_test])[100:115])
+    r1 = load_english_text(order=3, n_samples=10, n_test=5, start="random", random_state=0, download=False)
+    r2 = load_english_text(order=3, n_samples=10, n_test=5, start="random", random_state=0, download=False)
     assert r1.start == r2.start
     np.testing.assert_array_equal(r1.X_test, r2.X_test)
     with pytest.raises(ValueError):
-        load_english_text(n_train=full.n_symbols, download=False)
+        load_english_text(n_samples=full.n_symbols, download=False)
     with pytest.raises(ValueError):
         load_english_text(start=full.n_symbols, download=False)
     with pytest.raises(ValueError):
@@ -233,9 +233,9 @@ def test_load_english_text_start_and_n_test(alice_path):
 
 def test_cauchy_classification_shapes_and_model():
     sim = simulate_cauchy_classification(random_state=0)
-    assert sim.X_train.shape == (500, 7) and sim.X_test.shape == (5000, 7)
-    assert sim.y_train.shape == (500,) and sim.y_test.shape == (5000,)
-    assert sim.X_train.dtype == np.int8 and sim.y_train.dtype == np.int64
+    assert sim.X.shape == (500, 7) and sim.X_test.shape == (5000, 7)
+    assert sim.y.shape == (500,) and sim.y_test.shape == (5000,)
+    assert sim.X.dtype == np.int8 and sim.y.dtype == np.int64
     assert set(np.unique(sim.X_test)) == {0, 1, 2} and set(np.unique(sim.y_test)) == {0, 1}
     # all coefficients of orders 1..4: sum_o C(7, o) 3^o = 3990 (3991 with the intercept), 98 used per case
     assert sum(c.size for c in sim.coefficients.values()) == 3990
@@ -255,7 +255,7 @@ def test_cauchy_classification_shapes_and_model():
 def test_cauchy_classification_balance_and_labels():
     means = []
     for seed in range(8):
-        sim = simulate_cauchy_classification(n_train=200, n_test=2000, random_state=seed)
+        sim = simulate_cauchy_classification(n_samples=200, n_test=2000, random_state=seed)
         # labels agree with the true probabilities
         assert abs(sim.y_test.mean() - sim.proba_test.mean()) < 0.04
         means.append(sim.y_test.mean())
@@ -276,21 +276,21 @@ def test_cauchy_classification_scale_of_coefficients():
 
 
 def test_cauchy_classification_reproducible():
-    a = simulate_cauchy_classification(n_train=20, n_test=10, random_state=5)
-    b = simulate_cauchy_classification(n_train=20, n_test=10, random_state=5)
-    c = simulate_cauchy_classification(n_train=40, n_test=3, random_state=5)
-    for key in ("X_train", "y_train", "X_test", "y_test", "proba_test"):
+    a = simulate_cauchy_classification(n_samples=20, n_test=10, random_state=5)
+    b = simulate_cauchy_classification(n_samples=20, n_test=10, random_state=5)
+    c = simulate_cauchy_classification(n_samples=40, n_test=3, random_state=5)
+    for key in ("X", "y", "X_test", "y_test", "proba_test"):
         np.testing.assert_array_equal(a[key], b[key])
     for pos in a.coefficients:
         np.testing.assert_array_equal(a.coefficients[pos], c.coefficients[pos])
-    d = simulate_cauchy_classification(n_train=20, n_test=10, random_state=6)
+    d = simulate_cauchy_classification(n_samples=20, n_test=10, random_state=6)
     assert not np.array_equal(a.coefficients[(0,)], d.coefficients[(0,)])
 
 
 @pytest.mark.parametrize(
     ("kwargs", "exc"),
     [
-        ({"n_train": 0}, ValueError),
+        ({"n_samples": 0}, ValueError),
         ({"n_features": 3, "order": 4}, ValueError),
         ({"order": 0}, ValueError),
         ({"n_values": 1}, ValueError),

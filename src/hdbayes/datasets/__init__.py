@@ -5,6 +5,11 @@ directory (``HDBAYES_DATA`` or the per-user cache ``~/.cache/hdbayes``), checked
 against their sha256 and downloaded from their public source when missing.
 See :func:`data_path`.
 
+Every simulator and loader returns one :class:`sklearn.utils.Bunch` layout: ``X``, ``y``
+(the training cases), ``X_test``, ``y_test`` (when there is a test set), ``feature_names``,
+``DESCR``, then the model-specific extras; the training size is ``n_samples`` and the
+test size ``n_test`` everywhere.
+
 Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily).
 """
 

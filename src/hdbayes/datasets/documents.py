@@ -14,15 +14,16 @@ DCM is right. The cost is O(N) per document, independent of the vocabulary size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.sparse as sp
 
 from hdbayes._numba import jit
 from hdbayes._validation import check_count, check_generator, check_positive
+from hdbayes.exceptions import InputValueError
 
-__all__ = ["BurstyCorpus", "sample_polya_urn", "simulate_bursty_documents"]
+from ._common import check_sizes, data_bunch, numbered_names
+
+__all__ = ["sample_polya_urn", "simulate_bursty_documents"]
 
 
 @jit
@@ -74,8 +75,8 @@ def _draw_documents(alpha, classes, lengths, rng):
     return sp.csr_matrix((counts, indices, indptr), shape=(classes.shape[0], alpha.shape[1]))
 
 
-def sample_polya_urn(alpha, length, n_documents=1, random_state=None):
-    """Count vectors of ``n_documents`` documents of ``length`` words from DCM(alpha), by the Pólya urn.
+def sample_polya_urn(alpha, length, n_samples=1, random_state=None):
+    """Count vectors of ``n_samples`` documents of ``length`` words from DCM(alpha), by the Pólya urn.
 
     Parameters
     ----------
@@ -83,51 +84,34 @@ def sample_polya_urn(alpha, length, n_documents=1, random_state=None):
         Concentrations > 0.
     length : int
         Words per document (≥ 0).
-    n_documents : int, default=1
+    n_samples : int, default=1
+        Number of documents.
     random_state : int, Generator or None
 
     Returns
     -------
-    scipy.sparse.csr_matrix of shape (n_documents, D), integer counts
+    scipy.sparse.csr_matrix of shape (n_samples, D), integer counts
 
     Examples
     --------
-    >>> sample_polya_urn([1.0, 1.0, 1.0], 5, n_documents=2, random_state=0).sum(axis=1).tolist()
+    >>> sample_polya_urn([1.0, 1.0, 1.0], 5, n_samples=2, random_state=0).sum(axis=1).tolist()
     [[5], [5]]
     """
     alpha = np.asarray(alpha, dtype=np.float64)
     if alpha.ndim != 1 or alpha.shape[0] < 1 or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
-        raise ValueError("alpha must be a 1-D array of finite concentrations > 0")
+        raise InputValueError("alpha must be a 1-D array of finite concentrations > 0")
     length = check_count("length", length, minimum=0)
-    n_documents = check_count("n_documents", n_documents)
+    n_samples = check_count("n_samples", n_samples)
     rng = check_generator(random_state)
-    classes = np.zeros(n_documents, dtype=np.int64)
-    return _draw_documents(alpha[None, :], classes, np.full(n_documents, length), rng)
-
-
-@dataclass(frozen=True)
-class BurstyCorpus:
-    """A simulated corpus.
-
-    Attributes
-    ----------
-    X : scipy.sparse.csr_matrix of shape (n_documents, n_words)
-        Word counts (int64).
-    y : ndarray of shape (n_documents,)
-        Class labels 0..C−1.
-    alpha : ndarray of shape (C, n_words)
-        The true DCM parameters α_c = s · m_c.
-    """
-
-    X: sp.csr_matrix
-    y: np.ndarray
-    alpha: np.ndarray
+    classes = np.zeros(n_samples, dtype=np.int64)
+    return _draw_documents(alpha[None, :], classes, np.full(n_samples, length), rng)
 
 
 def simulate_bursty_documents(
-    n_documents=1000,
+    n_samples=1000,
     n_words=2000,
     *,
+    n_test=0,
     n_classes=2,
     mean_length=80,
     concentration=None,
@@ -145,7 +129,13 @@ def simulate_bursty_documents(
 
     Parameters
     ----------
-    n_documents, n_words : int
+    n_samples : int, default=1000
+        Number of training documents.
+    n_words : int, default=2000
+        Vocabulary size (the number of features).
+    n_test : int, default=0
+        Number of test documents, drawn after the training ones (the training documents do not
+        depend on it).
     n_classes : int, default=2
     mean_length : float, default=80
     concentration : float, optional
@@ -157,20 +147,33 @@ def simulate_bursty_documents(
 
     Returns
     -------
-    BurstyCorpus
+    sklearn.utils.Bunch
+        With keys
+
+        X : scipy.sparse.csr_matrix of shape (n_samples, n_words)
+            Word counts (int64).
+        y : ndarray of shape (n_samples,)
+            Class labels 0..C−1.
+        X_test : scipy.sparse.csr_matrix of shape (n_test, n_words)
+        y_test : ndarray of shape (n_test,)
+        feature_names : ndarray of str
+            ``w0``, ``w1``, ...
+        DESCR : str
+        alpha : ndarray of shape (C, n_words)
+            The true DCM parameters α_c = s · m_c.
 
     Examples
     --------
-    >>> corpus = simulate_bursty_documents(50, 300, random_state=0)
-    >>> corpus.X.shape, corpus.X.dtype, sorted(set(corpus.y.tolist()))
-    ((50, 300), dtype('int64'), [0, 1])
+    >>> corpus = simulate_bursty_documents(50, 300, n_test=10, random_state=0)
+    >>> corpus.X.shape, corpus.X_test.shape, corpus.X.dtype, sorted(set(corpus.y.tolist()))
+    ((50, 300), (10, 300), dtype('int64'), [0, 1])
     """
-    n_documents = check_count("n_documents", n_documents)
+    n_samples, n_test = check_sizes(n_samples, n_test, test_minimum=0)
     n_words = check_count("n_words", n_words, minimum=2)
     n_classes = check_count("n_classes", n_classes, minimum=2)
     mean_length = check_positive("mean_length", mean_length)
     if mean_length < 1:
-        raise ValueError(f"mean_length must be at least 1, got {mean_length}")
+        raise InputValueError(f"mean_length must be at least 1, got {mean_length}")
     s = n_words / 20 if concentration is None else check_positive("concentration", concentration)
     zipf_exponent = check_positive("zipf_exponent", zipf_exponent, allow_zero=True)
     class_spread = check_positive("class_spread", class_spread, allow_zero=True)
@@ -179,6 +182,14 @@ def simulate_bursty_documents(
     means = zipf[None, :] * np.exp(class_spread * rng.standard_normal((n_classes, n_words)))
     means /= means.sum(axis=1, keepdims=True)
     alpha = s * means
-    y = rng.integers(0, n_classes, size=n_documents)
-    lengths = 1 + rng.poisson(mean_length - 1, size=n_documents)
-    return BurstyCorpus(X=_draw_documents(alpha, y, lengths, rng), y=y, alpha=alpha)
+    parts = []  # the training documents, then the test documents, each drawn as a whole
+    for n in (n_samples, n_test):
+        y = rng.integers(0, n_classes, size=n)
+        lengths = 1 + rng.poisson(mean_length - 1, size=n)
+        parts.append((_draw_documents(alpha, y, lengths, rng), y))
+    (X, y), (X_test, y_test) = parts
+    descr = (
+        f"Bursty documents from per-class Pólya urns (DCM): {n_classes} classes, {n_words} words, mean length "
+        f"{mean_length:g}, concentration {s:g}, {n_samples} training and {n_test} test documents."
+    )
+    return data_bunch(X, y, X_test, y_test, feature_names=numbered_names(n_words, "w"), DESCR=descr, alpha=alpha)

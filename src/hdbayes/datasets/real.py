@@ -3,9 +3,11 @@
 Each loader locates its file with :func:`hdbayes.datasets.data_path` (data
 directory, sha256 check, optional download), reads the R serialisation with
 the pure-Python package :mod:`rdata`, checks its structure and returns a
-:class:`sklearn.utils.Bunch`.  Parsed arrays are cached within the process
-(keyed on the file's path, modification time and size) and every call returns
-fresh copies, so callers may modify what they get.
+:class:`sklearn.utils.Bunch` with the layout of every data set (``X``, ``y``,
+``feature_names``, ``DESCR``, then ``target_names`` and the extras).  The three
+loaders share one path (:func:`_load_r_data`): parsed arrays are cached within
+the process (keyed on the file's path, modification time and size) and every
+call returns fresh copies, so callers may modify what they get.
 
 Data sets
 ---------
@@ -27,8 +29,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from sklearn.utils import Bunch
 
+from ._common import data_bunch, file_key
 from ._fetch import data_path
 
 __all__ = ["load_colon", "load_lymphoma", "load_srbct"]
@@ -36,11 +38,6 @@ __all__ = ["load_colon", "load_lymphoma", "load_srbct"]
 
 # ---------------------------------------------------------------------------
 # reading and validating R files
-
-
-def _file_key(path: Path) -> tuple[str, int, int]:
-    st = path.stat()
-    return os.fspath(path.resolve()), st.st_mtime_ns, st.st_size
 
 
 def _read_r_file(path: str) -> dict:
@@ -108,11 +105,26 @@ def _as_labels(y, n: int, allowed, what: str, file: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _readonly(*arrays):
-    for a in arrays:
-        if isinstance(a, np.ndarray):
-            a.flags.writeable = False
+@functools.lru_cache(maxsize=8)
+def _parsed(parse, path: str, mtime_ns: int, size: int) -> dict:
+    """``parse(objects, file)`` of the R file at ``path``, once per file version; arrays read-only."""
+    arrays = parse(_read_r_file(path), Path(path).name)
+    for value in arrays.values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
     return arrays
+
+
+def _load_r_data(name, parse, *, data_home, download, DESCR, target_names):
+    """The one loading path of the R files: locate and verify file ``name`` (:func:`data_path`), parse it
+    with ``parse(objects, file) -> dict`` (keys ``X``, ``y``, optionally ``feature_names``, then extras;
+    cached per file version) and return the data-set Bunch holding fresh copies."""
+    path = data_path(name, data_home=data_home, download=download)
+    arrays = {key: value.copy() if isinstance(value, np.ndarray) else value
+              for key, value in _parsed(parse, *file_key(path)).items()}  # fmt: skip
+    X, y, feature_names = arrays.pop("X"), arrays.pop("y"), arrays.pop("feature_names", None)
+    return data_bunch(X, y, feature_names=feature_names, DESCR=DESCR, target_names=np.array(target_names), **arrays,
+                      filename=os.fspath(path))  # fmt: skip
 
 
 def _unique_names(names) -> np.ndarray:
@@ -141,10 +153,7 @@ def _unique_names(names) -> np.ndarray:
 # colon
 
 
-@functools.lru_cache(maxsize=4)
-def _colon_arrays(path: str, mtime_ns: int, size: int):
-    file = Path(path).name
-    objects = _read_r_file(path)
+def _parse_colon(objects, file):
     colon = _get(objects, "colon", file)
     X_obj = _get(colon, "X", file)
     X = _as_matrix(X_obj, "colon$X", file)
@@ -155,8 +164,7 @@ def _colon_arrays(path: str, mtime_ns: int, size: int):
     if dims is not None and coords is not None and len(dims) == 2 and dims[1] in coords:
         names = np.asarray([str(v) for v in np.asarray(coords[dims[1]])], dtype=object)
     medians = np.median(X, axis=0)
-    X_bin = (X > medians).astype(np.int8)
-    return _readonly(X, X_bin, y, medians, names)
+    return {"X": X, "y": y, "feature_names": names, "X_binary": (X > medians).astype(np.int8), "medians": medians}
 
 
 _COLON_DESCR = """\
@@ -195,7 +203,7 @@ def load_colon(*, binarize=False, data_home=None, download=True):
     Parameters
     ----------
     binarize : bool, default=False
-        If True, ``data`` holds the binarised matrix of the thesis (§2.3.6):
+        If True, ``X`` holds the binarised matrix of the thesis (§2.3.6):
         ``(X > median of each gene over all 62 cases).astype(np.int8)``, i.e.
         strictly greater than the median is 1.  The medians are taken over all
         cases (not within cross-validation folds), as in the thesis.
@@ -209,21 +217,21 @@ def load_colon(*, binarize=False, data_home=None, download=True):
     sklearn.utils.Bunch
         With keys
 
-        data : ndarray of shape (62, 2000)
+        X : ndarray of shape (62, 2000)
             float64 expression values, or int8 0/1 when ``binarize=True``.
-        data_binary : ndarray of shape (62, 2000), int8
-            The binarised matrix (always present).
-        medians : ndarray of shape (2000,)
-            The per-gene medians used as binarisation thresholds.
-        target : ndarray of shape (62,), int64
+        y : ndarray of shape (62,), int64
             0 = normal, 1 = tumour.
-        target_names : ndarray of str
-            ``["normal", "tumour"]``.
         feature_names : ndarray of str
             Column names stored in the file (``V1`` ... ``V2000``: positional
             placeholders, not gene identifiers).
         DESCR : str
             Description of the data set.
+        target_names : ndarray of str
+            ``["normal", "tumour"]``.
+        X_binary : ndarray of shape (62, 2000), int8
+            The binarised matrix (always present).
+        medians : ndarray of shape (2000,)
+            The per-gene medians used as binarisation thresholds.
         filename : str
             Path of the file read.
 
@@ -239,31 +247,21 @@ def load_colon(*, binarize=False, data_home=None, download=True):
     --------
     >>> from hdbayes.datasets import load_colon
     >>> colon = load_colon(binarize=True)  # doctest: +SKIP
-    >>> colon.data.shape, colon.data.dtype  # doctest: +SKIP
+    >>> colon.X.shape, colon.X.dtype  # doctest: +SKIP
     ((62, 2000), dtype('int8'))
     """
-    path = data_path("colon.rda", data_home=data_home, download=download)
-    X, X_bin, y, medians, names = _colon_arrays(*_file_key(path))
-    return Bunch(
-        data=X_bin.copy() if binarize else X.copy(),
-        data_binary=X_bin.copy(),
-        medians=medians.copy(),
-        target=y.copy(),
-        target_names=np.array(["normal", "tumour"]),
-        feature_names=None if names is None else names.copy(),
-        DESCR=_COLON_DESCR,
-        filename=os.fspath(path),
-    )
+    colon = _load_r_data("colon.rda", _parse_colon, data_home=data_home, download=download, DESCR=_COLON_DESCR,
+                         target_names=["normal", "tumour"])  # fmt: skip
+    if binarize:
+        colon.X = colon.X_binary.copy()
+    return colon
 
 
 # ---------------------------------------------------------------------------
 # SRBCT
 
 
-@functools.lru_cache(maxsize=4)
-def _srbct_arrays(path: str, mtime_ns: int, size: int):
-    file = Path(path).name
-    objects = _read_r_file(path)
+def _parse_srbct(objects, file):
     srbct = _get(objects, "SRBCT", file)
     X = _as_matrix(_get(srbct, "X", file), "SRBCT$X", file)
     y = _as_labels(_get(srbct, "Y", file), X.shape[0], {1, 2, 3, 4}, "SRBCT$Y", file) - 1
@@ -285,7 +283,10 @@ def _srbct_arrays(path: str, mtime_ns: int, size: int):
             ["" if d is None or (isinstance(d, float) and np.isnan(d)) else str(d).strip() for d in desc],
             dtype=object,
         )
-    return _readonly(X, y, names, image_ids, descriptions)
+    khan_test_mask = np.zeros(X.shape[0], dtype=bool)
+    khan_test_mask[63:] = True
+    return {"X": X, "y": y, "feature_names": names, "image_ids": image_ids, "gene_descriptions": descriptions,
+            "khan_test_mask": khan_test_mask}  # fmt: skip
 
 
 _SRBCT_DESCR = """\
@@ -334,20 +335,20 @@ def load_srbct(*, data_home=None, download=True):
     sklearn.utils.Bunch
         With keys
 
-        data : ndarray of shape (83, 2308), float64
-        target : ndarray of shape (83,), int64
+        X : ndarray of shape (83, 2308), float64
+        y : ndarray of shape (83,), int64
             0 = EWS (29), 1 = BL/NHL (11), 2 = NB (18), 3 = RMS (25).
-        target_names : ndarray of str
-            ``["EWS", "BL/NHL", "NB", "RMS"]``.
         feature_names : ndarray of str
             ``IMAGE:<clone id>``, made unique (see ``DESCR``).
+        DESCR : str
+        target_names : ndarray of str
+            ``["EWS", "BL/NHL", "NB", "RMS"]``.
         image_ids : ndarray of shape (2308,), float64
             Raw I.M.A.G.E. clone ids (NaN where missing; not unique).
         gene_descriptions : ndarray of shape (2308,), object
             Gene descriptions ("" where missing).
         khan_test_mask : ndarray of shape (83,), bool
             True for the 20 test samples of Khan et al. (the last 20 rows).
-        DESCR : str
         filename : str
 
     Raises
@@ -358,34 +359,18 @@ def load_srbct(*, data_home=None, download=True):
         If the file's checksum differs from the registry, or its content does
         not have the expected structure.
     """
-    path = data_path("SRBCT.rda", data_home=data_home, download=download)
-    X, y, names, image_ids, descriptions = _srbct_arrays(*_file_key(path))
-    mask = np.zeros(X.shape[0], dtype=bool)
-    mask[63:] = True
-    return Bunch(
-        data=X.copy(),
-        target=y.copy(),
-        target_names=np.array(["EWS", "BL/NHL", "NB", "RMS"]),
-        feature_names=None if names is None else names.copy(),
-        image_ids=None if image_ids is None else image_ids.copy(),
-        gene_descriptions=None if descriptions is None else descriptions.copy(),
-        khan_test_mask=mask,
-        DESCR=_SRBCT_DESCR,
-        filename=os.fspath(path),
-    )
+    return _load_r_data("SRBCT.rda", _parse_srbct, data_home=data_home, download=download, DESCR=_SRBCT_DESCR,
+                        target_names=["EWS", "BL/NHL", "NB", "RMS"])  # fmt: skip
 
 
 # ---------------------------------------------------------------------------
 # lymphoma
 
 
-@functools.lru_cache(maxsize=4)
-def _lymphoma_arrays(path: str, mtime_ns: int, size: int):
-    file = Path(path).name
-    objects = _read_r_file(path)
+def _parse_lymphoma(objects, file):
     X = _as_matrix(_get(objects, "lymph.X", file), "lymph.X", file)
     y = _as_labels(_get(objects, "lymph.y", file), X.shape[0], {1, 2, 3}, "lymph.y", file)
-    return _readonly(X, y - 1)
+    return {"X": X, "y": y - 1}
 
 
 _LYMPHOMA_DESCR = """\
@@ -428,14 +413,14 @@ def load_lymphoma(*, data_home=None, download=True):
     sklearn.utils.Bunch
         With keys
 
-        data : ndarray of shape (62, 4026), float64
-        target : ndarray of shape (62,), int64
+        X : ndarray of shape (62, 4026), float64
+        y : ndarray of shape (62,), int64
             0 = DLBCL (42), 1 = FL (9), 2 = CLL (11).
-        target_names : ndarray of str
-            ``["DLBCL", "FL", "CLL"]``.
         feature_names : None
             The file has no gene names.
         DESCR : str
+        target_names : ndarray of str
+            ``["DLBCL", "FL", "CLL"]``.
         filename : str
 
     Raises
@@ -446,13 +431,5 @@ def load_lymphoma(*, data_home=None, download=True):
         If the file's checksum differs from the registry, or its content does
         not have the expected structure.
     """
-    path = data_path("lymphoma.RData", data_home=data_home, download=download)
-    X, y = _lymphoma_arrays(*_file_key(path))
-    return Bunch(
-        data=X.copy(),
-        target=y.copy(),
-        target_names=np.array(["DLBCL", "FL", "CLL"]),
-        feature_names=None,
-        DESCR=_LYMPHOMA_DESCR,
-        filename=os.fspath(path),
-    )
+    return _load_r_data("lymphoma.RData", _parse_lymphoma, data_home=data_home, download=download,
+                        DESCR=_LYMPHOMA_DESCR, target_names=["DLBCL", "FL", "CLL"])  # fmt: skip

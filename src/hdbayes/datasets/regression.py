@@ -9,17 +9,20 @@ with unit-norm rows plus Gaussian noise.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils import Bunch
 
 from hdbayes._validation import check_count, check_generator, check_positive
+from hdbayes.exceptions import InputValueError
+
+from ._common import check_sizes, data_bunch, numbered_names
 
 __all__ = ["measurement_rows", "simulate_block_sparse"]
 
 
-def measurement_rows(n_rows, n_features, random_state=None):
-    """Random measurement rows: N(0, 1) entries, each row scaled to unit norm (spec §7.5)."""
+def measurement_rows(n_samples, n_features, random_state=None):
+    """``n_samples`` random measurement rows of length ``n_features``: N(0, 1) entries, each row scaled to
+    unit norm (spec §7.5)."""
     rng = check_generator(random_state)
-    rows = rng.standard_normal((n_rows, n_features))
+    rows = rng.standard_normal((n_samples, n_features))
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
     return rows
 
@@ -45,9 +48,10 @@ def simulate_block_sparse(n_samples=100, n_features=512, group_size=4, n_active_
 
     Returns
     -------
-    Bunch
-        ``X`` (n × d, unit-norm rows), ``y``, ``coef`` (the true signal w), ``groups`` (g(j) = j //
-        group_size), ``active_groups`` (sorted indices), ``noise_std``, and ``X_test``, ``y_test``.
+    sklearn.utils.Bunch
+        ``X`` (n × d, unit-norm rows), ``y``, ``X_test``, ``y_test`` (``n_test`` rows), ``feature_names``
+        (``x0``, ``x1``, ...), ``DESCR``, ``coef`` (the true signal w), ``groups`` (g(j) = j // group_size),
+        ``active_groups`` (sorted indices), ``noise_std``.
 
     Examples
     --------
@@ -56,17 +60,16 @@ def simulate_block_sparse(n_samples=100, n_features=512, group_size=4, n_active_
     >>> data.X.shape, int((data.coef != 0).sum())
     ((20, 16), 4)
     """
-    n_samples = check_count("n_samples", n_samples)
+    n_samples, n_test = check_sizes(n_samples, n_test, test_minimum=0)
     n_features = check_count("n_features", n_features)
     group_size = check_count("group_size", group_size)
     if n_features % group_size:
-        raise ValueError(f"n_features={n_features} must be a multiple of group_size={group_size}")
+        raise InputValueError(f"n_features={n_features} must be a multiple of group_size={group_size}")
     n_groups = n_features // group_size
     n_active_groups = check_count("n_active_groups", n_active_groups, minimum=0)
     if n_active_groups > n_groups:
-        raise ValueError(f"n_active_groups={n_active_groups} exceeds the number of groups {n_groups}")
+        raise InputValueError(f"n_active_groups={n_active_groups} exceeds the number of groups {n_groups}")
     noise_std = check_positive("noise_std", noise_std, allow_zero=True)
-    n_test = check_count("n_test", n_test, minimum=0)
     rng = check_generator(random_state)
     groups = np.arange(n_features) // group_size
     active = np.sort(rng.choice(n_groups, size=n_active_groups, replace=False))
@@ -75,5 +78,11 @@ def simulate_block_sparse(n_samples=100, n_features=512, group_size=4, n_active_
     coef[mask] = rng.standard_normal(int(mask.sum()))
     X = measurement_rows(n_samples + n_test, n_features, rng)
     y = X @ coef + noise_std * rng.standard_normal(n_samples + n_test)
-    return Bunch(X=X[:n_samples], y=y[:n_samples], X_test=X[n_samples:], y_test=y[n_samples:], coef=coef,
-                 groups=groups, active_groups=active, noise_std=noise_std)  # fmt: skip
+    descr = (
+        f"Block-sparse signal of length {n_features} in groups of {group_size}, {n_active_groups} active, measured "
+        f"by unit-norm Gaussian rows with noise {noise_std:g} (spike-and-slab spec §7.5): {n_samples} training and "
+        f"{n_test} test measurements."
+    )
+    n = n_samples
+    return data_bunch(X[:n], y[:n], X[n:], y[n:], feature_names=numbered_names(n_features), DESCR=descr, coef=coef,
+                      groups=groups, active_groups=active, noise_std=noise_std)  # fmt: skip

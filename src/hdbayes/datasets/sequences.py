@@ -22,15 +22,15 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import numbers
 import os
 from pathlib import Path
 
 import numpy as np
-from sklearn.utils import Bunch
 
-from hdbayes._validation import check_generator
+from hdbayes._validation import check_count, check_generator
+from hdbayes.exceptions import InputValueError
 
+from ._common import check_probability, check_sizes, data_bunch, file_key, numbered_names
 from ._fetch import data_path
 
 __all__ = [
@@ -57,21 +57,9 @@ TEXT_SYMBOLS = ("vowel", "consonant", "other")
 _MAX_COEFFICIENTS = 10_000_000
 
 
-def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
-
-
-def _check_probability(value, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a probability, got {value!r}")
-    value = float(value)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must lie in [0, 1], got {value}")
-    return value
+def _lag_names(order: int) -> np.ndarray:
+    """Feature names of histories of ``order`` symbols in time order: ``lag<order>``, ..., ``lag1``."""
+    return np.asarray([f"lag{order - j}" for j in range(order)], dtype=object)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -103,7 +91,7 @@ def _sample_rows(cdf: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray
 
 
 def simulate_hmm(
-    n_train=500,
+    n_samples=500,
     n_test=5000,
     length=21,
     random_state=None,
@@ -139,7 +127,7 @@ def simulate_hmm(
 
     Parameters
     ----------
-    n_train, n_test : int, default=500, 5000
+    n_samples, n_test : int, default=500, 5000
         Numbers of training and test sequences (each >= 1).
     length : int, default=21
         Length of each whole sequence (history plus the symbol to predict),
@@ -166,14 +154,18 @@ def simulate_hmm(
     sklearn.utils.Bunch
         With keys
 
-        X_train : ndarray of shape (n_train, length - 1), int8
-            Histories in time order; ``X_train[:, -1]`` is the most recent symbol.
-        y_train : ndarray of shape (n_train,), int64
+        X : ndarray of shape (n_samples, length - 1), int8
+            Histories in time order; ``X[:, -1]`` is the most recent symbol.
+        y : ndarray of shape (n_samples,), int64
             The symbol following each history (0 or 1).
         X_test : ndarray of shape (n_test, length - 1), int8
         y_test : ndarray of shape (n_test,), int64
-        hidden_train, hidden_test : ndarray of shape (n, length), int8
-            The hidden state paths (the last column is the state emitting ``y``).
+        feature_names : ndarray of str
+            ``lag<length - 1>``, ..., ``lag1`` (``lag1`` is the most recent symbol).
+        DESCR : str
+        hidden, hidden_test : ndarray of shape (n, length), int8
+            The hidden state paths of the training and test sequences (the last
+            column is the state emitting the target).
         transition : ndarray of shape (n_hidden, n_hidden)
             ``transition[i, j] = P(h_{t+1} = j | h_t = i)``.
         emission : ndarray of shape (n_hidden, 2)
@@ -185,7 +177,7 @@ def simulate_hmm(
     Notes
     -----
     Draw order for a given generator: the permutation (only if random), the
-    off-dominant transition weights, then for all ``n_train + n_test``
+    off-dominant transition weights, then for all ``n_samples + n_test``
     sequences together (training rows first) the hidden path and the
     observations, one time step at a time.  The HMM parameters thus depend only
     on the seed and ``n_hidden``, not on the sample sizes.
@@ -193,16 +185,15 @@ def simulate_hmm(
     Examples
     --------
     >>> from hdbayes.datasets import simulate_hmm
-    >>> hmm = simulate_hmm(n_train=50, n_test=20, random_state=0)
-    >>> hmm.X_train.shape, hmm.y_test.shape, hmm.transition.shape
+    >>> hmm = simulate_hmm(n_samples=50, n_test=20, random_state=0)
+    >>> hmm.X.shape, hmm.y_test.shape, hmm.transition.shape
     ((50, 20), (20,), (8, 8))
     """
-    n_train = _check_int(n_train, "n_train", 1)
-    n_test = _check_int(n_test, "n_test", 1)
-    length = _check_int(length, "length", 2)
-    n_hidden = _check_int(n_hidden, "n_hidden", 2)
-    p_transition = _check_probability(p_transition, "p_transition")
-    p_emission = _check_probability(p_emission, "p_emission")
+    n_train, n_test = check_sizes(n_samples, n_test)
+    length = check_count("length", length, minimum=2)
+    n_hidden = check_count("n_hidden", n_hidden, minimum=2)
+    p_transition = check_probability("p_transition", p_transition)
+    p_emission = check_probability("p_emission", p_emission)
     rng = check_generator(random_state)
     perm = _check_permutation(permutation, n_hidden, rng)
 
@@ -229,18 +220,18 @@ def simulate_hmm(
         hidden[:, t] = h
         obs[:, t] = rng.random(n) >= emission[h, 0]  # 0 with probability emission[h, 0]
 
-    return Bunch(
-        X_train=obs[:n_train, :-1].copy(),
-        y_train=obs[:n_train, -1].astype(np.int64),
-        X_test=obs[n_train:, :-1].copy(),
-        y_test=obs[n_train:, -1].astype(np.int64),
-        hidden_train=hidden[:n_train].copy(),
-        hidden_test=hidden[n_train:].copy(),
-        transition=transition,
-        emission=emission,
-        initial=initial,
-        permutation=perm,
+    descr = (
+        f"Binary sequences from a hidden Markov model with {n_hidden} states (Li & Neal, spec §5.2): "
+        f"p_transition = {p_transition:g}, p_emission = {p_emission:g}, sequences of {length} symbols, "
+        f"{n_train} training and {n_test} test cases."
     )
+    return data_bunch(
+        obs[:n_train, :-1].copy(), obs[:n_train, -1].astype(np.int64),
+        obs[n_train:, :-1].copy(), obs[n_train:, -1].astype(np.int64),
+        feature_names=_lag_names(length - 1), DESCR=descr,
+        hidden=hidden[:n_train].copy(), hidden_test=hidden[n_train:].copy(),
+        transition=transition, emission=emission, initial=initial, permutation=perm,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------
@@ -333,14 +324,14 @@ Gutenberg eBook #11, public domain), keeping only the text between the
 "*** START OF" and "*** END OF" lines (the Gutenberg header and licence are
 dropped) with leading and trailing white space removed.  Codes: 0 = vowel
 (a e i o u), 1 = consonant (other letters, including y), 2 = other (runs
-collapsed).  Cases are consecutive overlapping windows; the first ``n_train``
+collapsed).  Cases are consecutive overlapping windows; the first ``n_samples``
 are the training cases and the next ``n_test`` the test cases.
 """
 
 
 def load_english_text(
     order=20,
-    n_train=1000,
+    n_samples=1000,
     n_test=2910,
     data_home=None,
     download=True,
@@ -354,10 +345,10 @@ def load_english_text(
     paper §3.7), with *Alice's Adventures in Wonderland* standing in for the
     lost article (see ``DESCR``).  The body of the book (Project Gutenberg
     header and licence removed) is encoded by :func:`encode_english_text` into
-    about 140,000 symbols.  A contiguous stretch of ``order + n_train +
-    n_test`` symbols beginning at symbol ``start`` is cut into ``n_train +
+    about 140,000 symbols.  A contiguous stretch of ``order + n_samples +
+    n_test`` symbols beginning at symbol ``start`` is cut into ``n_samples +
     n_test`` overlapping windows of ``order + 1`` symbols (``order`` history
-    symbols and the symbol to predict); as in the paper the first ``n_train``
+    symbols and the symbol to predict); as in the paper the first ``n_samples``
     windows are the training cases and the following ``n_test`` the test cases.
     The defaults reproduce the paper's design: windows of 21 symbols (history
     20 = the maximum order fitted), 1000 training and 2910 test cases, so 3930
@@ -368,7 +359,7 @@ def load_english_text(
     order : int, default=20
         Number of history symbols per case (>= 1); a model of order ``O <=
         order`` uses ``X[:, -O:]``.
-    n_train : int, default=1000
+    n_samples : int, default=1000
         Number of training windows (>= 1).
     n_test : int or None, default=2910
         Number of test windows (>= 1); ``None`` takes every window left after
@@ -390,13 +381,16 @@ def load_english_text(
     sklearn.utils.Bunch
         With keys
 
-        X_train : ndarray of shape (n_train, order), int8
-            Histories in time order; ``X_train[:, -1]`` is the most recent symbol.
-        y_train : ndarray of shape (n_train,), int64
+        X : ndarray of shape (n_samples, order), int8
+            Histories in time order; ``X[:, -1]`` is the most recent symbol.
+        y : ndarray of shape (n_samples,), int64
             The symbol following each history (0 vowel, 1 consonant, 2 other).
         X_test : ndarray of shape (n_test, order), int8
         y_test : ndarray of shape (n_test,), int64
-        sequence : ndarray of shape (order + n_train + n_test,), int8
+        feature_names : ndarray of str
+            ``lag<order>``, ..., ``lag1`` (``lag1`` is the most recent symbol).
+        DESCR : str
+        sequence : ndarray of shape (order + n_samples + n_test,), int8
             The encoded stretch the windows were cut from: window ``i`` (training
             then test) is ``sequence[i : i + order + 1]``.
         start : int
@@ -405,7 +399,6 @@ def load_english_text(
             Length of the whole encoded book.
         symbol_names : tuple of str
             ``("vowel", "consonant", "other")``.
-        DESCR : str
         filename : str
 
     Raises
@@ -420,23 +413,22 @@ def load_english_text(
     --------
     >>> from hdbayes.datasets import load_english_text
     >>> text = load_english_text()  # doctest: +SKIP
-    >>> text.X_train.shape, text.X_test.shape  # doctest: +SKIP
+    >>> text.X.shape, text.X_test.shape  # doctest: +SKIP
     ((1000, 20), (2910, 20))
     """
-    order = _check_int(order, "order", 1)
-    n_train = _check_int(n_train, "n_train", 1)
+    order = check_count("order", order)
+    n_train = check_count("n_samples", n_samples)
     if n_test is not None:
-        n_test = _check_int(n_test, "n_test", 1)
+        n_test = check_count("n_test", n_test)
     if isinstance(start, str):
         if start != "random":
-            raise ValueError(f"start must be a non-negative integer or 'random', got {start!r}")
+            raise InputValueError(f"start must be a non-negative integer or 'random', got {start!r}")
     else:
-        start = _check_int(start, "start", 0)
+        start = check_count("start", start, minimum=0)
     rng = check_generator(random_state) if start == "random" else None
 
     path = data_path("alice-gutenberg-11.txt", data_home=data_home, download=download)
-    st = path.stat()
-    codes = _alice_codes(os.fspath(path.resolve()), st.st_mtime_ns, st.st_size)
+    codes = _alice_codes(*file_key(path))
     n_symbols = codes.shape[0]
     n_windows_total = n_symbols - order  # windows of order + 1 symbols
 
@@ -463,18 +455,13 @@ def load_english_text(
         )
 
     windows = _windows(codes, order + 1, start, n_windows)
-    return Bunch(
-        X_train=windows[:n_train, :-1].copy(),
-        y_train=windows[:n_train, -1].astype(np.int64),
-        X_test=windows[n_train:, :-1].copy(),
-        y_test=windows[n_train:, -1].astype(np.int64),
-        sequence=codes[start : start + order + n_windows].copy(),
-        start=start,
-        n_symbols=int(n_symbols),
-        symbol_names=TEXT_SYMBOLS,
-        DESCR=_ALICE_DESCR,
-        filename=os.fspath(path),
-    )
+    return data_bunch(
+        windows[:n_train, :-1].copy(), windows[:n_train, -1].astype(np.int64),
+        windows[n_train:, :-1].copy(), windows[n_train:, -1].astype(np.int64),
+        feature_names=_lag_names(order), DESCR=_ALICE_DESCR,
+        sequence=codes[start : start + order + n_windows].copy(), start=start, n_symbols=int(n_symbols),
+        symbol_names=TEXT_SYMBOLS, filename=os.fspath(path),
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------
@@ -483,7 +470,7 @@ def load_english_text(
 
 
 def simulate_cauchy_classification(
-    n_train=500,
+    n_samples=500,
     n_test=5000,
     n_features=7,
     n_values=3,
@@ -515,7 +502,7 @@ def simulate_cauchy_classification(
 
     Parameters
     ----------
-    n_train, n_test : int, default=500, 5000
+    n_samples, n_test : int, default=500, 5000
         Numbers of training and test cases (each >= 1).
     n_features : int, default=7
         Number of features ``p`` (>= 1).
@@ -533,11 +520,14 @@ def simulate_cauchy_classification(
     sklearn.utils.Bunch
         With keys
 
-        X_train : ndarray of shape (n_train, n_features), int8
-        y_train : ndarray of shape (n_train,), int64 (0/1)
+        X : ndarray of shape (n_samples, n_features), int8
+        y : ndarray of shape (n_samples,), int64 (0/1)
         X_test : ndarray of shape (n_test, n_features), int8
         y_test : ndarray of shape (n_test,), int64 (0/1)
-        proba_train, proba_test : ndarray of shape (n,)
+        feature_names : ndarray of str
+            ``x0``, ``x1``, ...
+        DESCR : str
+        proba, proba_test : ndarray of shape (n,)
             The true :math:`P(y = 1 \mid x)` of each case (the Bayes rule
             predicts ``proba > 0.5``).
         coefficients : dict
@@ -555,28 +545,27 @@ def simulate_cauchy_classification(
     -----
     Draw order: the coefficients, order by order and, within an order, by
     position tuples in lexicographic order (each block as a C-ordered array);
-    then the features of all ``n_train + n_test`` cases (training rows first);
+    then the features of all ``n_samples + n_test`` cases (training rows first);
     then one uniform per case for the response.
 
     Examples
     --------
     >>> from hdbayes.datasets import simulate_cauchy_classification
-    >>> sim = simulate_cauchy_classification(n_train=50, n_test=20, random_state=0)
-    >>> sim.X_train.shape, sim.y_test.shape, sum(c.size for c in sim.coefficients.values())
+    >>> sim = simulate_cauchy_classification(n_samples=50, n_test=20, random_state=0)
+    >>> sim.X.shape, sim.y_test.shape, sum(c.size for c in sim.coefficients.values())
     ((50, 7), (20,), 3990)
     """
-    n_train = _check_int(n_train, "n_train", 1)
-    n_test = _check_int(n_test, "n_test", 1)
-    p = _check_int(n_features, "n_features", 1)
-    K = _check_int(n_values, "n_values", 2)
+    n_train, n_test = check_sizes(n_samples, n_test)
+    p = check_count("n_features", n_features)
+    K = check_count("n_values", n_values, minimum=2)
     if K > 127:
-        raise ValueError(f"n_values must be <= 127 (codes are stored as int8), got {K}")
-    order = _check_int(order, "order", 1)
+        raise InputValueError(f"n_values must be <= 127 (codes are stored as int8), got {K}")
+    order = check_count("order", order)
     if order > p:
-        raise ValueError(f"order must be <= n_features = {p}, got {order}")
+        raise InputValueError(f"order must be <= n_features = {p}, got {order}")
     total = sum(math.comb(p, o) * K**o for o in range(1, order + 1))
     if total > _MAX_COEFFICIENTS:
-        raise ValueError(
+        raise InputValueError(
             f"the true model would have {total} coefficients (more than {_MAX_COEFFICIENTS}); "
             "reduce n_features, n_values or order"
         )
@@ -597,14 +586,10 @@ def simulate_cauchy_classification(
     proba = 0.5 * (1.0 + np.tanh(0.5 * logit))  # logistic, overflow-free
     y = (rng.random(n) < proba).astype(np.int64)
 
-    return Bunch(
-        X_train=X[:n_train],
-        y_train=y[:n_train],
-        X_test=X[n_train:],
-        y_test=y[n_train:],
-        proba_train=proba[:n_train],
-        proba_test=proba[n_train:],
-        coefficients=coefficients,
-        sigmas=sigmas,
-        intercept=0.0,
+    descr = (
+        f"Classification data from a logistic model with Cauchy interactions of orders 1 to {order} "
+        f"(Li & Neal, spec §5.5): p = {p} features with {K} values, {n_train} training and {n_test} test cases."
     )
+    return data_bunch(X[:n_train], y[:n_train], X[n_train:], y[n_train:], feature_names=numbered_names(p),
+                      DESCR=descr, proba=proba[:n_train], proba_test=proba[n_train:], coefficients=coefficients,
+                      sigmas=sigmas, intercept=0.0)  # fmt: skip

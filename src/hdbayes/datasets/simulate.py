@@ -7,13 +7,12 @@ simulation experiment of §2.3.5.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import Bunch
 
-from hdbayes._validation import check_generator
+from hdbayes._validation import check_count, check_generator, check_positive
+
+from ._common import check_probability, check_sizes, data_bunch, numbered_names
 
 __all__ = ["simulate_gaussian", "simulate_mixture", "simulate_naive_bayes"]
 
@@ -21,14 +20,6 @@ __all__ = ["simulate_gaussian", "simulate_mixture", "simulate_naive_bayes"]
 # for a given seed never depends on anything but the arguments (in particular
 # not on ``sparse``).  About 2 M float32 values = 8 MB of temporaries per block.
 _BLOCK_ELEMENTS = 1 << 21
-
-
-def _check_size(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
 
 
 def _labels(n: int, balanced: bool, rng: np.random.Generator) -> np.ndarray:
@@ -44,7 +35,7 @@ def _labels(n: int, balanced: bool, rng: np.random.Generator) -> np.ndarray:
 def simulate_naive_bayes(
     alpha=300.0,
     n_features=10000,
-    n_train=200,
+    n_samples=200,
     n_test=2000,
     balanced=True,
     random_state=None,
@@ -79,7 +70,7 @@ def simulate_naive_bayes(
         probabilities (true :math:`\log\alpha = 5.7` in the thesis).
     n_features : int, default=10000
         Number of features :math:`p \ge 1`.
-    n_train, n_test : int, default=200, 2000
+    n_samples, n_test : int, default=200, 2000
         Numbers of training and test cases (each :math:`\ge 1`).
     balanced : bool, default=True
         If True, each of the training and test sets has ``n // 2`` cases of
@@ -93,7 +84,7 @@ def simulate_naive_bayes(
         is accepted and a seed drawn from it).  The same seed and arguments
         give identical output, dense or sparse.
     sparse : bool, default=False
-        If True, ``X_train`` and ``X_test`` are :class:`scipy.sparse.csc_matrix`
+        If True, ``X`` and ``X_test`` are :class:`scipy.sparse.csc_matrix`
         of dtype int8 with the same values as the dense output for the same
         seed.  Note that under this model about half the entries are 1
         (:math:`E\,\theta_j = 1/2`), so CSC storage takes about 2.5 bytes per
@@ -106,10 +97,13 @@ def simulate_naive_bayes(
     sklearn.utils.Bunch
         With keys
 
-        X_train : ndarray of shape (n_train, n_features), int8, or csc_matrix
-        y_train : ndarray of shape (n_train,), int64 (0/1)
+        X : ndarray of shape (n_samples, n_features), int8, or csc_matrix
+        y : ndarray of shape (n_samples,), int64 (0/1)
         X_test : ndarray of shape (n_test, n_features), int8, or csc_matrix
         y_test : ndarray of shape (n_test,), int64 (0/1)
+        feature_names : ndarray of str
+            ``x0``, ``x1``, ...
+        DESCR : str
         theta : ndarray of shape (n_features,), float64
         phi : ndarray of shape (2, n_features), float64
             ``phi[c, j]`` is :math:`\phi_{c,j} = P(x_j = 1 \mid y = c)`.
@@ -118,7 +112,7 @@ def simulate_naive_bayes(
     Notes
     -----
     Draw order for a given generator: ``theta``, ``phi[0]``, ``phi[1]``,
-    ``y_train``, ``y_test``, then ``X`` in blocks of columns (training and test
+    ``y``, ``y_test``, then the features in blocks of columns (training and test
     rows drawn together).  Bernoulli draws compare float32 uniforms with
     float32 :math:`\phi` (a probability error below :math:`10^{-7}`), so no
     float64 (n, p) temporaries are made; the peak extra memory is a few tens
@@ -127,18 +121,13 @@ def simulate_naive_bayes(
     Examples
     --------
     >>> from hdbayes.datasets import simulate_naive_bayes
-    >>> sim = simulate_naive_bayes(n_features=500, n_train=20, n_test=10, random_state=0)
-    >>> sim.X_train.shape, sim.X_train.dtype, int(sim.y_train.sum())
+    >>> sim = simulate_naive_bayes(n_features=500, n_samples=20, n_test=10, random_state=0)
+    >>> sim.X.shape, sim.X.dtype, int(sim.y.sum())
     ((20, 500), dtype('int8'), 10)
     """
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real):
-        raise TypeError(f"alpha must be a positive number, got {alpha!r}")
-    alpha = float(alpha)
-    if not (np.isfinite(alpha) and alpha > 0):
-        raise ValueError(f"alpha must be a finite number > 0, got {alpha}")
-    p = _check_size(n_features, "n_features")
-    n_train = _check_size(n_train, "n_train")
-    n_test = _check_size(n_test, "n_test")
+    alpha = check_positive("alpha", alpha)
+    p = check_count("n_features", n_features)
+    n_samples, n_test = check_sizes(n_samples, n_test)
     rng = check_generator(random_state)
 
     theta = rng.random(p)
@@ -148,10 +137,10 @@ def simulate_naive_bayes(
     phi[0] = rng.beta(a, b)
     phi[1] = rng.beta(a, b)
     del a, b
-    y_train = _labels(n_train, bool(balanced), rng)
+    y_train = _labels(n_samples, bool(balanced), rng)
     y_test = _labels(n_test, bool(balanced), rng)
 
-    n = n_train + n_test
+    n = n_samples + n_test
     y_all = np.concatenate([y_train, y_test])
     phi32 = phi.astype(np.float32)
     block = max(1, _BLOCK_ELEMENTS // n)
@@ -159,7 +148,7 @@ def simulate_naive_bayes(
     if sparse:
         builders = [_CSCBuilder(phi, y_train, p), _CSCBuilder(phi, y_test, p)]
     else:
-        X_train = np.empty((n_train, p), dtype=np.int8)
+        X_train = np.empty((n_samples, p), dtype=np.int8)
         X_test = np.empty((n_test, p), dtype=np.int8)
 
     for j0 in range(0, p, block):
@@ -169,25 +158,22 @@ def simulate_naive_bayes(
         ones = rng.random((j1 - j0, n), dtype=np.float32) < prob
         del prob
         if sparse:
-            builders[0].add(ones[:, :n_train], j0)
-            builders[1].add(ones[:, n_train:], j0)
+            builders[0].add(ones[:, :n_samples], j0)
+            builders[1].add(ones[:, n_samples:], j0)
         else:
-            X_train[:, j0:j1] = ones[:, :n_train].T
-            X_test[:, j0:j1] = ones[:, n_train:].T
+            X_train[:, j0:j1] = ones[:, :n_samples].T
+            X_test[:, j0:j1] = ones[:, n_samples:].T
         del ones
 
     if sparse:
         X_train, X_test = (bld.finish() for bld in builders)
 
-    return Bunch(
-        X_train=X_train,
-        y_train=y_train,
-        X_test=X_test,
-        y_test=y_test,
-        theta=theta,
-        phi=phi,
-        alpha=alpha,
+    descr = (
+        "Binary data from the Bayesian naive Bayes model (Li 2007 thesis §2.3.5): "
+        f"alpha = {alpha:g}, p = {p} features, {n_samples} training and {n_test} test cases."
     )
+    return data_bunch(X_train, y_train, X_test, y_test, feature_names=numbered_names(p), DESCR=descr,
+                      theta=theta, phi=phi, alpha=alpha)  # fmt: skip
 
 
 class _CSCBuilder:
@@ -243,7 +229,7 @@ class _CSCBuilder:
 def simulate_gaussian(
     n_classes=6,
     n_features=4000,
-    n_train=200,
+    n_samples=200,
     n_test=5000,
     *,
     tau_nu=100.0,
@@ -270,7 +256,8 @@ def simulate_gaussian(
     ----------
     n_classes : int, default=6
     n_features : int, default=4000
-    n_train, n_test : int, default=200, 5000
+    n_samples, n_test : int, default=200, 5000
+        Numbers of training and test cases.
     tau_nu, tau_mu : float, default=100
         Precisions of the feature means ν_j and of the class means around them.
     alpha_x, w_x : float, default=4, 1
@@ -280,41 +267,41 @@ def simulate_gaussian(
     Returns
     -------
     sklearn.utils.Bunch
-        ``X_train`` (n_train, p), ``y_train``, ``X_test``, ``y_test`` (labels 0..G−1),
-        ``mu`` (G, p), ``nu`` (p,), ``tau_x`` (p,), and the settings.
+        ``X`` (n_samples, p), ``y``, ``X_test``, ``y_test`` (labels 0..G−1), ``feature_names``,
+        ``DESCR``, ``mu`` (G, p), ``nu`` (p,), ``tau_x`` (p,), and the settings ``tau_mu``, ``tau_nu``.
+
+    Examples
+    --------
+    >>> from hdbayes.datasets import simulate_gaussian
+    >>> sim = simulate_gaussian(n_classes=3, n_features=50, n_samples=30, n_test=10, random_state=0)
+    >>> sim.X.shape, sim.X_test.shape, sim.mu.shape
+    ((30, 50), (10, 50), (3, 50))
     """
-    n_classes = _check_size(n_classes, "n_classes")
-    if n_classes < 2:
-        raise ValueError(f"n_classes must be at least 2, got {n_classes}")
-    n_features = _check_size(n_features, "n_features")
-    n_train = _check_size(n_train, "n_train")
-    n_test = _check_size(n_test, "n_test")
-    for name, value in (("tau_nu", tau_nu), ("tau_mu", tau_mu), ("alpha_x", alpha_x), ("w_x", w_x)):
-        if not np.isfinite(value) or value <= 0:
-            raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    n_classes = check_count("n_classes", n_classes, minimum=2)
+    n_features = check_count("n_features", n_features)
+    n_samples, n_test = check_sizes(n_samples, n_test)
+    tau_nu, tau_mu = check_positive("tau_nu", tau_nu), check_positive("tau_mu", tau_mu)
+    alpha_x, w_x = check_positive("alpha_x", alpha_x), check_positive("w_x", w_x)
     rng = check_generator(random_state)
     nu = rng.normal(0.0, 1.0 / np.sqrt(tau_nu), size=n_features)
     mu = nu + rng.normal(0.0, 1.0 / np.sqrt(tau_mu), size=(n_classes, n_features))
     tau_x = rng.gamma(alpha_x / 2.0, 2.0 / (alpha_x * w_x), size=n_features)
-    y = rng.integers(0, n_classes, size=n_train + n_test)
-    X = mu[y] + rng.standard_normal((n_train + n_test, n_features)) / np.sqrt(tau_x)
-    return Bunch(
-        X_train=X[:n_train],
-        y_train=y[:n_train],
-        X_test=X[n_train:],
-        y_test=y[n_train:],
-        mu=mu,
-        nu=nu,
-        tau_x=tau_x,
-        tau_mu=float(tau_mu),
-        tau_nu=float(tau_nu),
+    y = rng.integers(0, n_classes, size=n_samples + n_test)
+    X = mu[y] + rng.standard_normal((n_samples + n_test, n_features)) / np.sqrt(tau_x)
+    descr = (
+        f"Gaussian classification data (Li 2009 §4.1): G = {n_classes} classes, p = {n_features} features, "
+        f"tau_nu = {tau_nu:g}, tau_mu = {tau_mu:g}, alpha_x = {alpha_x:g}, w_x = {w_x:g}, "
+        f"{n_samples} training and {n_test} test cases."
     )
+    n = n_samples
+    return data_bunch(X[:n], y[:n], X[n:], y[n:], feature_names=numbered_names(n_features), DESCR=descr,
+                      mu=mu, nu=nu, tau_x=tau_x, tau_mu=tau_mu, tau_nu=tau_nu)  # fmt: skip
 
 
 def simulate_mixture(
     alpha=300.0,
     n_features=10000,
-    n_train=200,
+    n_samples=200,
     n_test=2000,
     *,
     phi00=0.1,
@@ -327,29 +314,40 @@ def simulate_mixture(
     the response x_0 ~ Bernoulli(φ_{z,0}) with φ_{0,0} = ``phi00`` and φ_{1,0} =
     ``phi10``; features θ_j ~ Uniform(0, 1), φ_{z,j} ~ Beta(αθ_j, α(1 − θ_j)),
     x_j ~ Bernoulli(φ_{z,j}). The thesis: α = 300, φ_00 = 0.1, φ_10 = 0.9, p = 10000,
-    200 training and 2000 test cases (the defaults).
+    200 training and 2000 test cases (the defaults): ``n_samples`` training and ``n_test``
+    test cases.
 
     Returns
     -------
     sklearn.utils.Bunch
-        ``X_train``, ``y_train`` (the response x_0), ``X_test``, ``y_test`` (int8 / int64),
-        ``z_train``, ``z_test`` (the latent labels), ``theta``, ``phi`` (2, p).
+        ``X``, ``y`` (the response x_0), ``X_test``, ``y_test`` (int8 / int64), ``feature_names``,
+        ``DESCR``, ``z``, ``z_test`` (the latent labels of the training and test cases), ``theta``,
+        ``phi`` (2, p), ``alpha``.
+
+    Examples
+    --------
+    >>> from hdbayes.datasets import simulate_mixture
+    >>> sim = simulate_mixture(n_features=40, n_samples=20, n_test=10, random_state=0)
+    >>> sim.X.shape, sim.z_test.shape, int(sim.z.sum())
+    ((20, 40), (10,), 10)
     """
-    n_features = _check_size(n_features, "n_features")
-    n_train = _check_size(n_train, "n_train")
-    n_test = _check_size(n_test, "n_test")
-    if not np.isfinite(alpha) or alpha <= 0:
-        raise ValueError(f"alpha must be a finite number > 0, got {alpha}")
-    for name, value in (("phi00", phi00), ("phi10", phi10)):
-        if not 0.0 <= value <= 1.0:
-            raise ValueError(f"{name} must lie in [0, 1], got {value}")
+    n_features = check_count("n_features", n_features)
+    n_samples, n_test = check_sizes(n_samples, n_test)
+    alpha = check_positive("alpha", alpha)
+    phi00, phi10 = check_probability("phi00", phi00), check_probability("phi10", phi10)
     rng = check_generator(random_state)
     theta = rng.uniform(size=n_features)
     phi = rng.beta(alpha * theta, alpha * (1.0 - theta), size=(2, n_features))
-    out = {}
-    for name, n in (("train", n_train), ("test", n_test)):
+    parts = []  # (X, y, z) of the training cases, then of the test cases
+    for n in (n_samples, n_test):
         z = _labels(n, True, rng)
         y = (rng.uniform(size=n) < np.where(z == 1, phi10, phi00)).astype(np.int64)
         X = (rng.uniform(size=(n, n_features)).astype(np.float32) < phi[z].astype(np.float32)).astype(np.int8)
-        out[f"X_{name}"], out[f"y_{name}"], out[f"z_{name}"] = X, y, z
-    return Bunch(**out, theta=theta, phi=phi, alpha=float(alpha))
+        parts.append((X, y, z))
+    (X, y, z), (X_test, y_test, z_test) = parts
+    descr = (
+        f"Binary mixture data (Li 2007 thesis §2.4.4): alpha = {alpha:g}, phi00 = {phi00:g}, phi10 = {phi10:g}, "
+        f"p = {n_features} features, {n_samples} training and {n_test} test cases."
+    )
+    return data_bunch(X, y, X_test, y_test, feature_names=numbered_names(n_features), DESCR=descr, z=z,
+                      z_test=z_test, theta=theta, phi=phi, alpha=alpha)  # fmt: skip
