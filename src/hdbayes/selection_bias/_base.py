@@ -15,7 +15,8 @@ from __future__ import annotations
 import warnings
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._validation import (
     check_binary_features,
@@ -26,22 +27,47 @@ from hdbayes._validation import (
 )
 from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import InputValueError
-from hdbayes.selection import constant_features, select_from_scores
+from hdbayes.selection import abs_correlation, constant_features, select_from_scores
 
 _STATISTIC_NAMES = {"correlation": "|correlation|", "f": "F statistic"}
+
+#: A finite number > 0 (a constraint for ``_parameter_constraints``).
+POSITIVE = Interval(Real, 0, np.inf, closed="neither")
 
 #: ``_parameter_constraints`` of the selection parameters every bias-corrected model shares.
 SELECTION_PARAMETER_CONSTRAINTS = {
     "n_features_to_select": [Interval(Integral, 1, None, closed="left"), None],
-    "threshold": [Interval(Real, 0, None, closed="left"), None],
+    "threshold": [Interval(Real, 0, np.inf, closed="left"), None],
+    "correct": ["boolean"],
+    "class_pseudo_count": [POSITIVE, "array-like"],
 }
+
+#: ... and those the models for binary features add.
+BINARY_PARAMETER_CONSTRAINTS = {
+    **SELECTION_PARAMETER_CONSTRAINTS,
+    "binarize": [None, Interval(Real, -np.inf, np.inf, closed="neither"), StrOptions({"median"})],
+}
+
+
+def class_pseudo_counts(class_pseudo_count, n_classes):
+    """The Dirichlet parameters of the class probabilities, one per class in the order of
+    ``classes_``: ``class_pseudo_count`` repeated, or checked to be ``n_classes`` finite numbers > 0."""
+    values = np.asarray(class_pseudo_count, dtype=np.float64)
+    if values.ndim == 0:
+        return np.full(n_classes, float(values))
+    if values.shape != (n_classes,) or not (np.isfinite(values).all() and (values > 0).all()):
+        raise InputValueError(
+            f"class_pseudo_count must be a positive number or {n_classes} positive numbers (one per class), "
+            f"got {np.asarray(class_pseudo_count).tolist()!r}"
+        )
+    return values
 
 
 class SelectionBiasClassifier(BayesianClassifier):
     """Base class: selection inside ``fit``; predictions from ``_joint_log_likelihood``
     (see :class:`hdbayes.base.BayesianClassifier`). Subclasses have parameters
     ``n_features_to_select`` and ``threshold`` (constrained by
-    :data:`SELECTION_PARAMETER_CONSTRAINTS`)."""
+    :data:`SELECTION_PARAMETER_CONSTRAINTS`, with ``correct`` and ``class_pseudo_count``)."""
 
     def _check_selection_params(self):
         """The cross-parameter check (single parameters are checked by ``_parameter_constraints``)."""
@@ -102,7 +128,7 @@ class SelectionBiasClassifier(BayesianClassifier):
 
 class BinarySelectionBiasClassifier(SelectionBiasClassifier):
     """Base class of the models for binary features and a binary response (parameter
-    ``binarize``); dense and sparse input."""
+    ``binarize``, constraints :data:`BINARY_PARAMETER_CONSTRAINTS`); dense and sparse input."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -119,6 +145,18 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
         self.classes_, y01 = check_binary_target(y)
         self.binarize_thresholds_ = fit_binarize_thresholds(X, self.binarize)
         return self._binary_features(X), y01
+
+    def _fit_selection(self, X, y, random_state):
+        """Validate the training data and select features by |correlation| with y.
+
+        Returns the 0/1 training matrix (dense or CSC), y coded 0/1 (float), the
+        :class:`~hdbayes.selection.Selection`, and the class pseudo-counts (f0, f1).
+        """
+        self._check_selection_params()
+        X, y01 = self._validate_training_data(X, y)
+        pseudo_counts = class_pseudo_counts(self.class_pseudo_count, 2)
+        selection = self._select_features(abs_correlation(X, y01), "correlation", random_state, X)
+        return X, y01, selection, pseudo_counts
 
     def _validate_for_prediction(self, X):
         X = validate_input(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)

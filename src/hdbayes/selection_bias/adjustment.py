@@ -53,16 +53,12 @@ def exact_theta_rule(n):
     return gauss_legendre_rule((int(n) + 3) // 2)
 
 
-def check_theta_rule(rule_name, rule, points_name, n_points):
-    """Check a θ rule parameter ({"exact", "simpson"}) and its optional number of points
-    (odd and at least 3 for Simpson's rule)."""
-    if rule not in ("exact", "simpson"):
-        raise InputValueError(f"{rule_name} must be 'exact' or 'simpson', got {rule!r}")
-    if n_points is not None:
-        if rule == "simpson":
-            check_count(points_name, n_points, minimum=3, odd=True)
-        else:
-            check_count(points_name, n_points)
+def check_theta_rule(rule, points_name, n_points):
+    """The cross-parameter check of a θ rule ({"exact", "simpson"}, checked by the estimator's
+    ``_parameter_constraints``) and its optional number of points: odd and at least 3 for
+    Simpson's rule."""
+    if rule == "simpson" and n_points is not None:
+        check_count(points_name, n_points, minimum=3, odd=True)
 
 
 def theta_quadrature(rule, n_points, n, simpson_points):

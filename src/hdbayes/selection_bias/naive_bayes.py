@@ -3,7 +3,7 @@
 Model (thesis §2.3, eq. 2.15–2.26; spec ``selection-bias.md`` §4): binary response y
 and binary features x_1..x_p,
 
-    y | ψ ~ Bernoulli(ψ),                 ψ ~ Beta(f1, f0),
+    y | ψ ~ Bernoulli(ψ),                 ψ ~ Beta(f1, f0) (``class_pseudo_count`` = (f0, f1)),
     x_j | y, φ ~ Bernoulli(φ_{y,j}),      φ_{0,j}, φ_{1,j} | α, θ_j ~ Beta(αθ_j, α(1−θ_j)),
     θ_j ~ Uniform(0, 1),                  α ~ Inverse-Gamma(a, b).
 
@@ -19,23 +19,24 @@ p − k features were discarded, which multiplies the integrand in α by q(α)^{
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 from scipy import stats
 from scipy.special import logsumexp
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._numba import jit
-from hdbayes._validation import check_binarize, check_count, check_finite_output, check_positive
-from hdbayes.exceptions import InputValueError
+from hdbayes._validation import check_count, check_finite_output
 from hdbayes.quadrature import (
     QuadratureRule,
     adaptive_inverse_gamma_rule,
     inverse_gamma_midpoint_grid,
 )
-from hdbayes.selection import abs_correlation
-from hdbayes.selection_bias._base import BinarySelectionBiasClassifier
+from hdbayes.selection_bias._base import BINARY_PARAMETER_CONSTRAINTS, POSITIVE, BinarySelectionBiasClassifier
 from hdbayes.selection_bias.adjustment import (
     check_theta_rule,
     naive_bayes_log_discard_probability,
@@ -272,8 +273,10 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         |COR| ≤ ``threshold``.
     correct : bool, default=True
         Condition on the discarded features (the adjustment factor q(α)^{p−k}).
-    f0, f1 : float, default=1.0
-        Beta(f1, f0) prior of ψ = P(y = classes_[1]).
+    class_pseudo_count : float or array-like of shape (2,), default=1.0
+        The Dirichlet (here Beta) prior of the class probabilities: a pseudo-count for
+        each class, or one per class in the order of ``classes_`` — (f0, f1) of the
+        thesis, ψ = P(y = classes_[1]) ~ Beta(f1, f0).
     alpha_shape, alpha_scale : float, default=0.5, 5.0
         Inverse-Gamma(a, b) prior of α, density ∝ α^{-(1+a)} e^{-b/α}.
     alpha_rule : {"adaptive", "midpoint"}, default="adaptive"
@@ -342,7 +345,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     posterior_density_of_log_alpha_ : ndarray of shape (K,)
         Posterior density of log α at log(alpha_grid_) (thesis Fig. 2.7).
     class_log_prior_ : ndarray of shape (2,)
-        log ψ̂_c = log (f_c + N_c)/(f0 + f1 + n).
+        log ψ̂_c = log (f_c + N_c)/(f0 + f1 + n), with (f0, f1) the class pseudo-counts.
 
     Notes
     -----
@@ -370,8 +373,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         *,
         threshold=None,
         correct=True,
-        f0=1.0,
-        f1=1.0,
+        class_pseudo_count=1.0,
         alpha_shape=0.5,
         alpha_scale=5.0,
         alpha_rule="adaptive",
@@ -385,8 +387,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.correct = correct
-        self.f0 = f0
-        self.f1 = f1
+        self.class_pseudo_count = class_pseudo_count
         self.alpha_shape = alpha_shape
         self.alpha_scale = alpha_scale
         self.alpha_rule = alpha_rule
@@ -397,20 +398,25 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         self.binarize = binarize
         self.random_state = random_state
 
-    def _check_params(self):
-        self._check_selection_params()
-        check_positive("f0", self.f0)
-        check_positive("f1", self.f1)
-        check_positive("alpha_shape", self.alpha_shape)
-        check_positive("alpha_scale", self.alpha_scale)
-        check_positive("alpha_resolution", self.alpha_resolution)
-        if self.alpha_rule not in ("adaptive", "midpoint"):
-            raise InputValueError(f"alpha_rule must be 'adaptive' or 'midpoint', got {self.alpha_rule!r}")
-        check_theta_rule("theta_rule", self.theta_rule, "n_theta", self.n_theta)
-        if self.n_alpha is not None:
-            check_count("n_alpha", self.n_alpha, minimum=3 if self.alpha_rule == "adaptive" else 1)
-        check_binarize(self.binarize)
+    _parameter_constraints = {
+        **BINARY_PARAMETER_CONSTRAINTS,
+        "alpha_shape": [POSITIVE],
+        "alpha_scale": [POSITIVE],
+        "alpha_rule": [StrOptions({"adaptive", "midpoint"})],
+        "n_alpha": [Interval(Integral, 1, None, closed="left"), None],
+        "alpha_resolution": [POSITIVE],
+        "theta_rule": [StrOptions({"exact", "simpson"})],
+        "n_theta": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state", np.random.Generator],
+    }
 
+    def _check_params(self):
+        """The checks that involve two parameters (single ones are in ``_parameter_constraints``)."""
+        check_theta_rule(self.theta_rule, "n_theta", self.n_theta)
+        if self.n_alpha is not None and self.alpha_rule == "adaptive":
+            check_count("n_alpha", self.n_alpha, minimum=3)
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Select features on (X, y) and fit the model.
 
@@ -426,8 +432,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         self
         """
         self._check_params()
-        X, y01 = self._validate_training_data(X, y)
-        selection = self._select_features(abs_correlation(X, y01), "correlation", self.random_state, X)
+        X, y01, selection, f = self._fit_selection(X, y, self.random_state)
 
         n1 = int(y01.sum())
         class_sizes = (y01.shape[0] - n1, n1)
@@ -490,7 +495,6 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
         )
 
-        f = np.array([self.f0, self.f1])
         self.class_log_prior_ = np.log((f + np.asarray(class_sizes)) / (f.sum() + y01.shape[0]))
         return self
 
