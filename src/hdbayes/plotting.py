@@ -1,21 +1,16 @@
-"""Figures a statistician expects from these models.
+"""Figures of fitted estimators: the posterior of log α, a reliability diagram, MCMC traces.
 
 All functions draw on a matplotlib ``Axes`` (created on a new ``Figure`` when none is
-given, without touching pyplot's global state, so they work headless) and return it.
+given, without touching pyplot's global state, so they work headless) and return it. The
+figures of the papers' experiments, which compare several fits, live with the experiments
+(:mod:`hdbayes.experiments._figures`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = [
-    "amlp_brier_by_k",
-    "posterior_medians_scatter",
-    "error_rates_by_k",
-    "new_axes",
-    "plot_calibration",
-    "plot_log_alpha_density",
-]
+__all__ = ["new_axes", "plot_calibration", "plot_log_alpha_density", "plot_trace"]
 
 
 def new_axes(ax=None, figsize=(5.0, 4.0)):
@@ -71,63 +66,59 @@ def plot_calibration(tables, ax=None):
     return ax
 
 
-def error_rates_by_k(by, ks, title):
-    """Actual (solid) and expected (dotted) error rates against the number of features
-    selected, corrected and uncorrected side by side (thesis Fig. 2.5 and 2.13).
 
-    ``by[(k, method)]`` is a dict with ``actual_error`` and ``expected_error``; method is
-    "corrected" or "uncorrected". Returns the Figure.
+
+def plot_trace(model, name, index=(), ax=None, *, chains=None, warmup=True, burn_in_line=True, **kwargs):
+    """Trace of one scalar of a fitted MCMC estimator: one line per chain against the iteration.
+
+    Parameters
+    ----------
+    model : fitted MCMC estimator (with ``trace_``), or a :class:`hdbayes.mcmc.Trace`
+    name : str
+        A variable of the trace, e.g. ``"log_tau_mu"``.
+    index : int or tuple of int, optional
+        The component of a vector or array variable (e.g. the order ``o`` of ``log_sigma``).
+    ax : matplotlib Axes, optional
+    chains : sequence of int, optional
+        The chains drawn (default: all).
+    warmup : bool, default=True
+        Show what was recorded during burn-in too (when the model records it).
+    burn_in_line : bool, default=True
+        A dotted vertical line at the end of burn-in (when the trace knows its schedule).
+    **kwargs
+        Passed to ``ax.plot`` for every chain (e.g. ``color``, ``linewidth``, ``label``; a
+        label is given to the first chain only).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> from hdbayes.mcmc import Schedule, Trace
+    >>> draws = np.arange(12.0).reshape(2, 3, 2)
+    >>> trace = Trace({"x": draws}, {"x": np.zeros((2, 4, 2))}, schedule=Schedule(10, 4, 2))
+    >>> ax = plot_trace(trace, "x", 1)
+    >>> ax.lines[0].get_xdata().tolist()  # four warm-up iterations, then every second one
+    [0.0, 1.0, 2.0, 3.0, 5.0, 7.0, 9.0]
     """
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4), layout="constrained")
-    for ax, method in zip(fig.subplots(1, 2, sharey=True), ("corrected", "uncorrected")):
-        ax.plot(ks, [by[k, method]["actual_error"] for k in ks], "o-", color="black", label="actual")
-        ax.plot(ks, [by[k, method]["expected_error"] for k in ks], "o:", color="black", label="expected")
-        ax.set_xscale("log")
-        ax.set_xlabel("number of features selected")
-        ax.set_title(method)
-        ax.legend(frameon=False)
-    fig.axes[0].set_ylabel("error rate")
-    fig.suptitle(title)
-    return fig
-
-
-def amlp_brier_by_k(by, ks, title):
-    """Average minus log probability and average squared error against the number of
-    features selected, corrected (dashed) and uncorrected (dotted) (thesis Fig. 2.6 and 2.14)."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4), layout="constrained")
-    for ax, (measure, label) in zip(
-        fig.subplots(1, 2), (("amlp", "average minus log probability"), ("brier", "average squared error"))
-    ):
-        ax.plot(ks, [by[k, "corrected"][measure] for k in ks], "o--", color="black", label="corrected")
-        ax.plot(ks, [by[k, "uncorrected"][measure] for k in ks], "o:", color="grey", label="uncorrected")
-        ax.set_xscale("log")
-        ax.set_xlabel("number of features selected")
-        ax.set_ylabel(label)
-        ax.legend(frameon=False)
-    fig.suptitle(title)
-    return fig
-
-
-def posterior_medians_scatter(cauchy_samples, gaussian_samples, *, zoom, title):
-    """Posterior medians of the same parameters under a Cauchy and a Gaussian prior, in full and
-    zoomed to (−zoom, zoom)² (thesis Fig. 3.13 and 3.21)."""
-    from matplotlib.figure import Figure
-
-    cauchy = np.median(cauchy_samples, axis=0).ravel()
-    gaussian = np.median(gaussian_samples, axis=0).ravel()
-    fig = Figure(figsize=(9, 4.2), layout="constrained")
-    for ax, limit in zip(fig.subplots(1, 2), (None, zoom)):
-        ax.scatter(gaussian, cauchy, s=4, alpha=0.5)
-        ax.axline((0, 0), slope=1, color="grey", linewidth=0.6)
-        ax.set_xlabel("median, Gaussian prior")
-        ax.set_ylabel("median, Cauchy prior")
-        if limit is not None:
-            ax.set_xlim(-limit, limit)
-            ax.set_ylim(-limit, limit)
-            ax.set_title(f"zoom (−{limit:g}, {limit:g})²", fontsize=9)
-    fig.suptitle(title)
-    return fig
+    trace = getattr(model, "trace_", model)
+    ax = new_axes(ax, figsize=(7.0, 2.5))
+    index = index if isinstance(index, tuple) else (index,)
+    values = np.asarray(trace[name])[(slice(None), slice(None), *index)]
+    schedule = trace.schedule
+    saved = schedule.saved_iterations if schedule is not None else np.arange(values.shape[1])
+    if warmup and name in trace.warmup:
+        early = np.asarray(trace.warmup[name])[(slice(None), slice(None), *index)]
+        burn_in = schedule.burn_in if schedule is not None else early.shape[1]
+        positions = np.linspace(0, burn_in, early.shape[1], endpoint=False)
+        values = np.concatenate([early, values], axis=1)
+        saved = np.concatenate([positions, saved])
+    kwargs.setdefault("linewidth", 0.6)
+    for n, chain in enumerate(range(values.shape[0]) if chains is None else chains):
+        ax.plot(saved, values[chain], **(kwargs if n == 0 else {k: v for k, v in kwargs.items() if k != "label"}))
+    if burn_in_line and schedule is not None and schedule.burn_in:
+        ax.axvline(schedule.burn_in, color="grey", linewidth=0.5, linestyle=":")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel(name)
+    return ax

@@ -5,15 +5,21 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
+from hdbayes.experiments._figures import posterior_medians_scatter
 from hdbayes.metrics import average_minus_log_probability, error_rate
 
 __all__ = [
     "PRIOR_STYLE",
+    "TIME_KEYS",
     "CompressedRunSize",
     "counts_figure",
     "fit_and_score",
+    "medians_figure",
     "plot_by_prior",
     "plot_counts",
+    "prior_figure",
     "prior_panels",
     "series",
 ]
@@ -30,7 +36,7 @@ class CompressedRunSize:
     """
 
     orders: tuple
-    n_train: int
+    n_samples: int
     n_test: int
     n_iter: int
     burn_in: int
@@ -88,26 +94,51 @@ def prior_panels(by, orders, priors, panels, title):
     return fig, axes
 
 
-def fit_and_score(model, X_train, y_train, X_test, y_test, **labels):
-    """Fit ``model``, predict the test cases and return ``(model, row, proba)``.
+def prior_figure(by, orders, priors, panels, title, *, fontsize=8):
+    """:func:`prior_panels` with a legend on each panel; returns the figure."""
+    fig, axes = prior_panels(by, orders, priors, panels, title)
+    for ax in axes:
+        ax.legend(frameon=False, fontsize=fontsize)
+    return fig
 
-    The row holds ``labels`` (e.g. order and prior), the parameter counts, the fit time (which
-    includes the grouping), the prediction time, the error rate and the average minus log
-    probability. The experiments move the two times to their timings
-    (:func:`~hdbayes.experiments._runtime.split_timings`), out of the result tables.
+
+def medians_figure(cauchy_model, gaussian_model, *, zoom, title):
+    """Posterior medians of the compressed parameters of two fits, Cauchy prior against Gaussian prior."""
+    return posterior_medians_scatter(_parameter_draws(cauchy_model), _parameter_draws(gaussian_model), zoom=zoom,
+                                     title=title)  # fmt: skip
+
+
+def _parameter_draws(model):
+    """The draws of the compressed parameters with the chains concatenated: shape (draws, G', K')."""
+    samples = np.asarray(model.s_samples_)
+    return samples.reshape(-1, *samples.shape[-2:])
+
+
+def fit_and_score(model, X_train, y_train, X_test, y_test):
+    """Fit ``model``, predict the test cases and return ``(row, (model, proba))`` for the runner.
+
+    The row holds the parameter counts, the fit time (which includes the grouping), the
+    prediction time, the error rate and the average minus log probability; the runner
+    (:func:`~hdbayes.experiments._runner.run_settings`) moves the two times to the timings,
+    out of the result tables, with ``time_keys=TIME_KEYS``.
     """
+    start = time.perf_counter()
     model.fit(X_train, y_train)
+    fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
     proba = model.predict_proba(X_test)
     predict_seconds = time.perf_counter() - start
     row = {
-        **labels,
         "n_original": int(model.n_original_),
         "n_compressed": int(model.n_compressed_),
         "ratio": model.n_compressed_ / model.n_original_,
-        "fit_seconds": float(model.fit_seconds_),
+        "fit_seconds": fit_seconds,
         "predict_seconds": predict_seconds,
         "error_rate": error_rate(y_test, proba),
         "amlp": average_minus_log_probability(y_test, proba),
     }
-    return model, row, proba
+    return row, (model, proba)
+
+
+#: The wall-clock columns of :func:`fit_and_score`'s rows.
+TIME_KEYS = ("fit_seconds", "predict_seconds")

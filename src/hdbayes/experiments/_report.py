@@ -48,7 +48,7 @@ class Size:
     n_features: int
     n_test: int
     ks: tuple
-    n_train: int = 200
+    n_samples: int = 200
     n_iter: int | None = None
     burn_in: int | None = None
     thin: int | None = None

@@ -14,22 +14,25 @@ traces of log σ_o at the highest order fitted. Times go to ``timing.csv`` and t
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
-from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_cauchy_classification
 from hdbayes.experiments._compressed import (
     PRIOR_STYLE,
+    TIME_KEYS,
     CompressedRunSize,
     counts_figure,
     fit_and_score,
-    prior_panels,
+    medians_figure,
+    prior_figure,
 )
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
-from hdbayes.experiments._runtime import cap_n_jobs, choose_size, split_timings
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import run_settings, summary_markdown
+from hdbayes.experiments._runtime import cap_n_jobs, choose_size
 from hdbayes.interactions.models import CompressedInteractionClassifier
 from hdbayes.metrics import average_minus_log_probability, error_rate, paired_t_test
-from hdbayes.plotting import posterior_medians_scatter
 
 __all__ = ["SIZES", "cases_without_private_subpattern", "run"]
 
@@ -39,19 +42,19 @@ MEDIANS_ORDER = 4
 
 SIZES = {
     "full": CompressedRunSize(
-        orders=(1, 2, 3, 4, 5, 6, 7), n_train=500, n_test=5000, n_iter=2000, burn_in=750, thin=5
+        orders=(1, 2, 3, 4, 5, 6, 7), n_samples=500, n_test=5000, n_iter=2000, burn_in=750, thin=5
     ),
-    "small": CompressedRunSize(orders=(1, 2, 3, 4, 5), n_train=300, n_test=1000, n_iter=300, burn_in=100, thin=2),
-    "tiny": CompressedRunSize(orders=(1, 2, 3, 4, 5), n_train=300, n_test=500, n_iter=200, burn_in=80, thin=2),
+    "small": CompressedRunSize(orders=(1, 2, 3, 4, 5), n_samples=300, n_test=1000, n_iter=300, burn_in=100, thin=2),
+    "tiny": CompressedRunSize(orders=(1, 2, 3, 4, 5), n_samples=300, n_test=500, n_iter=200, burn_in=80, thin=2),
 }  # fmt: skip
 
 
-def _fit_and_score(data, order, prior, size, seed, n_jobs):
+def _fit_and_score(data, size, seed, n_jobs, *, order, prior):
     model = CompressedInteractionClassifier(
         order=order, prior=prior, compress=True, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
         random_state=seed, n_jobs=n_jobs,
     )  # fmt: skip
-    return fit_and_score(model, data.X_train, data.y_train, data.X_test, data.y_test, order=order, prior=prior)
+    return fit_and_score(model, data.X, data.y, data.X_test, data.y_test)
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
@@ -80,23 +83,23 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     n_jobs = cap_n_jobs(n_jobs)
     _, size = choose_size(SIZES, full, size)
     data = simulate_cauchy_classification(
-        n_train=size.n_train, n_test=size.n_test, n_features=7, n_values=3, order=TRUE_ORDER,
+        n_samples=size.n_train, n_test=size.n_test, n_features=7, n_values=3, order=TRUE_ORDER,
         random_state=random_state,
     )  # fmt: skip
     true_amlp = average_minus_log_probability(data.y_test, data.proba_test)
     true_error = error_rate(data.y_test, data.proba_test)
-    runs = [(order, prior) for order in size.orders for prior in PRIORS]
-    rows, models, losses = [], {}, {}
-    disable = None if progress is None else not progress
-    for order, prior in tqdm(runs, desc="cauchy-classification fits", disable=disable):
-        model, row, proba = _fit_and_score(data, order, prior, size, random_state, n_jobs)
-        rows.append(row)
-        models[order, prior] = model
-        if prior == "cauchy":
-            losses[order] = -np.log(proba[np.arange(len(data.y_test)), np.searchsorted(model.classes_, data.y_test)])
-
-    timings = split_timings(rows, ["fit_seconds", "predict_seconds"], ["order", "prior"])
-    by = {(r["order"], r["prior"]): r for r in rows}
+    results = run_settings(
+        [{"order": order, "prior": prior} for order in size.orders for prior in PRIORS],
+        partial(_fit_and_score, data, size, random_state, n_jobs), desc="cauchy-classification fits",
+        progress=progress, time_keys=TIME_KEYS,
+    )  # fmt: skip
+    rows, by, timings = results.rows, results.by, results.timings
+    models = {key: model for key, (model, _) in results.extras.items()}
+    losses = {
+        order: -np.log(proba[np.arange(len(data.y_test)), np.searchsorted(model.classes_, data.y_test)])
+        for (order, prior), (model, proba) in results.extras.items()
+        if prior == "cauchy"
+    }
     best_order = min(size.orders, key=lambda o: by[o, "cauchy"]["amlp"])
     best_middle = min((o for o in size.orders if 3 <= o <= 5), key=lambda o: by[o, "cauchy"]["amlp"])
     # per-test-case paired comparisons of the Cauchy model's minus log probabilities
@@ -131,7 +134,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "fig3_18_counts": counts_figure(
             by, size.orders, PRIORS, "Fig. 3.18 (upper): parameters, Cauchy-model data (compressed)"
         ),
-        "timing_fig3_18": _figure_times({(r["order"], r["prior"]): r for r in timings}, size.orders),
+        "timing_fig3_18": _figure_times(dict(zip(by, timings)), size.orders),
         "fig3_20_performance": _figure_performance(by, size.orders, true_error, true_amlp),
         "sigma_traces": _figure_traces(models, max(size.orders), size.burn_in),
     }
@@ -139,8 +142,6 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         report.figures["fig3_21_medians"] = _figure_medians(models, MEDIANS_ORDER)
 
     lines = [
-        "# Classification data from a Cauchy interaction model (thesis §3.5.3, spec §5.5)",
-        "",
         f"p = 7 features uniform on 3 values; true model: interactions of order ≤ {TRUE_ORDER}, σ_o = 1/o, "
         f"Cauchy coefficients, intercept 0; {size.n_train} training and {size.n_test} test cases; seed "
         f"{random_state}. Compressed parameters; Cauchy and Gaussian priors of spec §2.2; MCMC {size.n_iter} "
@@ -176,12 +177,10 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
             if growth is not None
             else []
         ),
-        "## Acceptance checks",
-        "",
-        *checks_markdown(checks),
-        "",
     ]
-    report.summary = "\n".join(lines)
+    report.summary = summary_markdown(
+        "Classification data from a Cauchy interaction model (thesis §3.5.3, spec §5.5)", lines, checks
+    )
     return report
 
 
@@ -214,21 +213,18 @@ def cases_without_private_subpattern(X):
 
 
 def _figure_times(timing_by, orders):
-    fig, axes = prior_panels(
+    return prior_figure(
         timing_by, orders, PRIORS, (("fit_seconds", "training time (s)"), ("predict_seconds", "prediction time (s)")),
-        "Fig. 3.18 (lower): times, Cauchy-model data (compressed)",
+        "Fig. 3.18 (lower): times, Cauchy-model data (compressed)", fontsize=7,
     )  # fmt: skip
-    for ax in axes:
-        ax.legend(frameon=False, fontsize=7)
-    return fig
 
 
 def _figure_performance(by, orders, true_error, true_amlp):
-    fig, axes = prior_panels(
+    fig = prior_figure(
         by, orders, PRIORS, (("error_rate", "error rate"), ("amlp", "AMLP")),
         "Fig. 3.20: test performance, Cauchy-model data (dashed vertical: true order)",
     )  # fmt: skip
-    for ax, reference in zip(axes, (true_error, true_amlp)):
+    for ax, reference in zip(fig.axes, (true_error, true_amlp)):
         ax.axhline(reference, color="black", linewidth=0.8, label="true model")
         ax.axvline(TRUE_ORDER, color="grey", linewidth=0.5, linestyle="--")
         ax.legend(frameon=False, fontsize=8)
@@ -236,25 +232,26 @@ def _figure_performance(by, orders, true_error, true_amlp):
 
 
 def _figure_medians(models, order):
-    return posterior_medians_scatter(
-        models[order, "cauchy"].s_samples_, models[order, "gaussian"].s_samples_, zoom=1.0,
-        title=f"Fig. 3.21: posterior medians of the compressed parameters, O = {order}",
-    )  # fmt: skip
+    return medians_figure(models[order, "cauchy"], models[order, "gaussian"], zoom=1.0,
+                          title=f"Fig. 3.21: posterior medians of the compressed parameters, O = {order}")  # fmt: skip
 
 
 def _figure_traces(models, order, burn_in):
     from matplotlib.figure import Figure
 
+    from hdbayes.plotting import plot_trace
+
     fig = Figure(figsize=(10, 1.8 * order), layout="constrained")
     axes = fig.subplots(order, 1, squeeze=False).ravel()
     for o, ax in zip(range(1, order + 1), axes):
         for prior in PRIORS:
-            trace = models[order, prior].log_sigma_trace_[0, :, o]
-            ax.plot(trace, linewidth=0.6, color=PRIOR_STYLE[prior]["color"], label=prior)
+            plot_trace(models[order, prior], "log_sigma", o, ax, color=PRIOR_STYLE[prior]["color"], label=prior,
+                       burn_in_line=False)  # fmt: skip
         if o <= TRUE_ORDER:
             ax.axhline(np.log(1.0 / o), color="black", linewidth=0.6, linestyle="--")
         ax.axvline(burn_in, color="grey", linewidth=0.5, linestyle=":")
         ax.set_ylabel(f"log σ_{o}")
+        ax.set_xlabel("")
     axes[0].legend(frameon=False, fontsize=7)
     axes[-1].set_xlabel("iteration")
     fig.suptitle(f"Traces of log σ_o at O = {order} (dashed: true log(1/o); dotted: burn-in)")

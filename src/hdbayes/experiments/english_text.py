@@ -18,14 +18,14 @@ so that two runs with the same seed write identical results.
 
 from __future__ import annotations
 
-from tqdm.auto import tqdm
+from functools import partial
 
 from hdbayes.datasets import load_english_text
-from hdbayes.experiments._compressed import CompressedRunSize, counts_figure, fit_and_score, prior_panels
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
-from hdbayes.experiments._runtime import cap_n_jobs, choose_size, split_timings
+from hdbayes.experiments import _compressed as compressed
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import draws, run_settings, summary_markdown
+from hdbayes.experiments._runtime import cap_n_jobs, choose_size
 from hdbayes.interactions.models import CompressedSequenceModel
-from hdbayes.plotting import posterior_medians_scatter
 
 __all__ = ["SIZES", "AMLP_TOLERANCE", "HIGH_ORDER_TOLERANCE", "ORDER_GAIN", "run"]
 
@@ -43,24 +43,22 @@ ORDER_GAIN = 0.005
 HIGH_ORDER_TOLERANCE = {"full": 0.0, "small": 0.01}
 
 SIZES = {
-    "full": CompressedRunSize(
-        orders=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20), n_train=1000, n_test=2910,
+    "full": compressed.CompressedRunSize(
+        orders=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20), n_samples=1000, n_test=2910,
         n_iter=2000, burn_in=750, thin=5, n_trace_chains=3,
     ),
-    "small": CompressedRunSize(
-        orders=(1, 2, 5, 10), n_train=400, n_test=1000, n_iter=300, burn_in=100, thin=2, n_trace_chains=1,
+    "small": compressed.CompressedRunSize(
+        orders=(1, 2, 5, 10), n_samples=400, n_test=1000, n_iter=300, burn_in=100, thin=2, n_trace_chains=1,
     ),
 }  # fmt: skip
 
 
-def _fit_and_score(data, order, prior, size, seed, n_jobs):
+def _fit_and_score(data, size, seed, n_jobs, *, order, prior):
     model = CompressedSequenceModel(
         order=order, prior=prior, compress=True, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
         random_state=seed, n_jobs=n_jobs,
     )  # fmt: skip
-    return fit_and_score(
-        model, data.X_train[:, -order:], data.y_train, data.X_test[:, -order:], data.y_test, order=order, prior=prior
-    )
+    return compressed.fit_and_score(model, data.X[:, -order:], data.y, data.X_test[:, -order:], data.y_test)
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
@@ -88,31 +86,25 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     n_jobs = cap_n_jobs(n_jobs)
     size_name, size = choose_size(SIZES, full, size)
     max_order = max(size.orders)
-    data = load_english_text(order=max_order, n_train=size.n_train, n_test=size.n_test)
-    runs = [(order, prior) for order in size.orders for prior in PRIORS]
-    rows, models = [], {}
-    for order, prior in tqdm(runs, desc="english-text fits", disable=None if progress is None else not progress):
-        model, row, _ = _fit_and_score(data, order, prior, size, random_state, n_jobs)
-        rows.append(row)
-        models[order, prior] = model
+    data = load_english_text(order=max_order, n_samples=size.n_samples, n_test=size.n_test)
+    results = run_settings(
+        [{"order": order, "prior": prior} for order in size.orders for prior in PRIORS],
+        partial(_fit_and_score, data, size, random_state, n_jobs), desc="english-text fits", progress=progress,
+        time_keys=compressed.TIME_KEYS,
+    )  # fmt: skip
+    rows, by, timings = results.rows, results.by, results.timings
+    models = {key: model for key, (model, _) in results.extras.items()}
 
-    traces = {}
+    traced = {}
     if TRACE_ORDER in size.orders:
         for prior in PRIORS:
             if size.n_trace_chains == 1:
-                traces[prior] = models[TRACE_ORDER, prior].log_sigma_trace_
+                traced[prior] = models[TRACE_ORDER, prior]
             else:
-                traces[prior] = (
-                    CompressedSequenceModel(
-                        order=TRACE_ORDER, prior=prior, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
-                        n_chains=size.n_trace_chains, random_state=random_state + 1, n_jobs=n_jobs,
-                    )
-                    .fit(data.X_train[:, -TRACE_ORDER:], data.y_train)
-                    .log_sigma_trace_
-                )  # fmt: skip
-
-    timings = split_timings(rows, ["fit_seconds", "predict_seconds"], ["order", "prior"])
-    by = {(r["order"], r["prior"]): r for r in rows}
+                traced[prior] = CompressedSequenceModel(
+                    order=TRACE_ORDER, prior=prior, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
+                    n_chains=size.n_trace_chains, random_state=random_state + 1, n_jobs=n_jobs,
+                ).fit(data.X[:, -TRACE_ORDER:], data.y)  # fmt: skip
     checks = {}
     tolerance = AMLP_TOLERANCE[size_name]
     for order in size.orders:
@@ -143,19 +135,18 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     report.checks = checks
     report.timings["timing"] = timings
     report.figures = {
-        "fig3_10_counts": counts_figure(by, size.orders, PRIORS, "Fig. 3.10 (upper): parameters, English text"),
-        "timing_fig3_10": _figure_times({(r["order"], r["prior"]): r for r in timings}, size.orders),
+        "fig3_10_counts": compressed.counts_figure(by, size.orders, PRIORS,
+                                                   "Fig. 3.10 (upper): parameters, English text"),  # fmt: skip
+        "timing_fig3_10": _figure_times(dict(zip(by, timings)), size.orders),
         "fig3_12_performance": _figure_performance(by, size.orders),
     }
     if TRACE_ORDER in size.orders:
         report.figures["fig3_13_medians"] = _figure_medians(models, TRACE_ORDER)
-        report.figures["fig3_14_sigma_traces"] = _figure_traces(traces, size)
+        report.figures["fig3_14_sigma_traces"] = _figure_traces(traced, size)
 
     lines = [
-        "# English text: vowel / consonant / other (thesis §3.4.5, spec §5.3)",
-        "",
         f"Alice's Adventures in Wonderland (the paper's article is lost), encoded vowel / consonant / other "
-        f"with runs of 'other' collapsed; {size.n_train} training and {size.n_test} test windows of "
+        f"with runs of 'other' collapsed; {size.n_samples} training and {size.n_test} test windows of "
         f"{max_order + 1} symbols from the start of the book (a model of order O uses the last O history "
         f"symbols); K = 3. Compressed parameters; Cauchy and Gaussian priors of spec §2.2; MCMC "
         f"{size.n_iter} iterations (burn-in {size.burn_in}, thin {size.thin}), seed {random_state}. "
@@ -166,59 +157,50 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "order ('at least some order 10 interactions are useful'); Cauchy predicts better than Gaussian "
         "in error rate and AMLP.",
         "",
-        "## Acceptance checks",
-        "",
-        *checks_markdown(checks),
-        "",
     ]
-    report.summary = "\n".join(lines)
+    report.summary = summary_markdown("English text: vowel / consonant / other (thesis §3.4.5, spec §5.3)", lines,
+                                      checks)  # fmt: skip
     return report
 
 
 def _figure_times(by, orders):
-    fig, axes = prior_panels(
+    return compressed.prior_figure(
         by, orders, PRIORS, (("fit_seconds", "training time (s), compressed"),
                              ("predict_seconds", "prediction time (s), compressed")),
         "Fig. 3.10 (lower): times, English text",
     )  # fmt: skip
-    for ax in axes:
-        ax.legend(frameon=False, fontsize=8)
-    return fig
 
 
 def _figure_performance(by, orders):
-    fig, axes = prior_panels(
-        by, orders, PRIORS, (("error_rate", "error rate"), ("amlp", "AMLP")),
-        "Fig. 3.12: test performance, English text (compressed)",
-    )  # fmt: skip
-    for ax in axes:
-        ax.legend(frameon=False, fontsize=8)
-    return fig
+    return compressed.prior_figure(by, orders, PRIORS, (("error_rate", "error rate"), ("amlp", "AMLP")),
+                        "Fig. 3.12: test performance, English text (compressed)")  # fmt: skip
 
 
 def _figure_medians(models, order):
-    return posterior_medians_scatter(
-        models[order, "cauchy"].s_samples_, models[order, "gaussian"].s_samples_, zoom=2.0,
-        title=f"Fig. 3.13: posterior medians of the compressed parameters, O = {order}",
-    )  # fmt: skip
+    return compressed.medians_figure(models[order, "cauchy"], models[order, "gaussian"], zoom=2.0,
+                          title=f"Fig. 3.13: posterior medians of the compressed parameters, O = {order}")  # fmt: skip
 
 
-def _figure_traces(traces, size):
+def _figure_traces(traced, size):
     from matplotlib.figure import Figure
+
+    from hdbayes.plotting import plot_trace
 
     shown = [o for o in (1, 2, 5, TRACE_ORDER) if o <= TRACE_ORDER]
     fig = Figure(figsize=(10, 2.0 * len(shown)), layout="constrained")
     axes = fig.subplots(len(shown), 2, squeeze=False)
     for col, prior in enumerate(PRIORS):
-        trace = traces[prior]
+        n_chains = draws(traced[prior], "log_sigma").shape[0]
         for row, o in enumerate(shown):
             ax = axes[row, col]
-            for chain in range(trace.shape[0]):
-                ax.plot(trace[chain, :, o], linewidth=0.6, label=f"chain {chain + 1}")
+            for chain in range(n_chains):
+                plot_trace(traced[prior].trace_, "log_sigma", o, ax, chains=[chain], label=f"chain {chain + 1}",
+                           burn_in_line=False)  # fmt: skip
             ax.axvline(size.burn_in, color="grey", linewidth=0.6, linestyle="--")
+            ax.set_xlabel("")
             ax.set_ylabel(f"log σ_{o}")
             ax.set_title(f"{prior}, o = {o}", fontsize=9)
         axes[0, col].legend(frameon=False, fontsize=7)
         axes[-1, col].set_xlabel("iteration")
-    fig.suptitle(f"Traces of log σ_o at O = {TRACE_ORDER} ({trace.shape[0]} independent chain(s); dashed: burn-in)")
+    fig.suptitle(f"Traces of log σ_o at O = {TRACE_ORDER} ({n_chains} independent chain(s); dashed: burn-in)")
     return fig

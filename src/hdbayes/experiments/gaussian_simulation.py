@@ -15,22 +15,16 @@ write identical results.
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_gaussian
-from hdbayes.experiments._report import Report, Size, checks_markdown, markdown_table
-from hdbayes.experiments._runtime import cap_n_jobs, choose_size, split_timings
-from hdbayes.metrics import (
-    average_minus_log_probability,
-    calibration_markdown,
-    calibration_table,
-    error_rate,
-    expected_and_actual_loss,
-    expected_error_rate,
-    random_lognormal_loss,
-)
+from hdbayes.experiments._corrected import METHODS, calibration_section, calibration_tables, k_checks, k_settings
+from hdbayes.experiments._report import Report, Size, markdown_table
+from hdbayes.experiments._runner import draws, probability_measures, run_settings, summary_markdown
+from hdbayes.experiments._runtime import cap_n_jobs, choose_size
+from hdbayes.metrics import calibration_table, random_lognormal_loss
 from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
 
 __all__ = ["SIZES", "run"]
@@ -40,6 +34,8 @@ TRUE_LOG_TAU_MU = float(np.log(100.0))
 #: actual error rate alone has a standard error of 0.01–0.016, so the shorter runs allow 0.05 (measured
 #: 0.004–0.030 at seeds 0 and 1).
 CALIBRATION_TOLERANCE = {"full": 0.03, "small": 0.05, "tiny": 0.05}
+#: The uncorrected expected error must be below the actual one by at least this much at k ≥ 50.
+OVERCONFIDENCE_MARGIN = 0.05
 #: Corrected AMLP must be below the uncorrected one by at least this much (measured 0.07–0.26).
 AMLP_MARGIN = 0.02
 
@@ -51,47 +47,33 @@ SIZES = {
 }
 
 
-def _diagnostics(model):
-    import arviz as az
-
-    idata = model.to_inference_data()
-    return float(az.rhat(idata)["log_tau_mu"]), float(az.ess(idata)["log_tau_mu"])
-
-
-def _fit_and_score(data, k, correct, size, loss, n_chains, n_jobs):
+def _fit_and_score(data, size, loss, n_chains, n_jobs, *, k, method):
     start = time.perf_counter()
     model = BiasCorrectedGaussianClassifier(
-        n_features=k, correct=correct, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
-        n_chains=n_chains, random_state=0, n_jobs=n_jobs,
-    ).fit(data.X_train, data.y_train)  # fmt: skip
+        n_features_to_select=k, correct=METHODS[method], n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
+        n_chains=n_chains, random_state=0, n_jobs=n_jobs, progress=False,
+    ).fit(data.X, data.y)  # fmt: skip
     seconds = time.perf_counter() - start
     proba = model.predict_proba(data.X_test)
-    losses = expected_and_actual_loss(data.y_test, proba, loss)
     # the paper's estimator (eq. 15, densities at the sampled class means) from the same draws
     proba_eq15 = model.set_params(predictive="samples").predict_proba(data.X_test)
     model.set_params(predictive="rao-blackwell")
-    kept = model.log_tau_mu_trace_[:, size.burn_in :].ravel()
-    rhat, ess = _diagnostics(model)
+    kept = draws(model, "log_tau_mu").ravel()
+    diagnostics = model.mcmc_summary()["log_tau_mu"]
+    measures = probability_measures(data.y_test, proba, loss=loss, brier=False)
+    eq15 = probability_measures(data.y_test, proba_eq15, brier=False)
     row = {
-        "k": k,
-        "method": "corrected" if correct else "uncorrected",
         "gamma": model.threshold_,
-        "actual_error": error_rate(data.y_test, proba),
-        "expected_error": expected_error_rate(proba),
-        "actual_loss": losses.actual,
-        "expected_loss": losses.expected,
-        "amlp": average_minus_log_probability(data.y_test, proba),
-        "actual_error_eq15": error_rate(data.y_test, proba_eq15),
-        "expected_error_eq15": expected_error_rate(proba_eq15),
-        "amlp_eq15": average_minus_log_probability(data.y_test, proba_eq15),
+        **{key: measures[key] for key in ("actual_error", "expected_error", "actual_loss", "expected_loss", "amlp")},
+        **{f"{key}_eq15": value for key, value in eq15.items()},
         "log_tau_mu_mean": float(kept.mean()),
         "log_tau_mu_2.5%": float(np.quantile(kept, 0.025)),
         "log_tau_mu_97.5%": float(np.quantile(kept, 0.975)),
-        "rhat": rhat,
-        "ess": ess,
+        "rhat": diagnostics["r_hat"],
+        "ess": diagnostics["ess_bulk"],
         "fit_seconds": seconds,
     }
-    return model, proba, row
+    return row, (model, proba)
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, size=None):
@@ -119,38 +101,31 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, s
     """
     n_jobs = cap_n_jobs(n_jobs)
     size_name, size = choose_size(SIZES, full, size)
-    data = simulate_gaussian(n_features=size.n_features, n_train=200, n_test=size.n_test, random_state=random_state)
+    data = simulate_gaussian(n_features=size.n_features, n_samples=size.n_samples, n_test=size.n_test,
+                             random_state=random_state)  # fmt: skip
     loss = random_lognormal_loss(6, sd=2.0, random_state=random_state)
     p = size.n_features
     ks = [*size.ks, p]
-    runs = [(k, correct) for k in ks for correct in (True, False) if k < p or correct]
-    rows, probas, models = [], {}, {}
-    for k, correct in tqdm(runs, desc="Gaussian fits", disable=None if progress is None else not progress):
-        model, proba, row = _fit_and_score(data, k, correct, size, loss, n_chains, n_jobs)
-        rows.append(row)
-        probas[k, correct] = proba
-        models[k, correct] = model
+    results = run_settings(
+        k_settings(ks, only_corrected=[p]), partial(_fit_and_score, data, size, loss, n_chains, n_jobs),
+        desc="Gaussian fits", progress=progress, time_keys=["fit_seconds"],
+    )  # fmt: skip
+    rows, by, timings = results.rows, results.by, results.timings
+    models = {key: model for key, (model, _) in results.extras.items()}
+    probas = {key: proba for key, (_, proba) in results.extras.items()}
 
     report = Report(name="gaussian-simulation")
-    timings = split_timings(rows, ["fit_seconds"], ["k", "method"])
     report.timings["timing"] = timings
     report.tables["results"] = rows
-    by = {(r["k"], r["method"]): r for r in rows}
     report.checks = _acceptance(by, size.ks, CALIBRATION_TOLERANCE[size_name])
     report.figures = {
         "fig2_performance": _figure_performance(by, ks, p),
-        "timing_fig2_fit_time": _figure_fit_times({(r["k"], r["method"]): r for r in timings}, ks, p),
+        "timing_fig2_fit_time": _figure_fit_times(dict(zip(by, timings)), ks, p),
         "fig3_log_tau_mu_traces": _figure_traces(models, size.ks),
     }
-    calibration = {
-        k: {"Corr": calibration_table(data.y_test, probas[k, True], positive_class=0),
-            "Unc": calibration_table(data.y_test, probas[k, False], positive_class=0)}
-        for k in size.ks
-    }  # fmt: skip
-    complete = calibration_table(data.y_test, probas[p, True], positive_class=0)
-    lines = [
-        "# Gaussian simulation (Li 2009, §4.1)",
-        "",
+    calibration = calibration_tables(data.y_test, probas, size.ks, positive_class=0)
+    complete = calibration_table(data.y_test, probas[p, "corrected"], positive_class=0)
+    body = [
         f"G = 6, p = {p}, τ^ν = τ^μ = 100 (true log τ^μ = {TRUE_LOG_TAU_MU:.3f}), α^x = 4, w^x = 1; 200 training "
         f"and {size.n_test} test cases; seed {random_state}. MCMC: {size.n_iter} iterations, burn-in "
         f"{size.burn_in}, thin {size.thin}, {n_chains} chains; Metropolis on log τ^μ (sd 0.5, 5 per iteration) "
@@ -159,17 +134,10 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, s
         "use the paper's estimator (densities at the sampled class means) from the same draws.",
         "",
         markdown_table(rows),
-        "## Acceptance checks",
-        "",
-        *checks_markdown(report.checks),
-        "",
-        "## Calibration of P(y = first class) (Table 1 layout)",
-        "",
     ]
-    for k, tables in calibration.items():
-        lines += [calibration_markdown(tables, title=f"k = {k} (of {p})"), ""]
-    lines += [complete.to_markdown(title=f"All {p} features"), ""]
-    report.summary = "\n".join(lines)
+    after = calibration_section("Calibration of P(y = first class) (Table 1 layout)", calibration, p,
+                                complete=complete, complete_title=f"All {p} features")  # fmt: skip
+    report.summary = summary_markdown("Gaussian simulation (Li 2009, §4.1)", body, report.checks, after=after)
     return report
 
 
@@ -178,15 +146,8 @@ def _acceptance(by, ks, tolerance):
     checks = {}
     for k in ks:
         corrected, uncorrected = by[k, "corrected"], by[k, "uncorrected"]
-        gap = abs(corrected["expected_error"] - corrected["actual_error"])
-        checks[f"k={k}: corrected |expected - actual error| <= {tolerance:g} (got {gap:.3f})"] = bool(gap <= tolerance)
-        if k >= 50:
-            below = uncorrected["actual_error"] - uncorrected["expected_error"]
-            checks[f"k={k}: uncorrected expected error >= 0.05 below actual (got {below:.3f})"] = bool(below >= 0.05)
-        gain = uncorrected["amlp"] - corrected["amlp"]
-        checks[f"k={k}: corrected AMLP at least {AMLP_MARGIN:g} below uncorrected (got {gain:.3f})"] = bool(
-            gain >= AMLP_MARGIN
-        )
+        checks |= k_checks(by, k, calibration=tolerance, overconfidence=OVERCONFIDENCE_MARGIN if k >= 50 else None,
+                           amlp=AMLP_MARGIN)  # fmt: skip
         low, high = corrected["log_tau_mu_2.5%"], corrected["log_tau_mu_97.5%"]
         checks[f"k={k}: corrected 95% interval of log tau_mu ({low:.2f}, {high:.2f}) covers log 100 = "
                f"{TRUE_LOG_TAU_MU:.3f}"] = bool(low <= TRUE_LOG_TAU_MU <= high)  # fmt: skip
@@ -238,15 +199,17 @@ def _figure_fit_times(timing_by, ks, p):
 def _figure_traces(models, ks):
     from matplotlib.figure import Figure
 
+    from hdbayes.plotting import plot_trace
+
     fig = Figure(figsize=(10, 2.2 * len(ks)), layout="constrained")
     axes = fig.subplots(len(ks), 2, sharey=True, squeeze=False)
     for row, k in enumerate(ks):
-        for col, correct in enumerate((True, False)):
+        for col, method in enumerate(METHODS):
             ax = axes[row, col]
-            for trace in models[k, correct].log_tau_mu_trace_:
-                ax.plot(trace, linewidth=0.5)
+            plot_trace(models[k, method], "log_tau_mu", (), ax, linewidth=0.5, burn_in_line=False)
             ax.axhline(TRUE_LOG_TAU_MU, color="black", linewidth=0.8, linestyle="--")
-            ax.set_title(f"k = {k}, {'corrected' if correct else 'uncorrected'}", fontsize=9)
+            ax.set_title(f"k = {k}, {method}", fontsize=9)
+            ax.set_xlabel("")
             ax.set_ylabel("log τ^μ")
     for ax in axes[-1]:
         ax.set_xlabel("iteration")

@@ -15,13 +15,15 @@ write identical results.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
-from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_hmm
-from hdbayes.experiments._compressed import fit_and_score
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
-from hdbayes.experiments._runtime import cap_n_jobs, choose_size, split_timings
+from hdbayes.experiments._compressed import TIME_KEYS, fit_and_score
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import draws, run_settings, summary_markdown
+from hdbayes.experiments._runtime import cap_n_jobs, choose_size
 from hdbayes.interactions.models import CompressedSequenceModel
 
 __all__ = ["SETTINGS", "run"]
@@ -44,7 +46,7 @@ SETTINGS = {
         "thin": 2,
     },
 }
-N_TRAIN = 500
+N_SAMPLES = 500
 PAPER_RATIO_20 = 0.207
 RATIO_TOLERANCE = 0.02
 AMLP_TOLERANCE = 0.02
@@ -57,16 +59,15 @@ def _label(prior, compress):
     return f"{prior}, {'compressed' if compress else 'uncompressed'}"
 
 
-def _fit_and_score(data, order, prior, compress, settings, random_state, n_jobs):
+def _fit_and_score(data, settings, random_state, n_jobs, *, order, prior, compressed):
     model = CompressedSequenceModel(
-        order, prior=prior, compress=compress, n_iter=settings["n_iter"], burn_in=settings["burn_in"],
+        order, prior=prior, compress=compressed, n_iter=settings["n_iter"], burn_in=settings["burn_in"],
         thin=settings["thin"], random_state=random_state, n_jobs=n_jobs,
     )  # fmt: skip
-    model, row, _ = fit_and_score(
-        model, data.X_train, data.y_train, data.X_test, data.y_test, order=order, prior=prior, compressed=compress
-    )
-    row["n_sampled"] = int(model.n_compressed_ if compress else model.n_original_)
-    return model, row
+    row, (model, _) = fit_and_score(model, data.X, data.y, data.X_test, data.y_test)
+    row["n_sampled"] = int(model.n_compressed_ if compressed else model.n_original_)
+    # the autocorrelation figure needs the σ_o draws at the highest order only
+    return row, draws(model, "log_sigma") if order == max(settings["orders"]) else None
 
 
 def autocorrelation(x, max_lag=MAX_LAG):
@@ -116,18 +117,17 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     n_jobs = cap_n_jobs(n_jobs)
     _, settings = choose_size(SETTINGS, full, size)
     orders, priors = settings["orders"], settings["priors"]
-    data = simulate_hmm(n_train=N_TRAIN, n_test=settings["n_test"], random_state=random_state)
-    runs = [(order, prior, compress) for order in orders for prior in priors for compress in (True, False)]
-    rows, traces = [], {}
+    data = simulate_hmm(n_samples=N_SAMPLES, n_test=settings["n_test"], random_state=random_state)
+    results = run_settings(
+        [{"order": order, "prior": prior, "compressed": compressed}
+         for order in orders for prior in priors for compressed in (True, False)],
+        partial(_fit_and_score, data, settings, random_state, n_jobs), desc="hmm fits", progress=progress,
+        time_keys=TIME_KEYS,
+    )  # fmt: skip
+    rows, by, timings = results.rows, results.by, results.timings
     top = max(orders)
-    for order, prior, compress in tqdm(runs, desc="hmm fits", disable=None if progress is None else not progress):
-        model, row = _fit_and_score(data, order, prior, compress, settings, random_state, n_jobs)
-        rows.append(row)
-        if order == top:
-            traces[prior, compress] = model.log_sigma_trace_[:, settings["burn_in"] :, :]
-
-    timings = split_timings(rows, ["fit_seconds", "predict_seconds"], ["order", "prior", "compressed"])
-    by = {(r["order"], r["prior"], r["compressed"]): r for r in rows}
+    traces = {(prior, compressed): trace for (order, prior, compressed), trace in results.extras.items()
+              if order == top}  # fmt: skip
     checks = {}
     if 20 in orders:
         ratio = by[20, "cauchy", True]["ratio"]
@@ -148,12 +148,13 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     acf_rows = []
     for (prior, compress), trace in traces.items():
         for o in acf_orders:
-            # averaged over chains; each chain's ACF after burn-in
+            # averaged over chains; each chain's ACF of its saved draws (after burn-in, every thin-th iteration)
             acf = np.nanmean([autocorrelation(chain[:, o]) for chain in trace], axis=0)
             acf_rows += [
-                {"prior": prior, "compressed": compress, "sigma_order": o, "lag": lag, "acf": float(value)}
+                {"prior": prior, "compressed": compress, "sigma_order": o, "lag": lag * settings["thin"],
+                 "acf": float(value)}
                 for lag, value in enumerate(acf)
-            ]
+            ]  # fmt: skip
 
     report = Report(name="hmm")
     report.tables = {"results": rows, "sigma_autocorrelation": acf_rows}
@@ -161,14 +162,12 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     report.timings["timing"] = timings
     report.figures = {
         "fig3_7_parameters": _figure_counts(by, orders, priors),
-        "timing_fig3_7": _figure_times({(r["order"], r["prior"], r["compressed"]): r for r in timings}, orders, priors),
+        "timing_fig3_7": _figure_times(dict(zip(by, timings)), orders, priors),
         "fig3_8_sigma_autocorrelation": _figure_acf(acf_rows, priors, acf_orders, top),
         "fig3_9_performance": _figure_performance(by, orders, priors),
     }
     lines = [
-        "# Sequence prediction on hidden-Markov-model data (thesis §3.4.3, spec §5.2)",
-        "",
-        f"{N_TRAIN} training and {settings['n_test']} test sequences of length 21 from the 8-state HMM "
+        f"{N_SAMPLES} training and {settings['n_test']} test sequences of length 21 from the 8-state HMM "
         f"(default permutation), seed {random_state}; orders {', '.join(map(str, orders))}; priors "
         f"{', '.join(priors)}, each with and without compression; {settings['n_iter']} iterations "
         f"(burn-in {settings['burn_in']}, thin {settings['thin']}). 'n_original' counts the patterns "
@@ -181,12 +180,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "to O = 5, slightly worse AMLP for O > 5 with no collapse; compressed ≈ uncompressed; "
         "Cauchy ≈ Gaussian.",
         "",
-        "## Acceptance checks",
-        "",
-        *checks_markdown(checks),
-        "",
     ]
-    report.summary = "\n".join(lines)
+    report.summary = summary_markdown("Sequence prediction on hidden-Markov-model data (thesis §3.4.3, spec §5.2)",
+                                      lines, checks)  # fmt: skip
     return report
 
 

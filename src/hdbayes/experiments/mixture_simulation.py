@@ -14,22 +14,16 @@ only, so that two runs with the same seed write identical results).
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_mixture
-from hdbayes.experiments._report import Report, Size, checks_markdown, markdown_table
-from hdbayes.experiments._runtime import cap_n_jobs, choose_size, split_timings
-from hdbayes.metrics import (
-    average_minus_log_probability,
-    brier_score,
-    calibration_markdown,
-    calibration_table,
-    error_rate,
-    expected_error_rate,
-)
-from hdbayes.plotting import amlp_brier_by_k, error_rates_by_k
+from hdbayes.experiments._corrected import METHODS, calibration_section, calibration_tables, k_checks, k_settings
+from hdbayes.experiments._figures import amlp_brier_by_k, error_rates_by_k
+from hdbayes.experiments._report import Report, Size, markdown_table
+from hdbayes.experiments._runner import draws, probability_measures, run_settings, summary_markdown
+from hdbayes.experiments._runtime import cap_n_jobs, choose_size
 from hdbayes.selection_bias.mixture import BiasCorrectedMixture
 
 __all__ = ["SIZES", "run"]
@@ -40,7 +34,7 @@ TRUE_ALPHA = 300.0
 SIZES = {
     "full": Size(n_features=10000, n_test=2000, ks=(1, 10, 100, 1000), n_iter=400, burn_in=100, thin=3),
     "small": Size(n_features=2000, n_test=1000, ks=(1, 10, 100), n_iter=150, burn_in=50, thin=2),
-    "tiny": Size(n_features=1000, n_train=100, n_test=1000, ks=(1, 10, 100), n_iter=100, burn_in=40, thin=2),
+    "tiny": Size(n_features=1000, n_samples=100, n_test=1000, ks=(1, 10, 100), n_iter=100, burn_in=40, thin=2),
 }
 #: At k ≥ 10 the corrected |expected − actual error| must be below the uncorrected one by at least this much
 #: (measured 0.10–0.20 at the small size); at k = 1 the two differ by less than the test set's sampling error
@@ -50,28 +44,22 @@ GAP_MARGIN = 0.02
 AMLP_MARGIN = 0.02
 
 
-def _fit_and_score(data, k, correct, size, n_jobs):
+def _fit_and_score(data, size, n_jobs, *, k, method):
     start = time.perf_counter()
     model = BiasCorrectedMixture(
-        n_features=k, correct=correct, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
-        random_state=0, n_jobs=n_jobs,
-    ).fit(data.X_train, data.y_train)  # fmt: skip
+        n_features_to_select=k, correct=METHODS[method], n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
+        random_state=0, n_jobs=n_jobs, progress=False,
+    ).fit(data.X, data.y)  # fmt: skip
     seconds = time.perf_counter() - start
     proba = model.predict_proba(data.X_test)[:, 1]
-    kept = np.log(model.alpha_trace_[:, size.burn_in :])
     row = {
-        "k": k,
-        "method": "corrected" if correct else "uncorrected",
         "gamma": model.threshold_,
-        "actual_error": error_rate(data.y_test, proba),
-        "expected_error": expected_error_rate(proba),
-        "amlp": average_minus_log_probability(data.y_test, proba),
-        "brier": brier_score(data.y_test, proba),
-        "log_alpha_mean": float(kept.mean()),
-        "q_values_computed": int(model.n_adjustment_keys_.sum()),
+        **probability_measures(data.y_test, proba),
+        "log_alpha_mean": float(draws(model, "log_alpha").mean()),
+        "q_values_computed": int(np.sum(model.n_adjustment_keys_)),
         "seconds_per_50_iterations": seconds * 50 / size.n_iter,
     }
-    return model, proba, row
+    return row, (model, proba)
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
@@ -99,21 +87,18 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     n_jobs = cap_n_jobs(n_jobs)
     _, size = choose_size(SIZES, full, size)
     data = simulate_mixture(
-        alpha=TRUE_ALPHA, n_features=size.n_features, n_train=size.n_train, n_test=size.n_test,
+        alpha=TRUE_ALPHA, n_features=size.n_features, n_samples=size.n_samples, n_test=size.n_test,
         random_state=random_state,
     )  # fmt: skip
-    runs = [(k, correct) for k in size.ks for correct in (True, False)]
-    rows, probas, models = [], {}, {}
-    for k, correct in tqdm(runs, desc="mixture fits", disable=None if progress is None else not progress):
-        model, proba, row = _fit_and_score(data, k, correct, size, n_jobs)
-        rows.append(row)
-        probas[k, correct] = proba
-        models[k, correct] = model
+    results = run_settings(k_settings(size.ks), partial(_fit_and_score, data, size, n_jobs), desc="mixture fits",
+                           progress=progress, time_keys=["seconds_per_50_iterations"])  # fmt: skip
+    rows, by = results.rows, results.by
+    models = {key: model for key, (model, _) in results.extras.items()}
+    probas = {key: proba for key, (_, proba) in results.extras.items()}
 
     report = Report(name="mixture-simulation")
-    report.timings["timing"] = split_timings(rows, ["seconds_per_50_iterations"], ["k", "method"])
+    report.timings["timing"] = results.timings
     report.tables["results"] = rows
-    by = {(r["k"], r["method"]): r for r in rows}
     checks = {}
     for k in size.ks:
         corrected, uncorrected = by[k, "corrected"], by[k, "uncorrected"]
@@ -122,10 +107,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         if k >= 10:
             checks[f"k={k}: corrected |expected - actual error| smaller than uncorrected by at least {GAP_MARGIN:g} "
                    f"({gap_c:.3f} vs {gap_u:.3f})"] = bool(gap_c <= gap_u - GAP_MARGIN)  # fmt: skip
-            gain = uncorrected["amlp"] - corrected["amlp"]
-            checks[f"k={k}: corrected AMLP at least {AMLP_MARGIN:g} below uncorrected (got {gain:.3f})"] = bool(
-                gain >= AMLP_MARGIN
-            )
+            checks |= k_checks(by, k, amlp=AMLP_MARGIN)
         else:
             checks[f"k={k}: corrected |expected - actual error| at most uncorrected + {GAP_MARGIN:g} "
                    f"({gap_c:.3f} vs {gap_u:.3f})"] = bool(gap_c <= gap_u + GAP_MARGIN)  # fmt: skip
@@ -135,10 +117,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "fig2_14_amlp_brier": amlp_brier_by_k(by, list(size.ks), "Fig. 2.14: performance, mixture model"),
         "alpha_traces": _figure_traces(models, size.ks),
     }
-    lines = [
-        "# Mixture-model simulation (thesis §2.4.4)",
-        "",
-        f"α = {TRUE_ALPHA:g}, φ_00 = 0.1, φ_10 = 0.9, p = {size.n_features}, {size.n_train} training and "
+    body = [
+        f"α = {TRUE_ALPHA:g}, φ_00 = 0.1, φ_10 = 0.9, p = {size.n_features}, {size.n_samples} training and "
         f"{size.n_test} test "
         f"cases, balanced latent labels; seed {random_state}. α, α_0 on the 10-point quantile grid of "
         f"IG(0.5, 5); Gibbs sampling, {size.n_iter} iterations (burn-in {size.burn_in}, thin {size.thin}), "
@@ -151,32 +131,25 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "uncorrected 0.069 / 0.224 / 0.242 / 0.166 for k = 1 / 10 / 100 / 1000; Table 2.4 (pure R, 50 "
         "iterations): uncorrected 70 / 82 / 193 / 1277 s, corrected 3324 / 2648 / 2881 / 4300 s.",
         "",
-        "## Acceptance checks",
-        "",
-        *checks_markdown(checks),
-        "",
-        "## Calibration of P(x_0 = 1) (Table 2.3 layout)",
-        "",
     ]
-    for k in size.ks:
-        tables = {
-            "Corr": calibration_table(data.y_test, probas[k, True]),
-            "Unc": calibration_table(data.y_test, probas[k, False]),
-        }
-        lines += [calibration_markdown(tables, title=f"k = {k} (of {size.n_features})"), ""]
-    report.summary = "\n".join(lines)
+    calibration = calibration_section("Calibration of P(x_0 = 1) (Table 2.3 layout)",
+                                       calibration_tables(data.y_test, probas, size.ks), size.n_features)  # fmt: skip
+    report.summary = summary_markdown("Mixture-model simulation (thesis §2.4.4)", body, checks, after=calibration)
     return report
 
 
 def _figure_traces(models, ks):
     from matplotlib.figure import Figure
 
+    from hdbayes.plotting import plot_trace
+
     fig = Figure(figsize=(9, 2.2 * len(ks)), layout="constrained")
     axes = fig.subplots(len(ks), 1, squeeze=False).ravel()
     for ax, k in zip(axes, ks):
-        for correct, colour in ((True, "tab:blue"), (False, "tab:red")):
-            trace = np.log(models[k, correct].alpha_trace_[0])
-            ax.plot(trace, color=colour, linewidth=0.8, label="corrected" if correct else "uncorrected")
+        for method, colour in (("corrected", "tab:blue"), ("uncorrected", "tab:red")):
+            plot_trace(models[k, method], "log_alpha", (), ax, chains=[0], color=colour, linewidth=0.8, label=method,
+                       burn_in_line=False)  # fmt: skip
+        ax.set_xlabel("")
         ax.axhline(np.log(TRUE_ALPHA), color="black", linewidth=0.8, linestyle="--")
         ax.set_title(f"k = {k}", fontsize=9)
         ax.set_ylabel("log α")
