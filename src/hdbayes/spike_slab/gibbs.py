@@ -9,9 +9,12 @@ Each sweep visits the groups in random order and samples z_g from
 with ``S = X_gᵀ C_{−g}⁻¹ X_g`` and ``b = X_gᵀ C_{−g}⁻¹ y`` (the eigen-form of spec §6.2 written with a
 Cholesky factor). ``C⁻¹`` is kept up to date with rank-d_g Woodbury up- and down-dates (O(n² d_g) per
 group, O(n² d) per sweep) and recomputed from scratch after every sweep to stop round-off drift.
-After each sweep w is drawn from ``w_A | z, y ~ N(Σ X_Aᵀy/σ0², Σ)``, ``Σ = (X_AᵀX_A/σ0² + diag(1/v_A))⁻¹``.
+At each saved sweep w is drawn from ``w_A | z, y ~ N(Σ X_Aᵀy/σ0², Σ)``, ``Σ = (X_AᵀX_A/σ0² + diag(1/v_A))⁻¹``.
 Estimates are Rao–Blackwellised: ``P(z_g = 1 | y)`` averages the conditional probabilities and the
 posterior mean averages ``E[w | z, y]`` over the saved sweeps.
+
+One chain is :class:`CollapsedGibbsChain` (it draws only from the generator it is given); the chains
+run through the common runner of :mod:`hdbayes.mcmc` (:class:`~hdbayes.base.MCMCMixin`).
 """
 
 from __future__ import annotations
@@ -19,20 +22,20 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 from scipy.special import logit
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
-from tqdm.auto import tqdm
 
 from hdbayes._numba import jit
-from hdbayes._validation import check_count, check_finite_output, check_generator, validate_input
-from hdbayes.exceptions import InputValueError
+from hdbayes._validation import check_finite_output, validate_input
+from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
+from hdbayes.mcmc.chains import ChainDraws
 from hdbayes.spike_slab.ep import single_threaded_blas
-from hdbayes.spike_slab.model import center_data, check_data_magnitudes, check_model_parameters
+from hdbayes.spike_slab.model import MODEL_PARAMETER_CONSTRAINTS, OVERFLOW_CAUSE, prepare_fit
 
-__all__ = ["GroupSpikeSlabGibbs", "collapsed_group_sweep"]
+__all__ = ["CollapsedGibbsChain", "GroupSpikeSlabGibbs", "collapsed_group_sweep"]
 
 
-@jit(nogil=False)
+@jit
 def collapsed_group_sweep(x_by_group, y, starts, ends, prior_log_odds, slab_variance, c_inverse, z, order, uniforms,
                           conditional_probabilities):  # fmt: skip
     """One sweep of collapsed Gibbs updates of the group indicators (spec §6.2), compiled.
@@ -107,7 +110,60 @@ def _c_inverse(X, z_features, slab_variance_features, noise_variance):
     return np.ascontiguousarray(scipy.linalg.cho_solve(chol, np.eye(n), check_finite=False))
 
 
-class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
+class CollapsedGibbsChain:
+    """One chain of the collapsed Gibbs sampler for a :class:`~hdbayes.spike_slab.model.FitProblem`.
+
+    Called as ``chain(rng, schedule, advance)`` (the chain function of :func:`hdbayes.mcmc.run_chains`):
+    starts from the empty model, anneals the noise variance over the first half of burn-in
+    (:func:`_annealed_noise`), runs ``schedule.n_iter`` sweeps drawing only from ``rng`` (the draws of
+    w from a stream spawned from it, so that the sweeps of z do not depend on which are saved), and returns
+    the saved draws of ``z``, ``coef`` (w), ``n_active_groups``, the Rao–Blackwellisation terms
+    ``inclusion_probability`` (P(z_g = 1 | z_−g, y) at g's visit) and ``coef_mean`` (E[w | z, y]),
+    and the burn-in values of ``z`` as warm-up.
+    """
+
+    def __init__(self, problem):
+        self.problem = problem
+        codes = problem.groups
+        sizes = np.bincount(codes, minlength=problem.n_groups)
+        self.ends = np.cumsum(sizes).astype(np.int64)
+        self.starts = (self.ends - sizes).astype(np.int64)
+        self.x_by_group = np.ascontiguousarray(problem.X[:, np.argsort(codes, kind="stable")].T)
+        self.prior_log_odds = logit(problem.prior_inclusion)
+        self.slab_variance_features = problem.slab_variance[codes]
+
+    def __call__(self, rng, schedule, advance):
+        p = self.problem
+        (n, d), n_groups, n_saved = p.X.shape, p.n_groups, schedule.n_saved
+        z = np.zeros(n_groups, dtype=bool)  # start from the empty model (see _annealed_noise)
+        conditional = np.zeros(n_groups)
+        warmup_z = np.zeros((schedule.burn_in, n_groups), dtype=bool)
+        z_draws = np.zeros((n_saved, n_groups), dtype=bool)
+        probabilities = np.zeros((n_saved, n_groups))
+        coef, coef_mean = np.zeros((n_saved, d)), np.zeros((n_saved, d))
+        start_variance = float(p.y @ p.y) / n
+        coef_rng = rng.spawn(1)[0]  # w's own stream: the z chain is the same whatever is saved (thin)
+        for sweep in range(schedule.n_iter):
+            noise = _annealed_noise(p.noise_variance, start_variance, sweep, schedule.burn_in // 2)
+            c_inverse = _c_inverse(p.X, z[p.groups], self.slab_variance_features, noise)
+            order = rng.permutation(n_groups).astype(np.int64)
+            collapsed_group_sweep(self.x_by_group, p.y, self.starts, self.ends, self.prior_log_odds, p.slab_variance,
+                                  c_inverse, z, order, rng.random(n_groups), conditional)  # fmt: skip
+            if sweep < schedule.burn_in:
+                warmup_z[sweep] = z
+            slot = schedule.slot(sweep)
+            if slot >= 0:
+                z_draws[slot], probabilities[slot] = z, conditional
+                coef_mean[slot], coef[slot] = _coefficients_given_groups(p.X, p.y, z[p.groups],
+                                                                         self.slab_variance_features,
+                                                                         p.noise_variance, coef_rng)  # fmt: skip
+            advance(1)
+        posterior = {"z": z_draws, "coef": coef, "n_active_groups": z_draws.sum(axis=1),
+                     "inclusion_probability": probabilities, "coef_mean": coef_mean}  # fmt: skip
+        return ChainDraws(posterior=posterior, warmup={"z": warmup_z})
+
+
+class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
     """Collapsed Gibbs sampling for linear regression with a group spike-and-slab prior.
 
     The same model as :class:`~hdbayes.spike_slab.GroupSpikeSlabRegression` (spec §1), sampled
@@ -121,40 +177,61 @@ class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
     n_iter : int, default=1000
         Sweeps per chain, burn-in included.
     burn_in : int, default=200
-        Sweeps discarded at the start of each chain.
+        Sweeps discarded at the start of each chain (the noise variance is annealed from var(y)
+        down to ``noise_variance`` over the first half of them).
+    thin : int, default=1
+        Keep every ``thin``-th sweep after burn-in; the estimates average the kept sweeps.
     n_chains : int, default=2
-    random_state : int, Generator or None
-    progress : bool or None
-        Progress bar (None: only on a terminal).
+        Independent chains, each with its own generator seeded from ``random_state``.
+    n_jobs : int or None, default=None
+        Chains run at once in threads (None: one after another; −1: all at once). The draws do
+        not depend on it.
+    random_state : int, Generator or None, default=None
+    progress : bool or None, default=None
+        Progress bar (None: only on an interactive terminal).
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-        Rao–Blackwellised posterior mean of w.
+        Rao–Blackwellised posterior mean of w: the average of E[w | z, y] over the saved sweeps.
     intercept_ : float
     group_inclusion_probabilities_ : ndarray of shape (n_groups_,)
-        Rao–Blackwellised P(z_g = 1 | y, X).
-    z_samples_ : ndarray of bool, shape (n_chains, n_iter − burn_in, n_groups_)
-    coef_samples_ : ndarray of shape (n_chains, n_iter − burn_in, n_features)
-        Draws of w.
-    z_trace_ : ndarray of bool, shape (n_chains, n_iter, n_groups_)
-        Every sweep, burn-in included.
-    groups_, n_groups_, n_features_in_
+        Rao–Blackwellised P(z_g = 1 | y, X): the average of P(z_g = 1 | z_−g, y) over the saved sweeps.
+    trace_ : hdbayes.mcmc.Trace
+        The saved draws, shaped (chain, draw, ...): ``z`` (bool, per group), ``coef`` (draws of w),
+        ``n_active_groups`` (the monitored scalar of :meth:`mcmc_summary`), ``inclusion_probability``
+        (per group) and ``coef_mean`` (per feature), the terms the estimates average. ``trace_.warmup``
+        holds ``z`` at every burn-in sweep.
+    z_samples_ : ndarray of bool, shape (n_chains, n_draws, n_groups_)
+        ``trace_["z"]``; n_draws = (n_iter − burn_in) // thin.
+    coef_samples_ : ndarray of shape (n_chains, n_draws, n_features)
+        ``trace_["coef"]``.
+    groups_ : ndarray of int of shape (n_features,)
+    n_groups_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X has string column names.
 
     Examples
     --------
     >>> import numpy as np
     >>> from hdbayes.spike_slab import GroupSpikeSlabGibbs
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 6)); y = X[:, :2] @ [1.0, -1.0] + 0.1 * rng.normal(size=30)
+    >>> X = rng.normal(size=(30, 6))
+    >>> y = X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=30)  # only group 0 (features 0 and 1) matters
     >>> sampler = GroupSpikeSlabGibbs(groups=2, prior_inclusion=0.3, noise_variance=0.01, n_iter=200, burn_in=50,
-    ...                               random_state=0, progress=False).fit(X, y)
-    >>> sampler.group_inclusion_probabilities_.round(2)
+    ...                               random_state=0, progress=False)
+    >>> sampler.fit(X, y).group_inclusion_probabilities_.round(2)
     array([1., 0., 0.])
+    >>> sampler.z_samples_.shape, sampler.trace_.warmup["z"].shape  # (chain, draw, group)
+    ((2, 150, 3), (2, 50, 3))
     """
 
+    _parameter_constraints = {**MODEL_PARAMETER_CONSTRAINTS, **MCMC_PARAMETER_CONSTRAINTS}
+
     def __init__(self, groups=None, prior_inclusion=0.5, slab_variance=1.0, noise_variance=1.0, fit_intercept=True,
-                 n_iter=1000, burn_in=200, n_chains=2, random_state=None, progress=None):  # fmt: skip
+                 n_iter=1000, burn_in=200, thin=1, n_chains=2, n_jobs=None, random_state=None,
+                 progress=None):  # fmt: skip
         self.groups = groups
         self.prior_inclusion = prior_inclusion
         self.slab_variance = slab_variance
@@ -162,81 +239,50 @@ class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.n_iter = n_iter
         self.burn_in = burn_in
+        self.thin = thin
         self.n_chains = n_chains
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Run the chains.
+        """Run ``n_chains`` chains of ``n_iter`` sweeps and average the saved ones (Rao–Blackwellised).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training inputs (centred when ``fit_intercept``).
         y : array-like of shape (n_samples,)
+            Training targets.
 
         Returns
         -------
-        self
+        self : GroupSpikeSlabGibbs
+            With ``trace_`` and the estimates computed from it.
         """
-        X, y = validate_input(self, X, y, y_numeric=True, dtype=np.float64)
-        codes, n_groups, prior_inclusion, slab_variance, noise_variance = check_model_parameters(
-            self.groups, self.prior_inclusion, self.slab_variance, self.noise_variance, X.shape[1]
-        )
-        n_iter = check_count("n_iter", self.n_iter)
-        burn_in = check_count("burn_in", self.burn_in, minimum=0)
-        if burn_in >= n_iter:
-            raise InputValueError(f"burn_in={burn_in} must be smaller than n_iter={n_iter}")
-        n_chains = check_count("n_chains", self.n_chains)
-        rng = check_generator(self.random_state)
-        X_raw, y_raw = X, y
-        X, y, x_offset, y_offset = center_data(X, y, self.fit_intercept)
-        check_data_magnitudes(X_raw, y_raw, X, y, getattr(self, "feature_names_in_", None))
-        n, d = X.shape
-
-        permutation = np.argsort(codes, kind="stable")
-        sizes = np.bincount(codes, minlength=n_groups)
-        ends = np.cumsum(sizes).astype(np.int64)
-        starts = (ends - sizes).astype(np.int64)
-        x_by_group = np.ascontiguousarray(X[:, permutation].T)
-        prior_log_odds = logit(prior_inclusion)
-        vs_features = slab_variance[codes]
-        n_saved = n_iter - burn_in
-        z_trace = np.zeros((n_chains, n_iter, n_groups), dtype=bool)
-        coef_samples = np.zeros((n_chains, n_saved, d))
-        probability_sum = np.zeros(n_groups)
-        mean_sum = np.zeros(d)
-        conditional = np.zeros(n_groups)
-        disable = None if self.progress is None else not self.progress
-        bar = tqdm(total=n_chains * n_iter, desc="Gibbs sweeps", disable=disable)
+        schedule = self._schedule()  # refuses a schedule without draws before any work
+        problem = prepare_fit(self, X, y)
+        dims = {"z": ["group"], "inclusion_probability": ["group"], "coef": ["feature"], "coef_mean": ["feature"]}
+        coords = {"group": np.arange(problem.n_groups)}
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            coords["feature"] = list(names)
         with single_threaded_blas():  # n × n and d_g × n products: BLAS threads only cost here
-            for chain in range(n_chains):
-                z = np.zeros(n_groups, dtype=bool)  # start from the empty model (see _annealed_noise)
-                for sweep in range(n_iter):
-                    noise = _annealed_noise(noise_variance, float(y @ y) / n, sweep, burn_in // 2)
-                    c_inverse = _c_inverse(X, z[codes], vs_features, noise)
-                    order = rng.permutation(n_groups).astype(np.int64)
-                    collapsed_group_sweep(x_by_group, y, starts, ends, prior_log_odds, slab_variance, c_inverse, z,
-                                          order, rng.random(n_groups), conditional)  # fmt: skip
-                    z_trace[chain, sweep] = z
-                    if sweep >= burn_in:
-                        mean, draw = _coefficients_given_groups(X, y, z[codes], vs_features, noise_variance, rng)
-                        mean_sum += mean
-                        probability_sum += conditional
-                        coef_samples[chain, sweep - burn_in] = draw
-                    bar.update()
-        bar.close()
-        total = n_chains * n_saved
-        cause = "X or y is too large for the hyperparameters; rescale them"
-        check_finite_output("the posterior means", mean_sum, cause=cause)
-        check_finite_output("the group inclusion probabilities", probability_sum, cause=cause)
-        self.coef_ = mean_sum / total
-        self.intercept_ = float(y_offset - x_offset @ self.coef_)
-        self.group_inclusion_probabilities_ = probability_sum / total
-        self.z_trace_ = z_trace
-        self.z_samples_ = z_trace[:, burn_in:]
-        self.coef_samples_ = coef_samples
-        self.groups_ = codes
-        self.n_groups_ = n_groups
+            trace = self._run_chains(CollapsedGibbsChain(problem), desc="Gibbs sweeps", schedule=schedule,
+                                     trace_options={"dims": dims, "coords": coords,
+                                                    "monitored": ("n_active_groups",)})  # fmt: skip
+        coef = trace["coef_mean"].mean(axis=(0, 1))
+        probabilities = trace["inclusion_probability"].mean(axis=(0, 1))
+        check_finite_output("the posterior means", coef, cause=OVERFLOW_CAUSE)
+        check_finite_output("the group inclusion probabilities", probabilities, cause=OVERFLOW_CAUSE)
+        self.coef_ = coef
+        self.intercept_ = problem.intercept(coef)
+        self.group_inclusion_probabilities_ = probabilities
+        self.z_samples_ = trace["z"]
+        self.coef_samples_ = trace["coef"]
+        self.groups_ = problem.groups
+        self.n_groups_ = problem.n_groups
         return self
 
     def predict(self, X):
@@ -244,20 +290,6 @@ class GroupSpikeSlabGibbs(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_input(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_ + self.intercept_
-
-    def to_inference_data(self):
-        """The draws as an ArviZ ``InferenceData``: ``posterior`` holds ``z`` (per group, as 0/1)
-        and ``coef`` (w), ``warmup_posterior`` the burn-in values of ``z``."""
-        import arviz as az
-
-        check_is_fitted(self)
-        burn_in = self.z_trace_.shape[1] - self.z_samples_.shape[1]
-        return az.from_dict(
-            posterior={"z": self.z_samples_.astype(np.int8), "coef": self.coef_samples_},
-            warmup_posterior={"z": self.z_trace_[:, :burn_in].astype(np.int8)} if burn_in else None,
-            save_warmup=burn_in > 0,
-            dims={"z": ["group"], "coef": ["feature"]},
-        )
 
 
 def _coefficients_given_groups(X, y, active_features, slab_variance, noise_variance, rng):
