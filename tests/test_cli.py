@@ -14,10 +14,10 @@ from hdbayes.datasets import simulate_naive_bayes
 
 @pytest.fixture()
 def csv_files(tmp_path):
-    data = simulate_naive_bayes(n_features=120, n_train=80, n_test=30, random_state=3)
+    data = simulate_naive_bayes(n_features=120, n_samples=80, n_test=30, random_state=3)
     columns = [f"gene{j}" for j in range(120)]
-    train = pd.DataFrame(data.X_train, columns=columns)
-    train["status"] = np.where(data.y_train == 1, "tumour", "normal")
+    train = pd.DataFrame(data.X, columns=columns)
+    train["status"] = np.where(data.y == 1, "tumour", "normal")
     test = pd.DataFrame(data.X_test, columns=columns)
     test["status"] = np.where(data.y_test == 1, "tumour", "normal")
     train_path, test_path = tmp_path / "train.csv", tmp_path / "test.csv"
@@ -73,7 +73,7 @@ def test_classify_matches_the_estimator(csv_files, tmp_path):
     out = tmp_path / "p.csv"
     assert classify(train, test, out, "--n-features", "7", "--no-correct") == 0
     features = [c for c in train_frame.columns if c != "status"]
-    model = BiasCorrectedNaiveBayes(n_features=7, correct=False, random_state=0)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=7, correct=False, random_state=0)
     model.fit(train_frame[features].to_numpy(float), train_frame["status"].to_numpy())
     proba = model.predict_proba(test_frame[features].to_numpy(float))
     np.testing.assert_allclose(pd.read_csv(out)["P(status=tumour)"], proba[:, 1], rtol=1e-12)
@@ -165,9 +165,9 @@ def test_classify_with_the_thesis_quadrature_by_name(csv_files, tmp_path):
 def test_classify_gaussian_multiclass(tmp_path, capsys):
     from hdbayes.datasets import simulate_gaussian
 
-    data = simulate_gaussian(n_features=60, n_train=90, n_test=20, random_state=2)
+    data = simulate_gaussian(n_features=60, n_samples=90, n_test=20, random_state=2)
     columns = [f"g{j}" for j in range(60)]
-    for name, X, y in (("train", data.X_train, data.y_train), ("test", data.X_test, data.y_test)):
+    for name, X, y in (("train", data.X, data.y), ("test", data.X_test, data.y_test)):
         frame = pd.DataFrame(X, columns=columns)
         frame["kind"] = np.array(list("ABCDEF"))[y]
         frame.to_csv(tmp_path / f"{name}.csv", index=False)
@@ -626,7 +626,7 @@ def test_bernoulli_nb_binarizes_before_selecting(small, tmp_path, binarize):
     features = [f"f{j}" for j in range(12)]
     model = make_pipeline(
         FeatureBinarizer(threshold=0.0 if binarize == "0" else "median"),
-        MutualInformationSelector(n_features=4, random_state=0),
+        MutualInformationSelector(n_features_to_select=4, random_state=0),
         BayesianBernoulliNB(),
     ).fit(frame[features], frame["cls"])
     expected = model.predict_proba(test_frame[features])
@@ -649,7 +649,7 @@ def test_binarize_median_for_the_corrected_models(small, tmp_path, capsys, model
         frame, test_frame = pd.read_csv(small["real", "train"]), pd.read_csv(small["real", "test"])
         features = [f"f{j}" for j in range(12)]
         medians = frame[features].median()
-        fitted = BiasCorrectedNaiveBayes(n_features=3, random_state=0).fit(
+        fitted = BiasCorrectedNaiveBayes(n_features_to_select=3, random_state=0).fit(
             (frame[features] > medians).astype(float), frame["cls"]
         )
         expected = fitted.predict_proba((test_frame[features] > medians).astype(float))
@@ -715,7 +715,7 @@ def test_non_binary_feature_message_names_the_option(small, tmp_path, capsys):
 def test_cli_terms_translates_library_messages():
     from hdbayes.cli import _cli_terms
 
-    assert _cli_terms("n_features=13 is larger than p") == "--n-features 13 is larger than p"
+    assert _cli_terms("n_features_to_select=13 is larger than p") == "--n-features 13 is larger than p"
     assert _cli_terms("pass binarize=<threshold> (or 'median') to binarize") == (
         "pass --binarize T (or --binarize median) to binarize"
     )
@@ -744,7 +744,7 @@ def test_a_bug_is_exit_1_with_a_traceback(small, tmp_path, capsys, monkeypatch):
     assert not out.exists()
 
     def refuses(self, X, y):
-        raise InputValueError("n_features=3 is too many\nfor this")
+        raise InputValueError("n_features_to_select=3 is too many\nfor this")
 
     monkeypatch.setattr(BayesianBernoulliNB, "fit", refuses)
     _refused(capsys, main(_argv(train, test, out, model="bernoulli-nb")), out, "--n-features 3 is too many for this")
@@ -804,3 +804,59 @@ def test_too_few_draws_and_arviz_are_quiet(small, tmp_path):
     assert "R-hat and effective sample size n/a (only 2 draws per chain: raise --n-iter or lower --thin)" in (
         done.stdout
     )
+
+
+def test_smoothing_and_class_pseudo_count_reach_the_estimator(small, tmp_path, capsys):
+    """--alpha is the discrete naive Bayes' feature smoothing (scikit-learn's alpha), --class-pseudo-count the
+    Dirichlet pseudo-count of every class: the predictions are those of the estimator given the same values."""
+    from hdbayes import BayesianBernoulliNB
+
+    train, test = _binary(small)
+    out = tmp_path / "p.csv"
+    argv = _argv(train, test, out, "--alpha", "0.5", "--class-pseudo-count", "3", model="bernoulli-nb")
+    assert main(argv) == 0, capsys.readouterr().err
+    frame, test_frame = pd.read_csv(train), pd.read_csv(test)
+    features = [c for c in frame.columns if c != "cls"]
+    expected = BayesianBernoulliNB(alpha=0.5, class_pseudo_count=3.0).fit(frame[features], frame["cls"])
+    np.testing.assert_allclose(pd.read_csv(out).iloc[:, 1:].to_numpy(), expected.predict_proba(test_frame[features]),
+                               rtol=1e-12)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--alpha", "0"], "--alpha must be a finite number > 0, got 0"),
+        (["--class-pseudo-count", "-1"], "--class-pseudo-count must be a finite number > 0, got -1"),
+        (["--class-pseudo-count", "nan"], "--class-pseudo-count must be a finite number > 0"),
+    ],
+)
+def test_smoothing_options_out_of_range_are_refused(small, tmp_path, capsys, extra, message):
+    train, test = _binary(small)
+    out = tmp_path / "p.csv"
+    _refused(capsys, main(_argv(train, test, out, *extra, model="bernoulli-nb")), out, message)
+
+
+def test_alpha_is_refused_for_the_other_models(small, tmp_path, capsys):
+    train, test = _binary(small)
+    out = tmp_path / "p.csv"
+    _refused(capsys, main(_argv(train, test, out, "--alpha", "2", "--n-features", "3")), out,
+             "--alpha applies to --model bernoulli-nb or categorical-nb or multinomial-nb only")  # fmt: skip
+
+
+def test_mcmc_lines_come_from_the_estimators_summary():
+    """The CLI prints the model's own monitored variables (mcmc_summary), whatever they are called."""
+    from types import SimpleNamespace
+
+    from hdbayes.cli import _mcmc_lines
+
+    summary = {"sigma": {"mean": 1.25, "sd": 0.1, "ess_bulk": 321.4, "r_hat": 1.002},
+               "log_kappa": {"mean": -0.5, "sd": 0.2, "ess_bulk": float("nan"), "r_hat": float("nan")}}  # fmt: skip
+    model = SimpleNamespace(mcmc_summary=lambda: summary, trace_=SimpleNamespace(n_chains=2, n_draws=50))
+    assert _mcmc_lines(model) == [
+        "sigma: posterior mean 1.250, R-hat 1.002, effective sample size 321",
+        "log_kappa: posterior mean -0.500, R-hat n/a, effective sample size n/a",
+    ]
+    one = SimpleNamespace(mcmc_summary=lambda: {"sigma": summary["sigma"]},
+                          trace_=SimpleNamespace(n_chains=1, n_draws=3))  # fmt: skip
+    assert _mcmc_lines(one) == ["sigma: posterior mean 1.250; R-hat and effective sample size n/a (only 3 draws per "
+                                "chain: raise --n-iter or lower --thin)"]  # fmt: skip

@@ -86,6 +86,8 @@ _MODEL_OPTIONS = {
     "thin": ({"gaussian", "mixture"}, "thin"),
     "chains": ({"gaussian", "mixture"}, "n_chains"),
     "method": (_NAIVE_BAYES_FAMILY, "method"),
+    "alpha": (_NAIVE_BAYES_FAMILY, "alpha"),
+    "class_pseudo_count": (set(MODELS), "class_pseudo_count"),
     "n_categories": ({"categorical-nb"}, "n_categories"),
     "no_correct": (set(CORRECTED_MODELS), None),
 }
@@ -100,7 +102,8 @@ _ESTIMATORS = {
 }
 # estimator parameters as the command line spells them, for messages coming from the library
 _OPTION_NAMES = {
-    "n_features": "--n-features",
+    "n_features_to_select": "--n-features",
+    "class_pseudo_count": "--class-pseudo-count",
     "n_iter": "--n-iter",
     "burn_in": "--burn-in",
     "n_chains": "--chains",
@@ -233,6 +236,19 @@ def _build_parser():
         "--method",
         choices=("mle", "map", "posterior_mean", "bayes"),
         help="bernoulli-nb, categorical-nb, multinomial-nb: parameter estimate or full Bayes (default: bayes)",
+    )
+    classify.add_argument(
+        "--alpha",
+        type=float,
+        metavar="A",
+        help="bernoulli-nb, categorical-nb, multinomial-nb: feature smoothing pseudo-count (scikit-learn's alpha; "
+        "default: 1)",
+    )
+    classify.add_argument(
+        "--class-pseudo-count",
+        type=float,
+        metavar="C",
+        help="pseudo-count of every class in the Dirichlet prior of the class probabilities (default: 1)",
     )
     classify.add_argument(
         "--binarize",
@@ -491,6 +507,10 @@ def _check_classify_options(args, n_columns):
             raise InputError(f"--n-features {args.n_features} is more than the {n_columns} feature columns")
     if args.threshold is not None and (not math.isfinite(args.threshold) or args.threshold < 0):
         raise InputError(f"--threshold must be a finite number >= 0, got {args.threshold:g}")
+    for option in ("alpha", "class_pseudo_count"):
+        value = getattr(args, option)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise InputError(f"--{option.replace('_', '-')} must be a finite number > 0, got {value:g}")
     if isinstance(args.binarize, float) and not math.isfinite(args.binarize):
         raise InputError(f"--binarize must be a finite number or 'median', got {args.binarize:g}")
     for option, minimum in (("n_iter", 1), ("burn_in", 0), ("thin", 1), ("chains", 1), ("n_categories", 1)):
@@ -600,7 +620,7 @@ def _build_model(args):
             steps.append(FeatureBinarizer(threshold=args.binarize))
         if args.n_features is not None or args.threshold is not None:
             selector = hdbayes.MutualInformationSelector(
-                n_features=args.n_features, threshold=args.threshold, random_state=args.seed
+                n_features_to_select=args.n_features, threshold=args.threshold, random_state=args.seed
             )
             if not steps:  # it gets the CSV's columns: hand the kept ones on by name, so messages can name them
                 selector.set_output(transform="pandas")
@@ -610,7 +630,7 @@ def _build_model(args):
     if args.model in ("gaussian", "mixture"):
         params["n_jobs"] = min(params.get("n_chains", 1), _usable_cores())
     return estimator(
-        n_features=args.n_features, threshold=args.threshold, correct=not args.no_correct, **params,
+        n_features_to_select=args.n_features, threshold=args.threshold, correct=not args.no_correct, **params,
         random_state=args.seed,
     )  # fmt: skip
 
@@ -631,6 +651,7 @@ class _WarningHandler(logging.Handler):
 
 
 def _mcmc_lines(model):
+    """One line of diagnostics per monitored variable of the fitted model (``model.mcmc_summary()``)."""
     import arviz as az
 
     log = getattr(az, "_log", None)  # ArviZ's own logger: with no handler it would print to stderr itself
@@ -638,28 +659,31 @@ def _mcmc_lines(model):
     if isinstance(log, logging.Logger):
         log.addHandler(handler)
     try:
-        idata = model.to_inference_data()
-        name = "log_tau_mu" if "log_tau_mu" in idata.posterior else "log_alpha"
-        draws = int(idata.posterior.sizes["draw"])
-        mean = float(idata.posterior[name].mean())
-        if draws < 4:
-            return [
-                f"{name}: posterior mean {mean:.3f}; R-hat and effective sample size n/a (only {draws} draws per "
-                "chain: raise --n-iter or lower --thin)"
-            ]
-        ess = float(az.ess(idata)[name])
-        rhat = float(az.rhat(idata)[name]) if model.n_chains > 1 else float("nan")
+        summary = model.mcmc_summary()
     finally:
         if isinstance(log, logging.Logger):
             log.removeHandler(handler)
-    if model.n_chains > 1:
-        shown = f"R-hat {rhat:.3f}" if math.isfinite(rhat) else "R-hat n/a"
-    else:
-        shown = "R-hat n/a (1 chain)"
-    ess_shown = f"{ess:.0f}" if math.isfinite(ess) else "n/a"
-    if model.n_chains > 1 and math.isfinite(rhat) and rhat > 1.1:
-        warnings.warn("R-hat > 1.1; the chains have not mixed, consider more iterations (--n-iter)", stacklevel=2)
-    return [f"{name}: posterior mean {mean:.3f}, {shown}, effective sample size {ess_shown}"]
+    n_chains, draws = model.trace_.n_chains, model.trace_.n_draws
+    lines = []
+    for name, stats in summary.items():
+        if draws < 4:
+            lines.append(
+                f"{name}: posterior mean {stats['mean']:.3f}; R-hat and effective sample size n/a (only {draws} "
+                "draws per chain: raise --n-iter or lower --thin)"
+            )
+            continue
+        rhat, ess = stats["r_hat"], stats["ess_bulk"]
+        if n_chains > 1:
+            shown = f"R-hat {rhat:.3f}" if math.isfinite(rhat) else "R-hat n/a"
+        else:
+            shown = "R-hat n/a (1 chain)"
+        ess_shown = f"{ess:.0f}" if math.isfinite(ess) else "n/a"
+        if n_chains > 1 and math.isfinite(rhat) and rhat > 1.1:
+            warnings.warn(
+                f"R-hat of {name} > 1.1; the chains have not mixed, consider more iterations (--n-iter)", stacklevel=2
+            )
+        lines.append(f"{name}: posterior mean {stats['mean']:.3f}, {shown}, effective sample size {ess_shown}")
+    return lines
 
 
 def _fit(args, model, X, y):
