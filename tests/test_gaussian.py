@@ -12,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hdbayes import BiasCorrectedGaussianClassifier
 from hdbayes.datasets import simulate_gaussian
+from hdbayes.mcmc import Schedule
 from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 from hdbayes.selection_bias.gaussian import class_statistics, gibbs_chain, log_class_numerators
 
@@ -40,10 +41,10 @@ def _posterior_draws_after_selection(correct, n_replicates, seed):
     for r in range(n_replicates):
         log_tau_mu, X, y = _draw_from_prior(rng)
         model = BiasCorrectedGaussianClassifier(
-            n_features=5, correct=correct, n_iter=150, burn_in=149, thin=1, n_mc=300, random_state=r, **PRIOR
+            n_features_to_select=5, correct=correct, n_iter=150, burn_in=149, thin=1, n_mc=300, random_state=r, **PRIOR
         ).fit(X, y)
         truth.append(log_tau_mu)
-        draws.append(model.log_tau_mu_trace_[0, -1])
+        draws.append(model.trace_["log_tau_mu"][0, -1])
     return np.array(truth), np.array(draws)
 
 
@@ -67,20 +68,34 @@ def test_uncorrected_sampler_is_calibrated_without_selection():
         log_tau_mu, X, y = _draw_from_prior(rng, p=8)
         model = BiasCorrectedGaussianClassifier(n_iter=100, burn_in=99, thin=1, random_state=r, **PRIOR).fit(X, y)
         truth.append(log_tau_mu)
-        draws.append(model.log_tau_mu_trace_[0, -1])
+        draws.append(model.trace_["log_tau_mu"][0, -1])
     assert stats.ks_2samp(truth, draws).pvalue > 0.01
 
 
-def test_gibbs_chain_saves_the_documented_iterations():
+def test_gibbs_chain_saves_the_documented_iterations_and_draws_only_from_its_generator():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 4))
     codes = np.repeat(np.arange(3), 10)
     counts, sums, squares = class_statistics(X - X.mean(axis=0), codes, 3)
-    out = gibbs_chain(counts, sums, squares, n_iter=100, burn_in=25, thin=15, prior=PRIOR, seed=3)
-    assert out["mu"].shape == (5, 3, 4) and out["tau_x"].shape == (5, 4)
-    assert out["log_tau_mu"].shape == (100,) and np.isfinite(out["log_tau_mu"]).all()
-    again = gibbs_chain(counts, sums, squares, n_iter=100, burn_in=25, thin=15, prior=PRIOR, seed=3)
-    np.testing.assert_array_equal(out["mu"], again["mu"])
+    data = dict(counts=counts, sums=sums, squares=squares, prior=PRIOR)
+    schedule = Schedule(100, burn_in=25, thin=15)
+    steps = []
+    np.random.seed(1)  # numba's and numpy's global generators play no part
+    out = gibbs_chain(np.random.default_rng(3), schedule, steps.append, **data)
+    assert steps == [100]
+    assert out.posterior["mu"].shape == (5, 3, 4) and out.posterior["tau_x"].shape == (5, 4)
+    assert out.posterior["log_tau_mu"].shape == (5,) and np.isfinite(out.posterior["log_tau_mu"]).all()
+    assert out.warmup["log_tau_mu"].shape == (25,) and out.warmup["log_tau_nu"].shape == (25,)
+    np.testing.assert_array_equal(out.sample_stats["acceptance_rate"], 0.0)  # no Metropolis step uncorrected
+    np.random.seed(2)
+    again = gibbs_chain(np.random.default_rng(3), schedule, **data)
+    for name, values in out.posterior.items():
+        np.testing.assert_array_equal(values, again.posterior[name])
+    # a saved draw is the state at its iteration: a longer chain with the same seed passes through it
+    longer = gibbs_chain(np.random.default_rng(3), Schedule(100, burn_in=0, thin=1), **data)
+    np.testing.assert_array_equal(longer.posterior["mu"][schedule.saved_iterations], out.posterior["mu"])
+    np.testing.assert_array_equal(longer.posterior["log_tau_mu"][:25], out.warmup["log_tau_mu"])
+    assert longer.warmup == {}
 
 
 def test_class_statistics():
@@ -112,7 +127,7 @@ def test_log_class_numerators_against_a_loop():
 
 @pytest.fixture(scope="module")
 def simulation():
-    return simulate_gaussian(n_features=600, n_train=120, n_test=1500, random_state=0)
+    return simulate_gaussian(n_features=600, n_samples=120, n_test=1500, random_state=0)
 
 
 def test_correction_calibrates_the_simulation():
@@ -121,16 +136,16 @@ def test_correction_calibrates_the_simulation():
     (expected − actual) corrected −0.072, −0.049, −0.007, −0.012; uncorrected −0.27 … −0.19."""
     gaps, amlp, log_tau = {True: [], False: []}, {True: [], False: []}, {True: [], False: []}
     for seed in range(4):
-        d = simulate_gaussian(n_features=600, n_train=120, n_test=1500, random_state=seed)
+        d = simulate_gaussian(n_features=600, n_samples=120, n_test=1500, random_state=seed)
         for correct in (True, False):
             model = BiasCorrectedGaussianClassifier(
-                n_features=20, correct=correct, n_iter=1500, burn_in=300, thin=5, random_state=0
-            ).fit(d.X_train, d.y_train)
+                n_features_to_select=20, correct=correct, n_iter=1500, burn_in=300, thin=5, random_state=0
+            ).fit(d.X, d.y)
             proba = model.predict_proba(d.X_test)
             np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
             gaps[correct].append(expected_error_rate(proba) - error_rate(d.y_test, proba))
             amlp[correct].append(average_minus_log_probability(d.y_test, proba))
-            log_tau[correct].append(model.log_tau_mu_trace_[0, 300:].mean())
+            log_tau[correct].append(model.trace_["log_tau_mu"][0].mean())
     assert abs(np.mean(gaps[True])) < 0.05
     assert np.mean(gaps[False]) < -0.15
     assert all(c < u for c, u in zip(amlp[True], amlp[False]))
@@ -140,12 +155,13 @@ def test_correction_calibrates_the_simulation():
 
 def test_reproducible_and_independent_of_n_jobs(simulation):
     d = simulation
-    kwargs = dict(n_features=10, n_iter=300, burn_in=100, thin=4, n_chains=2, random_state=7)
-    a = BiasCorrectedGaussianClassifier(**kwargs).fit(d.X_train, d.y_train)
-    b = BiasCorrectedGaussianClassifier(n_jobs=2, **kwargs).fit(d.X_train, d.y_train)
-    np.testing.assert_array_equal(a.log_tau_mu_trace_, b.log_tau_mu_trace_)
+    kwargs = dict(n_features_to_select=10, n_iter=300, burn_in=100, thin=4, n_chains=2, random_state=7)
+    a = BiasCorrectedGaussianClassifier(**kwargs).fit(d.X, d.y)
+    b = BiasCorrectedGaussianClassifier(n_jobs=2, **kwargs).fit(d.X, d.y)
+    for name, values in a.trace_.posterior.items():
+        np.testing.assert_array_equal(values, b.trace_.posterior[name])
     np.testing.assert_array_equal(a.predict_proba(d.X_test[:50]), b.predict_proba(d.X_test[:50]))
-    assert not np.array_equal(a.log_tau_mu_trace_[0], a.log_tau_mu_trace_[1])  # chains differ
+    assert not np.array_equal(a.trace_["log_tau_mu"][0], a.trace_["log_tau_mu"][1])  # chains differ
     clone = pickle.loads(pickle.dumps(a))
     np.testing.assert_array_equal(clone.predict_proba(d.X_test[:50]), a.predict_proba(d.X_test[:50]))
 
@@ -155,20 +171,29 @@ def test_inference_data_has_all_chains(simulation):
 
     d = simulation
     model = BiasCorrectedGaussianClassifier(
-        n_features=10, n_iter=400, burn_in=100, thin=5, n_chains=2, random_state=0
-    ).fit(d.X_train, d.y_train)
+        n_features_to_select=10, n_iter=400, burn_in=100, thin=5, n_chains=2, random_state=0
+    ).fit(d.X, d.y)
     idata = model.to_inference_data()
-    assert idata.posterior["log_tau_mu"].shape == (2, 60)
-    np.testing.assert_array_equal(idata.posterior["log_tau_mu"].values[:, 0], model.log_tau_mu_trace_[:, 104])
-    assert idata.warmup_posterior["log_tau_mu"].shape == (2, 100)
+    assert idata.posterior["log_tau_mu"].shape == (2, 60)  # post-burn-in draws only
+    assert idata.posterior["mu"].dims == ("chain", "draw", "class", "feature")
+    assert idata.posterior["mu"].shape == (2, 60, 6, 10) and idata.posterior["tau_x"].shape == (2, 60, 10)
+    np.testing.assert_array_equal(idata.posterior["feature"].values, model.selected_features_)
+    np.testing.assert_array_equal(idata.posterior["log_tau_mu"].values, model.trace_["log_tau_mu"])
+    assert idata.warmup_posterior["log_tau_mu"].shape == (2, 100)  # every burn-in iteration
+    assert idata.sample_stats["acceptance_rate"].shape == (2, 60)
     assert float(az.rhat(idata)["log_tau_mu"]) < 1.2
     assert 0 < float(model.acceptance_rate_.min()) < 1
+    np.testing.assert_allclose(model.acceptance_rate_, idata.sample_stats["acceptance_rate"].values.mean(axis=1))
+    summary = model.mcmc_summary()
+    assert list(summary) == ["log_tau_mu", "log_tau_nu"] and summary["log_tau_mu"]["r_hat"] < 1.2
+    no_burn_in = BiasCorrectedGaussianClassifier(n_features_to_select=10, n_iter=20, burn_in=0, thin=1)
+    assert "warmup_posterior" not in no_burn_in.fit(d.X, d.y).to_inference_data().groups()
 
 
 def test_predict_with_a_loss_matrix(simulation):
     d = simulation
-    model = BiasCorrectedGaussianClassifier(n_features=10, n_iter=300, burn_in=100, thin=4, random_state=0)
-    model.fit(d.X_train, d.y_train)
+    model = BiasCorrectedGaussianClassifier(n_features_to_select=10, n_iter=300, burn_in=100, thin=4, random_state=0)
+    model.fit(d.X, d.y)
     proba = model.predict_proba(d.X_test[:100])
     loss = np.ones((6, 6)) - np.eye(6)
     loss[:, 2] = 0.01  # guessing class 2 is almost free
@@ -176,21 +201,22 @@ def test_predict_with_a_loss_matrix(simulation):
     np.testing.assert_array_equal(model.predict(d.X_test[:100]), model.classes_[proba.argmax(axis=1)])
 
 
+SMALL_X = np.arange(18.0).reshape(6, 3) ** 1.5
+TWO_CLASSES = [0, 0, 0, 1, 1, 1]
+
+
 @pytest.mark.parametrize(
     "X, y, kwargs, error, message",
     [
-        (np.arange(18.0).reshape(6, 3) ** 1.5, [0, 0, 0, 0, 0, 1], {}, ValueError, "at least two"),
-        (np.arange(18.0).reshape(6, 3) ** 1.5, [0] * 6, {}, ValueError, "single class"),
-        (np.arange(18.0).reshape(6, 3) ** 1.5, [0, 0, 0, 1, 1, 1], {"n_features": 4}, ValueError, "larger than"),
-        (np.arange(18.0).reshape(6, 3) ** 1.5, [0, 0, 0, 1, 1, 1], {"n_features": 0}, ValueError, "at least 1"),
-        (np.full((6, 3), np.nan), [0, 0, 0, 1, 1, 1], {}, ValueError, "NaN"),
-        (
-            np.arange(18.0).reshape(6, 3) ** 1.5,
-            [0, 0, 0, 1, 1, 1],
-            {"n_iter": 10, "burn_in": 10},
-            ValueError,
-            "no draws",
-        ),
+        (SMALL_X, [0, 0, 0, 0, 0, 1], {}, ValueError, "at least two"),
+        (SMALL_X, [0] * 6, {}, ValueError, "single class"),
+        (SMALL_X, TWO_CLASSES, {"n_features_to_select": 4}, ValueError, "larger than"),
+        (SMALL_X, TWO_CLASSES, {"n_features_to_select": 0}, ValueError, "n_features_to_select"),
+        (SMALL_X, TWO_CLASSES, {"n_features_to_select": 2, "threshold": 1.0}, ValueError, "at most one"),
+        (SMALL_X, TWO_CLASSES, {"class_pseudo_count": [1.0] * 3}, ValueError, "2 positive numbers"),
+        (SMALL_X, TWO_CLASSES, {"class_pseudo_count": 0.0}, ValueError, "class_pseudo_count"),
+        (np.full((6, 3), np.nan), TWO_CLASSES, {}, ValueError, "NaN"),
+        (SMALL_X, TWO_CLASSES, {"n_iter": 10, "burn_in": 10}, ValueError, "no draws"),
     ],
 )
 def test_bad_input(X, y, kwargs, error, message):
@@ -200,7 +226,7 @@ def test_bad_input(X, y, kwargs, error, message):
 
 def test_predict_needs_the_same_columns(simulation):
     d = simulation
-    model = BiasCorrectedGaussianClassifier(n_features=5, n_iter=50, burn_in=10, thin=2).fit(d.X_train, d.y_train)
+    model = BiasCorrectedGaussianClassifier(n_features_to_select=5, n_iter=50, burn_in=10, thin=2).fit(d.X, d.y)
     with pytest.raises(ValueError, match="features"):
         model.predict_proba(d.X_test[:, :100])
 
@@ -241,12 +267,12 @@ def test_rao_blackwell_numerators_against_a_loop():
 
 def test_rao_blackwell_and_sample_predictives_agree_with_few_features(simulation):
     d = simulation
-    kwargs = dict(n_features=3, n_iter=2000, burn_in=200, thin=2, random_state=0)
-    a = BiasCorrectedGaussianClassifier(**kwargs).fit(d.X_train, d.y_train).predict_proba(d.X_test[:200])
-    b = BiasCorrectedGaussianClassifier(predictive="samples", **kwargs).fit(d.X_train, d.y_train)
+    kwargs = dict(n_features_to_select=3, n_iter=2000, burn_in=200, thin=2, random_state=0)
+    a = BiasCorrectedGaussianClassifier(**kwargs).fit(d.X, d.y).predict_proba(d.X_test[:200])
+    b = BiasCorrectedGaussianClassifier(predictive="samples", **kwargs).fit(d.X, d.y)
     assert np.abs(a - b.predict_proba(d.X_test[:200])).max() < 0.03
     with pytest.raises(ValueError, match="predictive"):
-        BiasCorrectedGaussianClassifier(predictive="mean").fit(d.X_train, d.y_train)
+        BiasCorrectedGaussianClassifier(predictive="mean").fit(d.X, d.y)
 
 
 # ------------------------------------------------------------------------------- hostile input
@@ -270,13 +296,14 @@ def test_constant_features_count_as_discarded_and_warn_once():
     constant = X.copy()
     constant[:, [6, 9, 13]] = [[100.0, 0.0, -3.5]]
     with pytest.warns(UserWarning, match="3 constant features") as record:
-        model = BiasCorrectedGaussianClassifier(n_features=5, random_state=0, **FAST).fit(constant, y)
+        model = BiasCorrectedGaussianClassifier(n_features_to_select=5, random_state=0, **FAST).fit(constant, y)
     assert sum("constant" in str(w.message) for w in record) == 1
     assert model.selection_.n_discarded == 15 and set(model.selected_features_) == set(range(5))
     np.testing.assert_array_equal(model.selection_.scores[[6, 9, 13]], 0.0)
-    reference = BiasCorrectedGaussianClassifier(n_features=5, random_state=0, **FAST).fit(X, y)
+    reference = BiasCorrectedGaussianClassifier(n_features_to_select=5, random_state=0, **FAST).fit(X, y)
     assert model.threshold_ == reference.threshold_  # γ is set by the kept features, not by the noise
-    np.testing.assert_array_equal(model.log_tau_mu_trace_, reference.log_tau_mu_trace_)
+    for name in ("log_tau_mu", "mu", "tau_x"):
+        np.testing.assert_array_equal(model.trace_[name], reference.trace_[name])
     proba = model.predict_proba(constant)
     assert np.isfinite(proba).all()
     np.testing.assert_allclose(proba, reference.predict_proba(X), atol=1e-12)  # discarded columns are unused
@@ -290,13 +317,13 @@ def test_constant_features_kept_or_at_the_threshold():
     with pytest.warns(UserWarning, match="1 constant feature"):
         kept = BiasCorrectedGaussianClassifier(random_state=0, **FAST).fit(X, y)
     assert 6 in kept.selected_features_ and np.isfinite(kept.predict_proba(X)).all()
-    assert np.isfinite(kept.tau_x_samples_).all() and np.isfinite(kept.log_tau_mu_trace_).all()
+    assert np.isfinite(kept.trace_["tau_x"]).all() and np.isfinite(kept.trace_["log_tau_mu"]).all()
     X[:, 7] = -1.0
     with pytest.warns(UserWarning) as record:  # the selection may also warn that it kept a feature with F = 0
-        limit = BiasCorrectedGaussianClassifier(n_features=7, random_state=0, **FAST).fit(X, y)
+        limit = BiasCorrectedGaussianClassifier(n_features_to_select=7, random_state=0, **FAST).fit(X, y)
     assert any("2 constant features" in str(w.message) for w in record)
     assert limit.threshold_ == 0.0 and limit.selection_.n_discarded == 1
-    assert np.isfinite(limit.log_tau_mu_trace_).all() and limit.acceptance_rate_[0] > 0.05
+    assert np.isfinite(limit.trace_["log_tau_mu"]).all() and limit.acceptance_rate_[0] > 0.05
     assert np.isfinite(limit.predict_proba(X)).all()
 
 
@@ -305,7 +332,7 @@ def test_huge_test_value_raises_naming_the_feature_and_row():
     from hdbayes.exceptions import InputValueError
 
     X, y = _informative_data()
-    model = BiasCorrectedGaussianClassifier(n_features=5, random_state=0, **FAST).fit(X, y)
+    model = BiasCorrectedGaussianClassifier(n_features_to_select=5, random_state=0, **FAST).fit(X, y)
     test = X[:4].copy()
     j = int(model.selected_features_[2])
     test[1, j] = 1e308
@@ -324,8 +351,8 @@ def test_huge_test_value_named_by_column_name():
 
     X, y = _informative_data()
     columns = [f"gene{j}" for j in range(X.shape[1])]
-    model = BiasCorrectedGaussianClassifier(n_features=5, random_state=0, **FAST).fit(pd.DataFrame(X, columns=columns),
-                                                                                      y)  # fmt: skip
+    model = BiasCorrectedGaussianClassifier(n_features_to_select=5, random_state=0, **FAST)
+    model.fit(pd.DataFrame(X, columns=columns), y)
     test = pd.DataFrame(X[:3], columns=columns)
     test.iloc[2, int(model.selected_features_[0])] = -1e308
     with pytest.raises(InputValueError, match=rf"row 2.*feature 'gene{int(model.selected_features_[0])}'"):
@@ -338,7 +365,7 @@ def test_huge_training_value_in_a_kept_or_a_discarded_feature():
 
     X, y = _informative_data()
     X[4, 11] = 1e308
-    model = BiasCorrectedGaussianClassifier(n_features=5, random_state=0, **FAST).fit(X, y)
+    model = BiasCorrectedGaussianClassifier(n_features_to_select=5, random_state=0, **FAST).fit(X, y)
     assert np.isfinite(model.selection_.scores).all() and 11 not in model.selected_features_
     assert np.isfinite(model.predict_proba(X)).all()
     with pytest.raises(InputValueError, match=r"feature 11\b.*row 4"):
@@ -346,12 +373,20 @@ def test_huge_training_value_in_a_kept_or_a_discarded_feature():
 
 
 def test_parameter_errors_are_input_errors():
-    from hdbayes.exceptions import InputValueError
+    from hdbayes.exceptions import InputValueError, is_input_error
 
     X, y = _informative_data()
-    for kwargs, message in (({"predictive": "mean"}, "predictive"), ({"n_iter": 10, "burn_in": 10}, "no draws")):
-        with pytest.raises(InputValueError, match=message):
+    for kwargs, message in (
+        ({"predictive": "mean"}, "predictive"),
+        ({"n_iter": 10, "burn_in": 10}, "no draws"),
+        ({"alpha_x": np.inf}, "alpha_x"),
+        ({"class_pseudo_count": "1"}, "class_pseudo_count"),
+        ({"class_pseudo_count": [1.0, -1.0, 1.0]}, "class_pseudo_count"),
+        ({"progress": "yes"}, "progress"),
+    ):
+        with pytest.raises(ValueError, match=message) as error:
             BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
+        assert is_input_error(error.value)
     with pytest.raises(InputValueError, match="single class"):
         BiasCorrectedGaussianClassifier().fit(X, np.zeros(X.shape[0]))
     with pytest.raises(InputValueError, match=r"class 2 has 1 case"):
@@ -382,8 +417,9 @@ def test_golub_with_floor_and_ceiling():
     n_constant = int(np.sum(np.ptp(X_train, axis=0) == 0))
     assert X_train.shape == (38, 7129) and n_constant > 500
     with pytest.warns(UserWarning, match=f"{n_constant} constant features") as record:
-        model = BiasCorrectedGaussianClassifier(n_features=50, n_iter=1000, burn_in=200, thin=4, random_state=0)
-        model.fit(X_train, y_train)
+        model = BiasCorrectedGaussianClassifier(
+            n_features_to_select=50, n_iter=1000, burn_in=200, thin=4, random_state=0
+        ).fit(X_train, y_train)
     assert sum("constant" in str(w.message) for w in record) == 1
     assert model.selection_.n_discarded == 7129 - 50 and model.threshold_ > 0
     assert not set(np.flatnonzero(np.ptp(X_train, axis=0) == 0)) & set(model.selected_features_)
@@ -404,6 +440,6 @@ def test_scikit_learn_validation_errors_are_input_errors():
         BiasCorrectedGaussianClassifier(**FAST).fit(bad, y)
     with pytest.raises(InputValueError, match="Unknown label type"):
         BiasCorrectedGaussianClassifier(**FAST).fit(X, np.linspace(0, 1, X.shape[0]))
-    model = BiasCorrectedGaussianClassifier(n_features=3, random_state=0, **FAST).fit(X, y)
+    model = BiasCorrectedGaussianClassifier(n_features_to_select=3, random_state=0, **FAST).fit(X, y)
     with pytest.raises(InputValueError, match="Input X contains NaN"):
         model.predict_proba(np.full((1, X.shape[1]), np.nan))

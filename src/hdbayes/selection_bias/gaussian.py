@@ -24,27 +24,35 @@ detects it. With raw data far from 0, τ^ν simply becomes small.
 
 from __future__ import annotations
 
+import functools
 import warnings
+from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy.special import logsumexp
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._numba import jit
 from hdbayes._validation import (
-    check_count,
+    check_class_labels,
     check_finite_output,
     check_generator,
-    check_positive,
     feature_label,
     overflow_error,
     plain_value,
     validate_input,
 )
+from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
 from hdbayes.exceptions import InputValueError
+from hdbayes.mcmc.chains import ChainDraws, chain_seeds
 from hdbayes.selection import f_statistic
-from hdbayes.selection_bias._base import SelectionBiasClassifier
+from hdbayes.selection_bias._base import (
+    POSITIVE,
+    SELECTION_PARAMETER_CONSTRAINTS,
+    SelectionBiasClassifier,
+    class_pseudo_counts,
+)
 from hdbayes.selection_bias.gaussian_adjustment import (
     GaussianAdjustment,
     interpolated_log_discard_probability,
@@ -60,6 +68,7 @@ __all__ = [
 ]
 
 _PREDICT_CHUNK = 256
+_PRIOR_NAMES = ("alpha_x", "w_x", "alpha_mu", "w_mu", "alpha_nu", "w_nu")
 
 
 def class_statistics(X, codes, n_classes):
@@ -88,19 +97,29 @@ def _log_tau_mu_target(eta, shape, rate_sum, n_discarded, table, eta_min, step, 
 
 @jit
 def _gibbs_chain_kernel(
-    counts, sums, squares, n_iter, burn_in, thin, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu,
-    n_discarded, poisson_means, log_f, table, eta_min, step, proposal_sd, n_metropolis, init_jitter, seed,
+    counts, sums, squares, burn_in, slots, n_saved, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu,
+    n_discarded, poisson_means, log_f, table, eta_min, step, proposal_sd, n_metropolis, init_jitter, rng,
 ):  # fmt: skip
-    np.random.seed(seed)
+    """One chain of ``slots.shape[0]`` iterations drawing only from the Generator ``rng``.
+
+    ``slots[t]`` is the index among the saved draws of iteration t, or −1 (from
+    :attr:`hdbayes.mcmc.Schedule.saved_iterations`). Returns the saved draws, the
+    acceptance rate of the Metropolis steps since the previous saved draw (0 without
+    them), and log τ^μ, log τ^ν at each of the ``burn_in`` first iterations.
+    """
     n_classes, k = sums.shape
     n = counts.sum()
-    n_saved = (n_iter - burn_in) // thin
+    n_iter = slots.shape[0]
     mu_samples = np.empty((n_saved, n_classes, k))
     tau_x_samples = np.empty((n_saved, k))
     nu_samples = np.empty((n_saved, k))
-    log_tau_mu_trace = np.empty(n_iter)
-    log_tau_nu_trace = np.empty(n_iter)
+    log_tau_mu_samples = np.empty(n_saved)
+    log_tau_nu_samples = np.empty(n_saved)
+    acceptance = np.zeros(n_saved)
+    warmup_log_tau_mu = np.empty(burn_in)
+    warmup_log_tau_nu = np.empty(burn_in)
     accepted = 0
+    window = 0  # iterations since burn-in ended or since the previous saved draw
 
     # initial state: class means, their average, pooled precisions; τ^μ, τ^ν from the spreads
     mu = sums / np.maximum(counts, 1.0).reshape(-1, 1)
@@ -116,10 +135,9 @@ def _gibbs_chain_kernel(
             spread_mu += (mu[g, j] - nu[j]) ** 2
         tau_x[j] = (n - n_classes) / max(within, 1e-12)
         spread_nu += nu[j] ** 2
-    log_tau_mu = np.log(n_classes * k / max(spread_mu, 1e-12)) + init_jitter * np.random.normal()
+    log_tau_mu = np.log(n_classes * k / max(spread_mu, 1e-12)) + init_jitter * rng.standard_normal()
     tau_nu = k / max(spread_nu, 1e-12)
 
-    saved = 0
     for iteration in range(n_iter):
         tau_mu = np.exp(log_tau_mu)
         # μ_j^(g) (eq. 18, with the class mean Σ x / n_g)
@@ -127,19 +145,19 @@ def _gibbs_chain_kernel(
             for g in range(n_classes):
                 precision = tau_mu + counts[g] * tau_x[j]
                 mean = (nu[j] * tau_mu + sums[g, j] * tau_x[j]) / precision
-                mu[g, j] = mean + np.random.normal() / np.sqrt(precision)
+                mu[g, j] = mean + rng.standard_normal() / np.sqrt(precision)
         # τ_j^x (eq. 19), from the sufficient statistics
         for j in range(k):
             residual = 0.0
             for g in range(n_classes):
                 residual += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
             residual = max(residual, 0.0)
-            tau_x[j] = np.random.gamma((alpha_x + n) / 2.0, 2.0 / (alpha_x * w_x + residual))
+            tau_x[j] = rng.gamma((alpha_x + n) / 2.0, 2.0 / (alpha_x * w_x + residual))
         # ν_j (eq. 20)
         precision = tau_nu + n_classes * tau_mu
         for j in range(k):
             mean = mu[:, j].sum() * tau_mu / precision
-            nu[j] = mean + np.random.normal() / np.sqrt(precision)
+            nu[j] = mean + rng.standard_normal() / np.sqrt(precision)
         # τ^μ (eq. 21): conjugate draw, or Metropolis on log τ^μ with the adjustment factor
         spread_mu = 0.0
         for j in range(k):
@@ -152,63 +170,80 @@ def _gibbs_chain_kernel(
                 log_tau_mu, shape, rate_sum, n_discarded, table, eta_min, step, poisson_means, log_f
             )
             for _ in range(n_metropolis):
-                proposal = log_tau_mu + proposal_sd * np.random.normal()
+                proposal = log_tau_mu + proposal_sd * rng.standard_normal()
                 candidate = _log_tau_mu_target(
                     proposal, shape, rate_sum, n_discarded, table, eta_min, step, poisson_means, log_f
                 )
-                if np.log(np.random.random()) < candidate - current:
+                if np.log(rng.random()) < candidate - current:
                     log_tau_mu = proposal
                     current = candidate
                     accepted += 1
         else:
-            log_tau_mu = np.log(np.random.gamma(shape, 1.0 / rate_sum))
+            log_tau_mu = np.log(rng.gamma(shape, 1.0 / rate_sum))
         # τ^ν (eq. 22)
         spread_nu = 0.0
         for j in range(k):
             spread_nu += nu[j] ** 2
-        tau_nu = np.random.gamma((alpha_nu + k) / 2.0, 2.0 / (alpha_nu * w_nu + spread_nu))
+        tau_nu = rng.gamma((alpha_nu + k) / 2.0, 2.0 / (alpha_nu * w_nu + spread_nu))
 
-        log_tau_mu_trace[iteration] = log_tau_mu
-        log_tau_nu_trace[iteration] = np.log(tau_nu)
-        if iteration >= burn_in and (iteration + 1 - burn_in) % thin == 0 and saved < n_saved:
-            mu_samples[saved] = mu
-            tau_x_samples[saved] = tau_x
-            nu_samples[saved] = nu
-            saved += 1
-    n_proposals = max(n_metropolis * n_iter, 1) if n_discarded > 0 else 1
-    return mu_samples, tau_x_samples, nu_samples, log_tau_mu_trace, log_tau_nu_trace, accepted / n_proposals
+        if iteration < burn_in:
+            warmup_log_tau_mu[iteration] = log_tau_mu
+            warmup_log_tau_nu[iteration] = np.log(tau_nu)
+            accepted = 0
+            continue
+        window += 1
+        slot = slots[iteration]
+        if slot >= 0:
+            mu_samples[slot] = mu
+            tau_x_samples[slot] = tau_x
+            nu_samples[slot] = nu
+            log_tau_mu_samples[slot] = log_tau_mu
+            log_tau_nu_samples[slot] = np.log(tau_nu)
+            if n_discarded > 0:
+                acceptance[slot] = accepted / (n_metropolis * window)
+            accepted = 0
+            window = 0
+    return (mu_samples, tau_x_samples, nu_samples, log_tau_mu_samples, log_tau_nu_samples, acceptance,
+            warmup_log_tau_mu, warmup_log_tau_nu)  # fmt: skip
 
 
-def gibbs_chain(counts, sums, squares, *, n_iter, burn_in, thin, prior, adjustment=None, n_discarded=0,
-                proposal_sd=0.5, n_metropolis=5, init_jitter=0.5, seed=0):  # fmt: skip
+def gibbs_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, adjustment=None, n_discarded=0,
+                proposal_sd=0.5, n_metropolis=5, init_jitter=0.5):  # fmt: skip
     """Run one chain of the Gibbs sampler (Li 2009, eq. 17–24).
 
     Per iteration: μ (eq. 18), τ^x (eq. 19), ν (eq. 20), τ^μ (eq. 21 — a Gamma draw,
     or, when ``adjustment`` is given and p − k > 0, ``n_metropolis`` random-walk
     Metropolis steps on log τ^μ with proposal sd ``proposal_sd``, target including
-    the Jacobian and (p − k) log A(τ^μ)), τ^ν (eq. 22). Compiled with numba.
+    the Jacobian and (p − k) log A(τ^μ)), τ^ν (eq. 22). Compiled with numba. The
+    signature is that of a chain of :func:`hdbayes.mcmc.run_chains` once the keyword
+    arguments are bound (``functools.partial``).
 
     Parameters
     ----------
+    rng : numpy.random.Generator
+        The chain's only source of random numbers.
+    schedule : hdbayes.mcmc.Schedule
+        Iterations, burn-in and thinning.
+    advance : callable, optional
+        Progress callback, called once with ``schedule.n_iter`` at the end.
     counts : ndarray (G,); sums, squares : ndarray (G, k)
         From :func:`class_statistics` on the training data.
-    n_iter, burn_in, thin : int
-        Draws saved at iterations burn_in + thin, burn_in + 2·thin, … (1-based).
     prior : dict
         ``alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu``.
     adjustment : GaussianAdjustment, optional
         The fixed Monte Carlo pool of A(τ^μ) (common random numbers for the chain).
     n_discarded : int
         p − k.
-    seed : int
-        Seed of numba's generator for this chain.
 
     Returns
     -------
-    dict
-        ``mu`` (S, G, k), ``tau_x`` and ``nu`` (S, k), ``tau_mu`` (S,) at the saved
-        iterations, ``log_tau_mu`` and ``log_tau_nu`` traces (n_iter,),
-        ``acceptance_rate`` of the Metropolis steps (0 when there are none: uncorrected, or p − k = 0).
+    hdbayes.mcmc.ChainDraws
+        ``posterior``: ``mu`` (S, G, k), ``tau_x`` and ``nu`` (S, k), ``log_tau_mu`` and
+        ``log_tau_nu`` (S,) at the saved iterations; ``warmup``: ``log_tau_mu`` and
+        ``log_tau_nu`` at every burn-in iteration (empty without burn-in);
+        ``sample_stats``: ``acceptance_rate`` (S,), the fraction of accepted Metropolis
+        proposals in the iterations since the previous saved draw (0 when there are
+        none: uncorrected, or p − k = 0).
     """
     if adjustment is None or n_discarded == 0:
         poisson_means, log_f, n_discarded = np.ones(1), np.zeros(1), 0
@@ -216,23 +251,22 @@ def gibbs_chain(counts, sums, squares, *, n_iter, burn_in, thin, prior, adjustme
         # writeable copies: numba compiles a separate signature for read-only arrays
         poisson_means, log_f = np.array(adjustment.poisson_means), np.array(adjustment.log_f)
     table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
-    mu, tau_x, nu, log_tau_mu, log_tau_nu, rate = _gibbs_chain_kernel(
+    slots = np.full(schedule.n_iter, -1, dtype=np.int64)
+    slots[schedule.saved_iterations] = np.arange(schedule.n_saved)
+    mu, tau_x, nu, log_tau_mu, log_tau_nu, acceptance, warm_mu, warm_nu = _gibbs_chain_kernel(
         np.asarray(counts, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
-        np.ascontiguousarray(squares, dtype=np.float64), int(n_iter), int(burn_in), int(thin),
+        np.ascontiguousarray(squares, dtype=np.float64), int(schedule.burn_in), slots, int(schedule.n_saved),
         float(prior["alpha_x"]), float(prior["w_x"]), float(prior["alpha_mu"]), float(prior["w_mu"]),
         float(prior["alpha_nu"]), float(prior["w_nu"]), float(n_discarded), poisson_means, log_f, table,
-        float(eta_min), float(step), float(proposal_sd), int(n_metropolis), float(init_jitter), int(seed),
+        float(eta_min), float(step), float(proposal_sd), int(n_metropolis), float(init_jitter), rng,
     )  # fmt: skip
-    saved = np.arange(burn_in + thin - 1, n_iter, thin)[: mu.shape[0]]
-    return {
-        "mu": mu,
-        "tau_x": tau_x,
-        "nu": nu,
-        "tau_mu": np.exp(log_tau_mu[saved]),
-        "log_tau_mu": log_tau_mu,
-        "log_tau_nu": log_tau_nu,
-        "acceptance_rate": rate,
-    }
+    if advance is not None:
+        advance(schedule.n_iter)
+    return ChainDraws(
+        posterior={"mu": mu, "tau_x": tau_x, "nu": nu, "log_tau_mu": log_tau_mu, "log_tau_nu": log_tau_nu},
+        warmup={"log_tau_mu": warm_mu, "log_tau_nu": warm_nu} if schedule.burn_in > 0 else {},
+        sample_stats={"acceptance_rate": acceptance},
+    )
 
 
 def log_class_numerators(X, mu, tau_x, class_log_prior):
@@ -311,34 +345,31 @@ def rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, class
     return out + class_log_prior[None, :]
 
 
-class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
+class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
     """Bayesian Gaussian classifier with F-statistic selection and bias correction.
 
-    ``fit`` receives all p candidate features, keeps the ``n_features`` with the
-    largest F-statistics (or those above ``threshold``), and samples the posterior
+    ``fit`` receives all p candidate features, keeps the ``n_features_to_select`` with
+    the largest F-statistics (or those above ``threshold``), and samples the posterior
     of the Gaussian model of Li (2009) on them by MCMC. With ``correct=True`` the
     posterior also conditions on the p − k discarded features having F ≤ γ, which
     makes the predictive probabilities calibrated.
 
     Parameters
     ----------
-    n_features : int, optional
-        k. With neither ``n_features`` nor ``threshold``, all features are used.
+    n_features_to_select : int, optional
+        k. With neither ``n_features_to_select`` nor ``threshold``, all features are used.
     threshold : float, optional
         Keep features with F > threshold.
     correct : bool, default=True
-    dirichlet_prior : float, default=1.0
-        c, the Dirichlet(c, …, c) prior of the class probabilities.
+    class_pseudo_count : float or array-like of shape (n_classes,), default=1.0
+        c, the Dirichlet(c, …, c) prior of the class probabilities ψ (one c per class,
+        in the order of ``classes_``, when an array).
     alpha_x, w_x : float, default=4.0, 1.0
         Gamma(α^x/2, rate α^x w^x/2) prior of each feature's precision τ_j^x.
     alpha_mu, w_mu : float, default=1.5, 0.01
         Prior of τ^μ.
     alpha_nu, w_nu : float, default=1.5, 0.01
         Prior of τ^ν.
-    n_iter, burn_in, thin : int, default=6000, 750, 15
-        Gibbs iterations; the draws after ``burn_in``, every ``thin``-th, are used
-        (350 per chain with the defaults).
-    n_chains : int, default=1
     n_mc : int, default=1000
         Size of the fixed pool of draws for the adjustment factor.
     proposal_sd : float, default=0.5
@@ -354,93 +385,118 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         probabilities; the second has far smaller Monte Carlo error when many
         features are kept (with all 4000 features of the paper's simulation: error
         rate 0.038 instead of 0.122, and calibrated).
-    random_state : int, Generator, RandomState or None
-        Seeds of the chains, of the adjustment pool and of tie-breaking.
+    n_iter, burn_in, thin : int, default=6000, 750, 15
+        Gibbs iterations per chain; the draws after ``burn_in``, every ``thin``-th, are
+        used (350 per chain with the defaults).
+    n_chains : int, default=1
     n_jobs : int, optional
         Chains in parallel (threads; the sampler releases the GIL). Results do not
         depend on ``n_jobs``.
+    random_state : int, Generator, RandomState or None
+        Seeds tie-breaking in the selection, the adjustment pool and the chains.
+    progress : bool, optional
+        Progress bar over the iterations (None: only on an interactive terminal).
 
     Attributes
     ----------
-    classes_, n_features_in_, selection_, selected_features_, threshold_
-    mu_samples_ : ndarray of shape (n_chains · S, G, k)
-    tau_x_samples_, nu_samples_ : ndarray of shape (n_chains · S, k)
-    tau_mu_samples_ : ndarray of shape (n_chains · S,)
+    classes_ : ndarray of shape (G,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` has string column names.
+    selection_ : hdbayes.selection.Selection
+    selected_features_ : ndarray of shape (k,)
+    threshold_ : float
+        γ, the F-statistic threshold of the selection.
+    trace_ : hdbayes.mcmc.Trace
+        The post-burn-in draws, shaped (chain, draw, ...): ``mu`` (…, G, k), ``tau_x``
+        and ``nu`` (…, k), ``log_tau_mu`` and ``log_tau_nu`` (the monitored scalars of
+        :meth:`mcmc_summary`); ``trace_.warmup`` holds log τ^μ and log τ^ν at every
+        burn-in iteration; ``trace_.sample_stats["acceptance_rate"]`` the Metropolis
+        acceptance rate since the previous draw.
+    acceptance_rate_ : ndarray of shape (n_chains,)
+        Acceptance rate of the Metropolis steps on log τ^μ after burn-in (0 when there
+        are none: uncorrected, or nothing discarded).
     class_counts_, class_sums_ : ndarray of shape (G,), (G, k)
         Training counts and sums of the selected features (for the Rao–Blackwellised
         predictive).
-    log_tau_mu_trace_, log_tau_nu_trace_ : ndarray of shape (n_chains, n_iter)
-    acceptance_rate_ : ndarray of shape (n_chains,)
     adjustment_ : GaussianAdjustment or None
     class_log_prior_ : ndarray of shape (G,)
+        log (n_g + c_g)/(n + Σ c), the Pólya-urn predictive of the class.
+
+    Examples
+    --------
+    >>> from hdbayes import BiasCorrectedGaussianClassifier
+    >>> from hdbayes.datasets import simulate_gaussian
+    >>> data = simulate_gaussian(n_classes=3, n_features=200, random_state=0)
+    >>> model = BiasCorrectedGaussianClassifier(
+    ...     n_features_to_select=10, n_iter=600, burn_in=100, thin=5, n_chains=2, random_state=0
+    ... ).fit(data.X, data.y)
+    >>> model.predict_proba(data.X_test[:2]).shape
+    (2, 3)
+    >>> model.trace_["mu"].shape  # (chain, draw, class, feature)
+    (2, 100, 3, 10)
+    >>> sorted(model.mcmc_summary())
+    ['log_tau_mu', 'log_tau_nu']
     """
+
+    _parameter_constraints = {
+        **SELECTION_PARAMETER_CONSTRAINTS,
+        **{name: [POSITIVE] for name in _PRIOR_NAMES},
+        "n_mc": [Interval(Integral, 1, None, closed="left")],
+        "proposal_sd": [POSITIVE],
+        "n_metropolis": [Interval(Integral, 1, None, closed="left")],
+        "predictive": [StrOptions({"rao-blackwell", "samples"})],
+        **MCMC_PARAMETER_CONSTRAINTS,
+    }
 
     def __init__(
         self,
-        n_features=None,
+        n_features_to_select=None,
         *,
         threshold=None,
         correct=True,
-        dirichlet_prior=1.0,
+        class_pseudo_count=1.0,
         alpha_x=4.0,
         w_x=1.0,
         alpha_mu=1.5,
         w_mu=0.01,
         alpha_nu=1.5,
         w_nu=0.01,
-        n_iter=6000,
-        burn_in=750,
-        thin=15,
-        n_chains=1,
         n_mc=1000,
         proposal_sd=0.5,
         n_metropolis=5,
         predictive="rao-blackwell",
-        random_state=None,
+        n_iter=6000,
+        burn_in=750,
+        thin=15,
+        n_chains=1,
         n_jobs=None,
+        random_state=None,
+        progress=None,
     ):
-        self.n_features = n_features
+        self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.correct = correct
-        self.dirichlet_prior = dirichlet_prior
+        self.class_pseudo_count = class_pseudo_count
         self.alpha_x = alpha_x
         self.w_x = w_x
         self.alpha_mu = alpha_mu
         self.w_mu = w_mu
         self.alpha_nu = alpha_nu
         self.w_nu = w_nu
-        self.n_iter = n_iter
-        self.burn_in = burn_in
-        self.thin = thin
-        self.n_chains = n_chains
         self.n_mc = n_mc
         self.proposal_sd = proposal_sd
         self.n_metropolis = n_metropolis
         self.predictive = predictive
-        self.random_state = random_state
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.thin = thin
+        self.n_chains = n_chains
         self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
 
-    def _check_params(self):
-        self._check_selection_params()
-        for name in ("dirichlet_prior", "alpha_x", "w_x", "alpha_mu", "w_mu", "alpha_nu", "w_nu", "proposal_sd"):
-            check_positive(name, getattr(self, name))
-        check_count("n_iter", self.n_iter)
-        check_count("burn_in", self.burn_in, minimum=0)
-        check_count("thin", self.thin)
-        check_count("n_chains", self.n_chains)
-        check_count("n_mc", self.n_mc)
-        check_count("n_metropolis", self.n_metropolis)
-        if self.predictive not in ("rao-blackwell", "samples"):
-            raise InputValueError(f"predictive must be 'rao-blackwell' or 'samples', got {self.predictive!r}")
-        if (self.n_iter - self.burn_in) // self.thin < 1:
-            raise InputValueError(
-                f"n_iter={self.n_iter}, burn_in={self.burn_in}, thin={self.thin} leave no draws for prediction"
-            )
-
-    @property
-    def _prior(self):
-        return {name: getattr(self, name) for name in ("alpha_x", "w_x", "alpha_mu", "w_mu", "alpha_nu", "w_nu")}
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Select features by F on (X, y) and sample the posterior.
 
@@ -459,13 +515,13 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
         -------
         self
         """
-        self._check_params()
+        self._check_selection_params()
+        schedule = self._schedule()
         X, y = validate_input(self, X, y, targets=True, dtype=np.float64, ensure_all_finite=True, ensure_min_samples=3)
+        check_class_labels(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         n_classes = self.classes_.shape[0]
-        if n_classes < 2:
-            label = plain_value(self.classes_[0])
-            raise InputValueError(f"y has a single class ({label}); a classifier needs at least two")
+        pseudo_counts = class_pseudo_counts(self.class_pseudo_count, n_classes)
         counts = np.bincount(codes)
         if counts.min() < 2:
             label = self.classes_[np.argmin(counts)]
@@ -492,37 +548,27 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
                 selection.threshold, tuple(int(c) for c in counts), self.alpha_x, self.w_x,
                 n_mc=self.n_mc, random_state=rng,
             )  # fmt: skip
-        seeds = rng.integers(0, 2**31 - 1, size=self.n_chains)
-        chains = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(gibbs_chain)(
-                count_f,
-                sums,
-                squares,
-                n_iter=self.n_iter,
-                burn_in=self.burn_in,
-                thin=self.thin,
-                prior=self._prior,
-                adjustment=self.adjustment_,
-                n_discarded=n_discarded,
-                proposal_sd=self.proposal_sd,
-                n_metropolis=self.n_metropolis,
-                seed=int(seed),
-            )  # fmt: skip
-            for seed in seeds
-        )
-        self.mu_samples_ = np.concatenate([c["mu"] for c in chains])
-        self.tau_x_samples_ = np.concatenate([c["tau_x"] for c in chains])
-        self.nu_samples_ = np.concatenate([c["nu"] for c in chains])
-        self.tau_mu_samples_ = np.concatenate([c["tau_mu"] for c in chains])
-        self.class_counts_, self.class_sums_ = count_f, sums
-        self.log_tau_mu_trace_ = np.stack([c["log_tau_mu"] for c in chains])
-        self.log_tau_nu_trace_ = np.stack([c["log_tau_nu"] for c in chains])
-        self.acceptance_rate_ = np.array([c["acceptance_rate"] for c in chains])
-        c = self.dirichlet_prior
-        self.class_log_prior_ = np.log((counts + c) / (counts.sum() + n_classes * c))
+        chain = functools.partial(
+            gibbs_chain, counts=count_f, sums=sums, squares=squares,
+            prior={name: getattr(self, name) for name in _PRIOR_NAMES}, adjustment=self.adjustment_,
+            n_discarded=n_discarded, proposal_sd=self.proposal_sd, n_metropolis=self.n_metropolis,
+        )  # fmt: skip
+        names = getattr(self, "feature_names_in_", None)
+        features = selection.indices if names is None else names[selection.indices]
+        trace = self._run_chains(
+            chain, desc="Gaussian Gibbs", seeds=chain_seeds(rng, self.n_chains), schedule=schedule,
+            trace_options={
+                "dims": {"mu": ["class", "feature"], "tau_x": ["feature"], "nu": ["feature"]},
+                "coords": {"class": self.classes_, "feature": features},
+                "monitored": ("log_tau_mu", "log_tau_nu"),
+            },
+        )  # fmt: skip
         cause = "a kept feature is too large for the model's arithmetic; rescale it"
-        for name in ("mu_samples_", "tau_x_samples_", "nu_samples_", "tau_mu_samples_"):
-            check_finite_output(f"the posterior draws {name[:-1]}", getattr(self, name), cause=cause)
+        for name, values in trace.posterior.items():
+            check_finite_output(f"the posterior draws of {name}", values, cause=cause)
+        self.acceptance_rate_ = trace.sample_stats["acceptance_rate"].mean(axis=1)
+        self.class_counts_, self.class_sums_ = count_f, sums
+        self.class_log_prior_ = np.log((counts + pseudo_counts) / (counts.sum() + pseudo_counts.sum()))
         return self
 
     def _check_kept_magnitudes(self, X, kept, sums, squares):
@@ -533,15 +579,15 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
             label = feature_label(j, getattr(self, "feature_names_in_", None))
             raise overflow_error(label, "the sum of squares of its values", X[:, j])
 
-    def _log_class_numerators(self, X):
-        X = validate_input(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+    def _joint_log_likelihood(self, X):
         X_selected = X[:, self.selected_features_]
+        trace = self.trace_
         with np.errstate(over="ignore", invalid="ignore"):
             if self.predictive == "samples":
-                out = log_class_numerators(X_selected, self.mu_samples_, self.tau_x_samples_, self.class_log_prior_)
+                out = log_class_numerators(X_selected, trace.flat("mu"), trace.flat("tau_x"), self.class_log_prior_)
             else:
                 out = rao_blackwell_log_class_numerators(
-                    X_selected, self.nu_samples_, self.tau_x_samples_, self.tau_mu_samples_,
+                    X_selected, trace.flat("nu"), trace.flat("tau_x"), np.exp(trace.flat("log_tau_mu")),
                     self.class_counts_, self.class_sums_, self.class_log_prior_,
                 )  # fmt: skip
         # a class may have probability 0 (−inf); a NaN, a +inf or a row without a finite class is overflow
@@ -555,27 +601,3 @@ class BiasCorrectedGaussianClassifier(SelectionBiasClassifier):
                 "rescale the feature"
             )
         return out
-
-    def to_inference_data(self):
-        """The MCMC output as an ArviZ ``InferenceData``.
-
-        ``posterior`` holds the saved draws of log τ^μ and log τ^ν of every chain
-        (after burn-in and thinning), ``warmup_posterior`` the burn-in iterations,
-        and ``sample_stats`` the Metropolis acceptance rate.
-        """
-        import arviz as az
-
-        check_is_fitted(self)
-        n_saved = self.mu_samples_.shape[0] // self.n_chains
-        saved = np.arange(self.burn_in + self.thin - 1, self.n_iter, self.thin)[:n_saved]
-        posterior = {"log_tau_mu": self.log_tau_mu_trace_[:, saved], "log_tau_nu": self.log_tau_nu_trace_[:, saved]}
-        warmup = {
-            "log_tau_mu": self.log_tau_mu_trace_[:, : self.burn_in],
-            "log_tau_nu": self.log_tau_nu_trace_[:, : self.burn_in],
-        }
-        return az.from_dict(
-            posterior=posterior,
-            warmup_posterior=warmup if self.burn_in > 0 else None,
-            save_warmup=self.burn_in > 0,
-            sample_stats={"acceptance_rate": np.repeat(self.acceptance_rate_[:, None], saved.shape[0], axis=1)},
-        )
