@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hdbayes import FeatureBinarizer
 from hdbayes._validation import binarize_features, fit_binarize_thresholds
+from hdbayes.exceptions import InputValueError
 
 
 @parametrize_with_checks([FeatureBinarizer(), FeatureBinarizer(threshold="median")])
@@ -47,13 +49,18 @@ def test_median_thresholds_are_learned_at_fit_and_reused():
     np.testing.assert_allclose(fit_binarize_thresholds(sp.csc_matrix([[0.0], [0.0], [5.0]]), "median"), [0.0])
 
 
-@pytest.mark.parametrize(
-    ("threshold", "error", "match"),
-    [("mean", ValueError, "number or 'median'"), (np.inf, ValueError, "finite"), ([1.0], TypeError, "number")],
-)
-def test_bad_threshold_is_refused_naming_the_option(threshold, error, match):
-    with pytest.raises(error, match=match):
+@pytest.mark.parametrize("threshold", ["mean", np.inf, np.nan, [1.0], None])
+def test_bad_threshold_is_refused_naming_the_option(threshold):
+    match = r"'threshold' parameter of FeatureBinarizer must be a float in the range \(-inf, inf\) or a str among"
+    with pytest.raises(InvalidParameterError, match=match):
         FeatureBinarizer(threshold=threshold).fit(_data())
+
+
+def test_bad_input_is_the_users_error():
+    with pytest.raises(InputValueError, match="Input X contains NaN"):
+        FeatureBinarizer().fit([[np.nan, 1.0]])
+    with pytest.raises(InputValueError, match="expecting 2 features"):
+        FeatureBinarizer().fit([[0.0, 1.0]]).transform([[1.0]])
 
 
 def test_binary_data_pass_unchanged_without_a_float_copy_but_the_transformer_copies():

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from scipy.special import digamma
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.metrics import log_loss
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hdbayes.datasets.documents import sample_polya_urn, simulate_bursty_documents
@@ -24,12 +25,12 @@ from hdbayes.discrete.dcm import (
     fit_dirichlet_multinomial,
 )
 from hdbayes.discrete.naive_bayes import BayesianMultinomialNB
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.exceptions import InputValueError
 
 
 @pytest.fixture(scope="module")
 def urn_data():
-    return sample_polya_urn([2.0, 1.0, 0.5, 3.0, 0.2], 40, n_documents=3000, random_state=0)
+    return sample_polya_urn([2.0, 1.0, 0.5, 3.0, 0.2], 40, n_samples=3000, random_state=0)
 
 
 def test_exceedance_counts_give_the_digamma_sums():
@@ -118,9 +119,9 @@ def test_classifier_on_tf_idf_weights():
     weights = TfidfTransformer().fit_transform(corpus.X)
     model = DCMClassifier().fit(weights[:200], corpus.y[:200])
     proba = model.predict_proba(weights[200:])
-    assert np.all(np.isfinite(model.alpha_)) and np.all(model.alpha_ > 0)
+    assert np.all(np.isfinite(model.concentration_)) and np.all(model.concentration_ > 0)
     assert np.all(np.isfinite(proba)) and model.score(weights[200:], corpus.y[200:]) > 0.7
-    expected = dirichlet_multinomial_log_pmf(weights[200:], model.alpha_, include_coefficient=False)
+    expected = dirichlet_multinomial_log_pmf(weights[200:], model.concentration_, include_coefficient=False)
     np.testing.assert_allclose(model.predict_joint_log_proba(weights[200:]), expected + model.class_log_prior_,
                                rtol=1e-12)  # fmt: skip
     with pytest.raises(InputValueError, match="include_multinomial_coef=False"):
@@ -134,12 +135,13 @@ def test_classifier_prediction_is_the_dcm_of_the_fitted_alpha():
     np.testing.assert_allclose(np.exp(model.class_log_prior_), (counts + 1) / (200 + 2), rtol=1e-14)
     for c in range(2):
         fit = fit_dirichlet_multinomial(corpus.X[:200][corpus.y[:200] == c])
-        floor = fit.alpha.sum() / 200  # alpha_min="auto": α̂_c0 / D
-        np.testing.assert_allclose(model.alpha_[c], np.maximum(fit.alpha, floor), rtol=1e-14)
+        floor = fit.alpha.sum() / 200  # min_concentration="auto": α̂_c0 / D
+        np.testing.assert_allclose(model.concentration_[c], np.maximum(fit.alpha, floor), rtol=1e-14)
+        assert model.total_concentration_[c] == fit.alpha.sum()
         assert np.any(fit.alpha < floor) and np.any(fit.alpha > floor)
-    absolute = DCMClassifier(alpha_min=0.05).fit(corpus.X[:200], corpus.y[:200])
-    assert absolute.alpha_.min() == 0.05
-    expected = dirichlet_multinomial_log_pmf(corpus.X[200:], model.alpha_) + model.class_log_prior_
+    absolute = DCMClassifier(min_concentration=0.05).fit(corpus.X[:200], corpus.y[:200])
+    assert absolute.concentration_.min() == 0.05
+    expected = dirichlet_multinomial_log_pmf(corpus.X[200:], model.concentration_) + model.class_log_prior_
     np.testing.assert_allclose(model.predict_joint_log_proba(corpus.X[200:]), expected, rtol=1e-13)
     assert model.converged_.all() and np.all(model.n_iter_ >= 1)
     empty = np.zeros((1, 200))
@@ -174,10 +176,14 @@ def test_classifier_bad_input(X, y, match):
 
 
 def test_classifier_parameters_and_shapes():
-    with pytest.raises(InputValueError, match="alpha_min"):
-        DCMClassifier(alpha_min=-1).fit([[1, 0], [0, 1]], [0, 1])
-    with pytest.raises(InputTypeError, match="max_iter must be an integer"):
+    with pytest.raises(InvalidParameterError, match="'min_concentration' parameter of DCMClassifier must be"):
+        DCMClassifier(min_concentration=-1).fit([[1, 0], [0, 1]], [0, 1])
+    with pytest.raises(InvalidParameterError, match="'max_iter' parameter of DCMClassifier must be an int"):
         DCMClassifier(max_iter=2.5).fit([[1, 0], [0, 1]], [0, 1])
+    with pytest.raises(InvalidParameterError, match="'tol' parameter"):
+        DCMClassifier(tol=0.0).fit([[1, 0], [0, 1]], [0, 1])
+    prior = DCMClassifier(class_pseudo_count=[3.0, 0.0]).fit([[1, 0], [0, 1], [2, 1]], [0, 1, 1])
+    np.testing.assert_allclose(np.exp(prior.class_log_prior_), [(1 + 3) / 6, (2 + 0) / 6], rtol=1e-14)
     model = DCMClassifier().fit([[1, 0], [0, 1]], [0, 1])
     with pytest.raises(InputValueError, match="features"):
         model.predict([[1, 0, 0]])
@@ -187,7 +193,7 @@ def test_classifier_parameters_and_shapes():
 
 
 def test_non_convergence_warns():
-    X = sample_polya_urn([2.0, 1.0, 0.5], 20, n_documents=50, random_state=1)
+    X = sample_polya_urn([2.0, 1.0, 0.5], 20, n_samples=50, random_state=1)
     with pytest.warns(UserWarning, match="did not converge"):
         model = DCMClassifier(max_iter=1).fit(X, np.arange(50) % 2)
     assert not model.converged_.any()

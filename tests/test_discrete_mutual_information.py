@@ -17,7 +17,7 @@ from hdbayes.discrete.mutual_information import (
     mutual_information_discrete,
 )
 from hdbayes.discrete.naive_bayes import BayesianBernoulliNB, BayesianMultinomialNB
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.exceptions import InputValueError, is_input_error
 
 X_T6 = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])
 Y_T6 = np.array([0, 0, 0, 1, 1])
@@ -66,7 +66,7 @@ def test_selector_records_the_selection_and_works_in_a_pipeline():
     X = rng.poisson(1.0, size=(300, 40))
     X[:, 5] += 3 * y
     X[:, 17] += 2 * (1 - y)
-    selector = MutualInformationSelector(n_features=2).fit(X, y)
+    selector = MutualInformationSelector(n_features_to_select=2).fit(X, y)
     assert set(selector.selected_features_) == {5, 17}
     assert selector.n_discarded_ == 38 and selector.selection_.n_total == 40
     assert selector.threshold_ == pytest.approx(selector.scores_[selector.selected_features_].min())
@@ -75,21 +75,26 @@ def test_selector_records_the_selection_and_works_in_a_pipeline():
     assert sp.issparse(selector.transform(sp.csr_matrix(X)))
     by_threshold = MutualInformationSelector(threshold=selector.threshold_ * 0.99).fit(X, y)
     assert set(by_threshold.selected_features_) == {5, 17}
-    pipeline = make_pipeline(MutualInformationSelector(n_features=2), BayesianMultinomialNB()).fit(X, y)
+    pipeline = make_pipeline(MutualInformationSelector(n_features_to_select=2), BayesianMultinomialNB()).fit(X, y)
     assert pipeline.score(X, y) > 0.8
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(selector)).get_support(), selector.get_support())
 
 
-def test_selector_defaults_keep_half_and_refuse_k_above_p():
+def test_selector_default_keeps_every_feature_and_refuses_k_above_p():
     rng = np.random.default_rng(2)
     y = np.arange(40) % 2
-    for p, kept in [(1, 1), (2, 1), (7, 3), (12, 6)]:
+    for p in (1, 2, 7, 12):
         X = rng.integers(0, 3, size=(40, p))
-        assert MutualInformationSelector().fit(X, y).get_support().sum() == kept  # p // 2, at least one
+        selector = MutualInformationSelector().fit(X, y)  # nothing is selected unless asked
+        assert selector.get_support().all() and selector.n_discarded_ == 0
+        np.testing.assert_array_equal(selector.selected_features_, selector.ranking_)
+        np.testing.assert_array_equal(selector.transform(X), X)
     X = rng.integers(0, 3, size=(40, 12))
-    with pytest.raises(InputValueError, match="n_features=13 is larger than the number of features p=12"):
-        MutualInformationSelector(n_features=13).fit(X, y)
-    assert MutualInformationSelector(n_features=12).fit(X, y).get_support().all()
+    with pytest.raises(InputValueError, match="n_features_to_select=13 is larger than the number of features p=12"):
+        MutualInformationSelector(n_features_to_select=13).fit(X, y)
+    assert MutualInformationSelector(n_features_to_select=12).fit(X, y).get_support().all()
+    with pytest.raises(InputValueError, match="give at most one of n_features_to_select and threshold"):
+        MutualInformationSelector(n_features_to_select=2, threshold=0.1).fit(X, y)
 
 
 def test_threshold_that_keeps_nothing_is_named():
@@ -107,18 +112,18 @@ def test_continuous_data_need_binarize():
     with pytest.raises(
         InputValueError, match=r"feature 0 has the value [0-9.]+; .*binarize=0.0\) or binarize='median'"
     ):
-        MutualInformationSelector(n_features=1).fit(np.abs(X), y)
+        MutualInformationSelector(n_features_to_select=1).fit(np.abs(X), y)
     with pytest.raises(
         InputValueError, match=r"Negative values .* feature 1 .*; pass binarize=<threshold> or 'median'"
     ):
-        MutualInformationSelector(n_features=1).fit(X, y)
-    selector = MutualInformationSelector(n_features=1, binarize="median").fit(X, y)
+        MutualInformationSelector(n_features_to_select=1).fit(X, y)
+    selector = MutualInformationSelector(n_features_to_select=1, binarize="median").fit(X, y)
     assert selector.selected_features_.tolist() == [2]
     np.testing.assert_array_equal(selector.binarize_thresholds_, np.median(X, axis=0))
     expected = mutual_information_discrete((X > np.median(X, axis=0)).astype(int), y)
     np.testing.assert_allclose(selector.scores_, expected, rtol=1e-14)
     np.testing.assert_array_equal(selector.transform(X), X[:, [2]])  # the original values are returned
-    at_zero = MutualInformationSelector(n_features=1, binarize=0.0).fit(sp.csr_matrix(np.abs(X)), y)
+    at_zero = MutualInformationSelector(n_features_to_select=1, binarize=0.0).fit(sp.csr_matrix(np.abs(X)), y)
     np.testing.assert_allclose(at_zero.scores_, mutual_information_discrete((np.abs(X) > 0).astype(int), y))
 
 
@@ -131,16 +136,27 @@ def test_continuous_data_need_binarize():
         ({}, [[1, 0], [0, 1]], [0, 0], r"y has a single class \(0\)"),
         ({}, [[1, 0], [0, 1]], [0.5, 1.5], "Unknown label type: continuous"),
         ({}, [[3e9, 0], [0, 1]], [0, 1], "feature 0 has the value 3e[+]09; counts and codes must be below"),
-        ({"estimate": "map"}, [[1, 0], [0, 1]], [0, 1], "estimate must be"),
-        ({"n_features": 0}, [[1, 0], [0, 1]], [0, 1], "n_features must be at least 1"),
-        ({"n_features": 1.5}, [[1, 0], [0, 1]], [0, 1], "n_features must be an integer"),
-        ({"threshold": -1.0}, [[1, 0], [0, 1]], [0, 1], "threshold must be a finite number"),
-        ({"binarize": "mean"}, [[1, 0], [0, 1]], [0, 1], "binarize must be a number or 'median'"),
+        ({"estimate": "map"}, [[1, 0], [0, 1]], [0, 1], "'estimate' parameter of MutualInformationSelector must be"),
+        ({"n_features_to_select": 0}, [[1, 0], [0, 1]], [0, 1], r"n_features_to_select' .* range \[1, inf"),
+        ({"n_features_to_select": 1.5}, [[1, 0], [0, 1]], [0, 1], "'n_features_to_select' parameter .* an int"),
+        ({"threshold": -1.0}, [[1, 0], [0, 1]], [0, 1], "'threshold' parameter"),
+        ({"threshold": np.inf}, [[1, 0], [0, 1]], [0, 1], "'threshold' parameter"),
+        ({"prior": 0.0}, [[1, 0], [0, 1]], [0, 1], "'prior' parameter"),
+        ({"binarize": "mean"}, [[1, 0], [0, 1]], [0, 1], r"'binarize' parameter .* str among \{'median'\}"),
     ],
 )
 def test_bad_input(kwargs, X, y, match):
-    with pytest.raises((InputValueError, InputTypeError), match=match):
+    with pytest.raises((ValueError, TypeError), match=match) as info:
         MutualInformationSelector(**kwargs).fit(X, y)
+    assert is_input_error(info.value)
+
+
+def test_transform_refuses_bad_input_as_the_users_error():
+    selector = MutualInformationSelector(n_features_to_select=1).fit([[1, 0], [0, 1], [1, 1]], [0, 1, 1])
+    with pytest.raises(InputValueError, match="NaN"):
+        selector.transform([[np.nan, 1.0]])
+    with pytest.raises(InputValueError, match="features"):
+        selector.transform([[1, 0, 1]])
 
 
 def test_binary_formula_validation():

@@ -18,7 +18,7 @@ from hdbayes.discrete._base import log_dirichlet_estimate
 from hdbayes.discrete.conjugate import DirichletMultinomialTables, dirichlet_multinomial_log_pmf
 from hdbayes.discrete.dcm import DCMClassifier
 from hdbayes.discrete.naive_bayes import BayesianBernoulliNB, BayesianCategoricalNB, BayesianMultinomialNB
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.exceptions import InputValueError, is_input_error
 
 X_T6 = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])
 Y_T6 = np.array([0, 0, 0, 1, 1])
@@ -75,8 +75,8 @@ def test_t6_bayes_equals_posterior_mean():
 
 
 def test_t6_sklearn_style_and_map():
-    assert _p0(BayesianBernoulliNB("posterior_mean", alpha=0))[0] == pytest.approx(48 / 73, rel=1e-13)
-    map_model = BayesianBernoulliNB("map", alpha=2, beta1=2, beta0=2).fit(X_T6, Y_T6)
+    assert _p0(BayesianBernoulliNB("posterior_mean", class_pseudo_count=0))[0] == pytest.approx(48 / 73, rel=1e-13)
+    map_model = BayesianBernoulliNB("map", class_pseudo_count=2, alpha=2).fit(X_T6, Y_T6)
     mean_model = BayesianBernoulliNB("posterior_mean").fit(X_T6, Y_T6)
     np.testing.assert_allclose(map_model.feature_log_prob_, mean_model.feature_log_prob_, rtol=1e-14)
     np.testing.assert_allclose(map_model.class_log_prior_, mean_model.class_log_prior_, rtol=1e-14)
@@ -118,7 +118,7 @@ def counts_data():
 @pytest.mark.parametrize("a", [0.5, 1.0, 2.5])
 def test_matches_sklearn_multinomial_nb(counts_data, a):
     X, y = counts_data
-    ours = BayesianMultinomialNB("posterior_mean", alpha=0, beta=a).fit(X, y)
+    ours = BayesianMultinomialNB("posterior_mean", class_pseudo_count=0, alpha=a).fit(X, y)
     ref = MultinomialNB(alpha=a).fit(X, y)
     np.testing.assert_allclose(ours.predict_log_proba(X), ref.predict_log_proba(X), rtol=0, atol=1e-10)
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-10)
@@ -133,11 +133,12 @@ def test_matches_sklearn_multinomial_nb(counts_data, a):
 def test_matches_sklearn_bernoulli_nb(counts_data, a):
     X, y = counts_data
     Xb = (X > 0).astype(float)
-    ours = BayesianBernoulliNB("posterior_mean", alpha=0, beta1=a, beta0=a).fit(Xb, y)
+    ours = BayesianBernoulliNB("posterior_mean", class_pseudo_count=0, alpha=a).fit(Xb, y)
     ref = BernoulliNB(alpha=a, force_alpha=True, binarize=None).fit(Xb, y)
     np.testing.assert_allclose(ours.predict_log_proba(Xb), ref.predict_log_proba(Xb), rtol=0, atol=1e-10)
     np.testing.assert_allclose(ours.predict_proba(Xb), ref.predict_proba(Xb), rtol=0, atol=1e-10)
-    binarized = BayesianBernoulliNB("posterior_mean", alpha=0, beta1=a, beta0=a, binarize=0.0).fit(sp.csr_matrix(X), y)
+    binarized = BayesianBernoulliNB("posterior_mean", class_pseudo_count=0, alpha=a, binarize=0.0)
+    binarized.fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(binarized.predict_log_proba(X), ref.predict_log_proba(Xb), rtol=0, atol=1e-10)
 
 
@@ -145,7 +146,7 @@ def test_matches_sklearn_categorical_nb():
     rng = np.random.default_rng(1)
     X = rng.integers(0, 4, size=(80, 6))
     y = rng.integers(0, 3, size=80)
-    ours = BayesianCategoricalNB("posterior_mean", alpha=0, beta=0.7).fit(X, y)
+    ours = BayesianCategoricalNB("posterior_mean", class_pseudo_count=0, alpha=0.7).fit(X, y)
     ref = CategoricalNB(alpha=0.7, force_alpha=True).fit(X, y)
     np.testing.assert_allclose(ours.predict_log_proba(X), ref.predict_log_proba(X), rtol=0, atol=1e-10)
 
@@ -155,14 +156,14 @@ def test_matches_sklearn_categorical_nb():
 
 def test_multinomial_bayes_is_dcm_of_posterior(counts_data):
     X, y = counts_data
-    model = BayesianMultinomialNB("bayes", beta=0.5, include_multinomial_coef=True).fit(X, y)
+    model = BayesianMultinomialNB("bayes", alpha=0.5, include_multinomial_coef=True).fit(X, y)
     Xt = X[:7]
     expected = dirichlet_multinomial_log_pmf(Xt, 0.5 + model.feature_count_) + model.class_log_prior_
     np.testing.assert_allclose(model.predict_joint_log_proba(Xt), expected, rtol=1e-13)
     # a document with one word: the DCM equals the plug-in of the posterior mean
     single = np.zeros((1, X.shape[1]))
     single[0, 3] = 1
-    plugin = BayesianMultinomialNB("posterior_mean", beta=0.5).fit(X, y)
+    plugin = BayesianMultinomialNB("posterior_mean", alpha=0.5).fit(X, y)
     np.testing.assert_allclose(model.predict_proba(single), plugin.predict_proba(single), rtol=1e-11)
     assert not np.allclose(model.predict_proba(Xt), plugin.predict_proba(Xt), rtol=1e-6)
 
@@ -191,7 +192,7 @@ def test_monte_carlo_bayes_approaches_closed_form():
 @pytest.mark.parametrize(
     "model",
     [BayesianBernoulliNB(binarize=0.0), BayesianCategoricalNB(n_categories=8), BayesianMultinomialNB(),
-     BayesianMultinomialNB("posterior_mean"), BayesianMultinomialNB("map", beta=2.0)],
+     BayesianMultinomialNB("posterior_mean"), BayesianMultinomialNB("map", alpha=2.0)],
     ids=["bernoulli", "categorical", "multinomial-bayes", "multinomial-mean", "multinomial-map"],
 )  # fmt: skip
 def test_t9_properties(model, counts_data):
@@ -215,23 +216,28 @@ def test_t9_properties(model, counts_data):
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict_proba(X), proba)
 
 
-def test_t9_bernoulli_equals_categorical_with_two_categories(counts_data):
+@pytest.mark.parametrize("beta", [0.7, 1.9])
+def test_t9_bernoulli_equals_categorical_with_two_categories(counts_data, beta):
     X, y = counts_data
     Xb = (X > 0).astype(int)
     D = Xb.shape[1]
-    beta0, beta1 = 0.7, 1.9
-    bern = BayesianBernoulliNB(beta1=beta1, beta0=beta0, alpha=0.5).fit(Xb, y)
-    cat = BayesianCategoricalNB(beta=[np.array([beta0, beta1])] * D, alpha=0.5, n_categories=2).fit(Xb, y)
+    bern = BayesianBernoulliNB(alpha=beta, class_pseudo_count=0.5).fit(Xb, y)
+    cat = BayesianCategoricalNB(alpha=[np.array([beta, beta])] * D, class_pseudo_count=0.5, n_categories=2).fit(Xb, y)
     np.testing.assert_allclose(bern.predict_log_proba(Xb), cat.predict_log_proba(Xb), rtol=1e-12)
+    np.testing.assert_allclose(
+        bern.predict_log_proba(Xb), BayesianCategoricalNB(alpha=beta, class_pseudo_count=0.5).fit(Xb, y)
+        .predict_log_proba(Xb), rtol=1e-12,
+    )  # fmt: skip
 
 
 def test_per_class_beta_priors():
     X = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
     y = [0, 0, 1, 1]
-    beta1 = np.array([[1.0, 2.0], [3.0, 4.0]])  # (n_classes, n_features)
-    model = BayesianBernoulliNB("posterior_mean", beta1=beta1, beta0=1.0).fit(X, y)
-    np.testing.assert_allclose(model.posterior_beta1_, beta1 + model.feature_count_)
-    np.testing.assert_allclose(np.exp(model.feature_log_prob_[1, 1]), (1 + 4) / (2 + 4 + 1))
+    beta = np.array([[1.0, 2.0], [3.0, 4.0]])  # (n_classes, n_features)
+    model = BayesianBernoulliNB("posterior_mean", alpha=beta).fit(X, y)
+    np.testing.assert_allclose(model.posterior_beta1_, beta + model.feature_count_)
+    np.testing.assert_allclose(model.posterior_beta0_, beta + model.class_count_[:, None] - model.feature_count_)
+    np.testing.assert_allclose(np.exp(model.feature_log_prob_[1, 1]), (1 + 4) / (2 + 4 + 4))
 
 
 # --- zero counts, unseen categories, empty documents ------------------------------------------------------
@@ -287,24 +293,29 @@ def test_empty_documents():
          r"integer counts: feature 0 has the value 1.5; .*include_multinomial_coef=False"),
         (BayesianMultinomialNB(), [[np.nan, 1], [0, 2]], "NaN"),
         (BayesianBernoulliNB(binarize=None), [[2, 1], [0, 1]],
-         r"binary features \(0/1\) with binarize=None: feature 0 has the value 2; pass binarize="),
+         r"binary features \(0/1\): feature 0 has the value 2; pass binarize="),
         (BayesianCategoricalNB(), [[0.5, 1], [0, 1]], "integer category codes 0, 1, 2, ...: feature 0 has the value 0.5"
          ),
         (BayesianCategoricalNB(), [[3e9, 1], [0, 1]], "feature 0 has the category code 3e[+]09; codes must be below"),
-        (BayesianMultinomialNB(method="mean"), [[1, 1], [0, 2]], "method must be one of"),
+        (BayesianMultinomialNB(method="mean"), [[1, 1], [0, 2]], "'method' parameter of BayesianMultinomialNB must be"),
         (BayesianMultinomialNB(class_prior=[0.2, 0.2]), [[1, 1], [0, 2]], "summing to 1"),
         (BayesianMultinomialNB(class_prior=[1.0]), [[1, 1], [0, 2]], "one probability per class"),
-        (BayesianMultinomialNB(beta=-1.0), [[1, 1], [0, 2]], "beta must hold finite pseudo-counts >= 0"),
-        (BayesianMultinomialNB(beta=[1.0, 2.0, 3.0]), [[1, 1], [0, 2]], "does not broadcast"),
-        (BayesianMultinomialNB(beta=0.0), [[1, 0], [0, 2]], "needs beta > 0"),
-        (BayesianBernoulliNB(binarize="yes"), [[1, 1], [0, 1]], "binarize must be a number or 'median', got 'yes'"),
-        (BayesianBernoulliNB(binarize=[0.5]), [[1, 1], [0, 1]], "binarize must be a number or 'median', got list"),
+        (BayesianMultinomialNB(alpha=-1.0), [[1, 1], [0, 2]], "'alpha' parameter of BayesianMultinomialNB must be"),
+        (BayesianMultinomialNB(alpha=[-1.0, 1.0]), [[1, 1], [0, 2]], "alpha must hold finite pseudo-counts >= 0"),
+        (BayesianMultinomialNB(alpha=[1.0, 2.0, 3.0]), [[1, 1], [0, 2]], "does not broadcast"),
+        (BayesianMultinomialNB(alpha=0.0), [[1, 0], [0, 2]], "needs alpha > 0"),
+        (BayesianMultinomialNB(class_pseudo_count=[1.0, -1.0]), [[1, 1], [0, 2]],
+         "class_pseudo_count must hold finite pseudo-counts >= 0"),
+        (BayesianBernoulliNB(binarize="yes"), [[1, 1], [0, 1]], r"'binarize' parameter .* str among \{'median'\}"),
+        (BayesianBernoulliNB(binarize=[0.5]), [[1, 1], [0, 1]], "'binarize' parameter of BayesianBernoulliNB must be"),
+        (BayesianBernoulliNB(class_prior="flat"), [[1, 1], [0, 1]], "'class_prior' parameter"),
         (BayesianCategoricalNB(n_categories=[2, 2, 2]), [[1, 1], [0, 1]], "n_categories has 3 entries, X has 2"),
     ],
 )  # fmt: skip
 def test_bad_input_messages(model, X, match):
-    with pytest.raises((InputValueError, InputTypeError), match=match) as info:
+    with pytest.raises((ValueError, TypeError), match=match) as info:
         model.fit(X, [0, 1])
+    assert is_input_error(info.value)  # InputValueError/InputTypeError, or scikit-learn's InvalidParameterError
     assert "np.float64" not in str(info.value)
 
 
@@ -331,7 +342,8 @@ CLASSIFIER_IDS = ["bernoulli", "categorical", "multinomial", "dcm"]
 @pytest.mark.parametrize("model", CLASSIFIERS, ids=CLASSIFIER_IDS)
 def test_a_single_class_is_refused_in_fit_naming_it(model):
     X = np.array([[1, 0, 2], [0, 1, 1], [2, 1, 0]])
-    with pytest.raises(InputValueError, match=r"y has a single class \('spam'\), but a classifier needs more than one class"):
+    match = r"y has a single class \('spam'\), but a classifier needs more than one class"
+    with pytest.raises(InputValueError, match=match):
         model.fit(X, ["spam"] * 3)
     assert not hasattr(model, "classes_")  # refused before anything was fitted
     with pytest.raises(InputValueError, match="Unknown label type: continuous"):
@@ -368,10 +380,10 @@ def test_overflow_is_an_input_error_naming_the_value(model):
 
 
 def test_zero_pseudo_counts_give_legitimate_zero_probabilities():
-    # beta1 = 0: a feature never on in class 0 has θ = 0 there, so a case with it on is impossible in class 0
-    model = BayesianBernoulliNB("posterior_mean", beta1=0.0, beta0=1.0).fit([[0, 1], [0, 0], [1, 1]], [0, 0, 1])
-    np.testing.assert_array_equal(model.predict_proba([[1, 0]])[:, 0], [0.0])
-    multinomial = BayesianMultinomialNB("posterior_mean", beta=0.0).fit([[2, 0], [0, 3]], [0, 1])
+    # alpha = 0: a feature never on in class 0 has θ = 0 there, so a case with it on is impossible in class 0
+    model = BayesianBernoulliNB("posterior_mean", alpha=0.0).fit([[0, 1], [0, 0], [1, 1], [0, 0]], [0, 0, 1, 1])
+    np.testing.assert_array_equal(model.predict_proba([[1, 0]]), [[0.0, 1.0]])
+    multinomial = BayesianMultinomialNB("posterior_mean", alpha=0.0).fit([[2, 0], [0, 3]], [0, 1])
     np.testing.assert_array_equal(multinomial.predict_proba([[1, 0]]), [[1.0, 0.0]])
 
 
@@ -466,10 +478,10 @@ def test_multinomial_accepts_tf_idf_like_multinomial_nb():
     y = [0, 0, 1, 1, 0, 1]
     X = TfidfVectorizer().fit_transform(docs)
     ref = MultinomialNB(alpha=1.0).fit(X, y)
-    ours = BayesianMultinomialNB("posterior_mean", alpha=0).fit(X, y)
+    ours = BayesianMultinomialNB("posterior_mean", class_pseudo_count=0).fit(X, y)
     np.testing.assert_allclose(ours.predict_log_proba(X), ref.predict_log_proba(X), rtol=0, atol=1e-10)
     for method in ("bayes", "mle", "map"):
-        model = BayesianMultinomialNB(method, beta=2.0).fit(X, y)
+        model = BayesianMultinomialNB(method, alpha=2.0).fit(X, y)
         proba = model.predict_proba(X)
         assert np.all(np.isfinite(proba)) and model.score(X, y) == 1.0
     # the Gamma-function form: a real "count" between two integers gives a likelihood between theirs
@@ -496,7 +508,7 @@ def test_categorical_refuses_non_integral_codes_where_categorical_nb_truncates()
     [
         BayesianBernoulliNB(),
         BayesianBernoulliNB(binarize="median"),
-        BayesianBernoulliNB(method="map", beta1=2.0, beta0=2.0),
+        BayesianBernoulliNB(method="map", alpha=2.0),
         BayesianCategoricalNB(),
         BayesianMultinomialNB(),
         BayesianMultinomialNB(method="posterior_mean"),

@@ -13,11 +13,14 @@ same data give the same 0/1 matrix.
 
 from __future__ import annotations
 
-import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from numbers import Real
 
-from hdbayes._validation import binarize_features, check_binarize, fit_binarize_thresholds
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from hdbayes._validation import binarize_features, fit_binarize_thresholds, validate_input
 
 __all__ = ["FeatureBinarizer"]
 
@@ -52,9 +55,12 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
            [1., 0.]])
     """
 
+    _parameter_constraints: dict = {"threshold": [Interval(Real, None, None, closed="neither"), StrOptions({"median"})]}
+
     def __init__(self, threshold=0.0):
         self.threshold = threshold
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the thresholds (the medians of ``X`` for ``threshold="median"``).
 
@@ -67,8 +73,7 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
         -------
         self : FeatureBinarizer
         """
-        check_binarize(self.threshold, name="threshold", allow_none=False)
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
+        X = validate_input(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
         thresholds = fit_binarize_thresholds(X, self.threshold)
         self.thresholds_ = np.broadcast_to(np.asarray(thresholds, dtype=np.float64), (X.shape[1],)).copy()
         return self
@@ -86,7 +91,7 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
             0.0/1.0 values; sparse input stays sparse (CSC) when every threshold is ≥ 0.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
+        X = validate_input(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
         binary = binarize_features(X, self.thresholds_)
         return binary.copy() if binary is X else binary  # never hand back the caller's array
 

@@ -19,14 +19,16 @@ applied to that fold's training and test cases, as in the paper.
 from __future__ import annotations
 
 import warnings
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
-from hdbayes._validation import check_positive, overflow_error, validate_input
+from hdbayes._validation import check_positive, overflow_error, single_class_error, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = ["ShrunkCovarianceWhitener", "pooled_within_class_covariance", "shrink_to_diagonal"]
@@ -56,23 +58,27 @@ def pooled_within_class_covariance(X, y):
     ndarray of shape (n_features, n_features)
     """
     X = np.asarray(X, dtype=np.float64)
-    classes, codes = np.unique(np.asarray(y), return_inverse=True)
+    classes, codes = _pooling_classes(y, X.shape[0])
     n, n_classes = X.shape[0], classes.shape[0]
-    if n_classes < 2:
-        raise InputValueError(
-            f"y has a single class ({classes.tolist()[0]!r}); the pooled within-class covariance needs at least two"
-        )
-    if n <= n_classes:
-        raise InputValueError(
-            f"the pooled within-class covariance needs more samples than classes (n > G), "
-            f"got n_samples={n} and {n_classes} classes"
-        )
     counts = np.bincount(codes, minlength=n_classes)
     means = np.zeros((n_classes, X.shape[1]))
     np.add.at(means, codes, X)
     means /= counts[:, None]
     centred = X - means[codes]
     return centred.T @ centred / (n - n_classes)
+
+
+def _pooling_classes(y, n):
+    """(classes, codes) of y, refusing a single class and n ≤ G (the pooled covariance needs n > G)."""
+    classes, codes = np.unique(np.asarray(y), return_inverse=True)
+    if classes.shape[0] < 2:
+        raise single_class_error(classes[0], what="but the pooled within-class covariance needs at least two")
+    if n <= classes.shape[0]:
+        raise InputValueError(
+            f"the pooled within-class covariance needs more samples than classes (n > G), "
+            f"got n_samples={n} and {classes.shape[0]} classes"
+        )
+    return classes, codes
 
 
 def shrink_to_diagonal(S, lam):
@@ -182,6 +188,8 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {"lam": [Interval(Real, 0, None, closed="left")]}
+
     def __init__(self, lam=10.0):
         self.lam = lam
 
@@ -191,6 +199,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         tags.input_tags.sparse = False
         return tags
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Estimate Σ̂(λ) from (X, y) and its Cholesky factor.
 
@@ -205,25 +214,16 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        lam = check_positive("lam", self.lam, allow_zero=True)
+        lam = float(self.lam)
         if sp.issparse(X):
             raise InputTypeError(_SPARSE_MESSAGE)
         X, y = validate_input(
             self, X, y, targets=True, accept_sparse=False, dtype=np.float64, ensure_all_finite=True,
             ensure_min_samples=2,
         )  # fmt: skip
-        classes, codes = np.unique(y, return_inverse=True)
+        classes, codes = _pooling_classes(y, X.shape[0])
         n, p = X.shape
         n_classes = classes.shape[0]
-        if n_classes < 2:
-            raise InputValueError(
-                f"y has a single class ({classes.tolist()[0]!r}); the pooled within-class covariance needs at least two"
-            )
-        if n <= n_classes:
-            raise InputValueError(
-                f"the pooled within-class covariance needs more samples than classes (n > G), "
-                f"got n_samples={n} and {n_classes} classes"
-            )
 
         # constant columns carry no information and are output as zeros; a column constant within every class
         # but not overall has zero within-class variance too and cannot be whitened (checked exactly, since

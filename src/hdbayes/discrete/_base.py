@@ -2,11 +2,12 @@
 
 A subclass learns class-conditional densities p(x | y = c) and implements one method,
 ``_joint_log_likelihood(X)``, returning b_c(x) = log p(x | y = c) + log p(y = c) for the
-validated X. :class:`GenerativeClassifier` turns it into ``predict_joint_log_proba``,
-``predict_log_proba`` (b_c − log Σ_c' exp b_c', by :func:`scipy.special.logsumexp`),
-``predict_proba`` and ``predict``, and keeps the class prior, the label handling and the
+validated X. The predictions (``predict_joint_log_proba``, ``predict_log_proba`` by
+log-sum-exp, ``predict_proba``, ``predict``) come from :class:`hdbayes.base.BayesianClassifier`;
+:class:`GenerativeClassifier` keeps what is its own: the class prior, the label handling, the
 count-based ``fit``/``partial_fit`` of the conjugate models (sequential updating equals
-batch updating, spec §1.3, so ``partial_fit`` over chunks equals ``fit``).
+batch updating, spec §1.3, so ``partial_fit`` over chunks equals ``fit``) and the rule for
+zero probabilities (−inf only where an estimate can be zero).
 
 :func:`log_dirichlet_estimate` is the one formula behind every parameter estimate of the
 naive Bayes family: MLE, posterior mode or posterior mean of a Dirichlet (a Beta when
@@ -15,14 +16,13 @@ K = 2) from counts and pseudo-counts.
 
 from __future__ import annotations
 
-import warnings
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import (
     check_class_labels,
@@ -32,6 +32,7 @@ from hdbayes._validation import (
     fit_binarize_thresholds,
     validate_input,
 )
+from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
@@ -207,20 +208,33 @@ def _check_prior_array(name, value, shape):
         raise InputValueError(f"{name} of shape {array.shape} does not broadcast to {shape}") from exc
 
 
-class GenerativeClassifier(ClassifierMixin, BaseEstimator):
-    """Base class: prediction from ``_joint_log_likelihood``; count-based ``fit``/``partial_fit``.
+#: a pseudo-count: a number >= 0 (symmetric) or an array of them (checked and broadcast at fit)
+PSEUDO_COUNT = [Interval(Real, 0, None, closed="left"), "array-like"]
+
+
+class GenerativeClassifier(BayesianClassifier):
+    """Base class: count-based ``fit``/``partial_fit``, the class prior and the zero-probability rule.
 
     Subclasses provide ``_reset_counts(n_features)``, ``_count(X, Y)`` (add the sufficient
     statistics of X with class indicator matrix Y), ``_update_parameters()`` and
     ``_joint_log_likelihood(X)``, and may override ``_prepare_X(X, reset)`` (model-specific
     checks and conversion; ``reset`` is True on the call that starts a fit) and
-    ``_check_fitted_finite(X)``.
+    ``_check_fitted_finite(X)``. Predictions come from
+    :class:`hdbayes.base.BayesianClassifier` (ties to the first class in ``classes_``).
 
-    Every input check raises :class:`~hdbayes.exceptions.InputValueError` or
+    Parameters are checked by scikit-learn's ``_parameter_constraints``; every other input
+    check raises :class:`~hdbayes.exceptions.InputValueError` or
     :class:`~hdbayes.exceptions.InputTypeError`; a training set with a single class is
     refused before anything is fitted; joint log-likelihoods are checked finite (−inf is
-    allowed only for the plug-in methods "mle" and "map", whose estimates can be zero).
+    allowed only for a class of prior probability zero, and where an estimate can be zero:
+    the plug-in methods "mle" and "map", or zero pseudo-counts).
     """
+
+    _parameter_constraints: dict = {
+        "method": [StrOptions(set(METHODS))],
+        "class_pseudo_count": PSEUDO_COUNT,
+        "class_prior": [None, StrOptions({"uniform"}), "array-like"],
+    }
 
     #: whether ``partial_fit`` exists (count-based conjugate updates)
     _incremental = True
@@ -236,10 +250,6 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # -- input -----------------------------------------------------------------------------
-    def _check_method(self):
-        if self.method not in METHODS:
-            raise InputValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {self.method!r}")
-
     def _prepare_X(self, X, reset):
         """Model-specific checks and conversion of validated X (hook)."""
         return X
@@ -261,7 +271,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         X = self._prepare_X(X, reset=reset)
         return (X, y) if fitting else X
 
+    def _validate_for_prediction(self, X):
+        return self._validate_X(X, reset=False)
+
     # -- fitting ---------------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the model to X (n_samples, n_features) and labels y (any hashable values).
 
@@ -272,7 +286,6 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
         check_class_labels(y)
         for name in ("classes_", "class_count_", "n_features_in_", "feature_names_in_"):
             if hasattr(self, name):
@@ -280,6 +293,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         return self._partial_fit(X, y, classes=None, first=True)
 
     @available_if(lambda self: self._incremental)
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None):
         """Add a batch of training cases; the result equals ``fit`` on all batches (spec §1.3).
 
@@ -297,7 +311,6 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "classes_")
         if first and classes is None:
             raise InputValueError("classes must be passed on the first call to partial_fit")
-        self._check_params()
         check_class_labels(y, single_class_allowed=True)
         if first:
             check_class_labels(np.asarray(classes))
@@ -342,15 +355,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 check_finite_output("the feature counts", total, cause=overflow_cause(X, self._feature_names()))
 
     def _class_log_prior(self, method):
-        """log π_c (spec §1.5): learnt from the class counts with a Dir(alpha) prior by
-        ``method``, or the user's ``class_prior`` ("uniform" or probabilities)."""
+        """log π_c (spec §1.5): learnt from the class counts with a Dir(class_pseudo_count)
+        prior by ``method``, or the user's ``class_prior`` ("uniform" or probabilities)."""
         C = self.classes_.shape[0]
         if self.class_prior is None:
-            alpha = _check_prior_array("alpha", self.alpha, (C,))
-            return log_dirichlet_estimate(self.class_count_, alpha, method)
-        if isinstance(self.class_prior, str):
-            if self.class_prior != "uniform":
-                raise InputValueError(f"class_prior must be None, 'uniform' or probabilities, got {self.class_prior!r}")
+            pseudo_count = _check_prior_array("class_pseudo_count", self.class_pseudo_count, (C,))
+            return log_dirichlet_estimate(self.class_count_, pseudo_count, method)
+        if isinstance(self.class_prior, str):  # "uniform" (the parameter constraints refuse other strings)
             return np.full(C, -np.log(C))
         try:
             prior = np.asarray(self.class_prior, dtype=np.float64)
@@ -364,12 +375,9 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             return np.log(prior)
 
     # -- prediction ---------------------------------------------------------------------------
-    def _joint_log_likelihood(self, X):  # pragma: no cover - abstract
-        raise NotImplementedError
-
     def _zero_probability_possible(self):
         """Whether an estimate can be 0, so that −inf is a legitimate joint log-likelihood: the plug-in
-        methods "mle" and "map", or a zero estimate from zero pseudo-counts (e.g. ``beta1=0``)."""
+        methods "mle" and "map", or a zero estimate from zero pseudo-counts (e.g. ``alpha=0``)."""
         if getattr(self, "method", None) in ("mle", "map"):
             return True
         for name in ("feature_log_prob_", "feature_log_neg_prob_", "_flat_log_prob"):
@@ -378,44 +386,21 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
                 return True
         return False
 
+    def _zero_probability_allowed(self):
+        # −inf is legitimate for a class of prior probability zero; the finer rule is in predict_joint_log_proba
+        return True
+
+    def _overflow_message(self, X):
+        return overflow_cause(X, self._feature_names())
+
     def predict_joint_log_proba(self, X):
-        """b_c(x) = log p(x | y = c, D) + log p(y = c | D) for every class, shape (n_samples, n_classes)."""
-        check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
-        with np.errstate(over="ignore", invalid="ignore"):
-            jll = self._joint_log_likelihood(X)
-        bad = np.isnan(jll) | (jll == np.inf)
-        if not self._zero_probability_possible():  # −inf only for a class of prior probability 0
-            bad |= np.isneginf(jll) & np.isfinite(self.class_log_prior_)[None, :]
-        if bad.any():
-            raise InputValueError(f"the joint log-likelihood is not finite; {overflow_cause(X, self._feature_names())}")
-        return jll
+        """b_c(x) = log p(x | y = c, D) + log p(y = c | D) for every class, shape (n_samples, n_classes).
 
-    def predict_log_proba(self, X):
-        """log p(y = c | x, D) = b_c − log Σ_c' exp b_c' (spec §1.6), shape (n_samples, n_classes).
-
-        A row whose every class has probability zero (possible only with ``method="mle"``
-        or ``"map"``: the zero-count problem) is NaN, with a RuntimeWarning.
+        −inf (probability zero) only for a class of prior probability zero, or where an estimate
+        can be zero; anywhere else it is overflow, an InputValueError naming the value.
         """
-        jll = self.predict_joint_log_proba(X)
-        with np.errstate(invalid="ignore"):
-            log_norm = logsumexp(jll, axis=1, keepdims=True)
-        impossible = np.isneginf(log_norm[:, 0])
-        if impossible.any():
-            warnings.warn(
-                f"{int(impossible.sum())} case(s) have probability zero under every class (the zero-count problem "
-                f"of method={getattr(self, 'method', None)!r}); their probabilities are NaN",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            log_norm[impossible] = np.nan
-        return jll - log_norm
-
-    def predict_proba(self, X):
-        """p(y = c | x, D), rows summing to one, shape (n_samples, n_classes)."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """The most probable class (ties go to the first class in ``classes_``)."""
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(jll, axis=1)]
+        jll = super().predict_joint_log_proba(X)
+        if not self._zero_probability_possible() and (np.isneginf(jll) & np.isfinite(self.class_log_prior_)).any():
+            message = self._overflow_message(self._validate_for_prediction(X))
+            raise InputValueError(f"the joint log-likelihood is not finite; {message}")
+        return jll

@@ -31,7 +31,7 @@ Smoothing. Words never seen in class c are driven to 0 by the fixed point, which
 make a test document containing one of them impossible under class c. Madsen et al.
 smooth the fitted α by a small constant; a fixed constant does not scale with the
 vocabulary (D · constant can swamp the fitted α_c0 when D is large). The classifier's
-default ``alpha_min="auto"`` therefore floors every α_jc at α̂_c0/D after the maximum-
+default ``min_concentration="auto"`` therefore floors every α_jc at α̂_c0/D after the maximum-
 likelihood fit, so that all floored words together carry at most the fitted
 concentration α̂_c0 — the rule that gave the lowest log-loss across the bursty corpora of
 :mod:`hdbayes.datasets.documents` (vocabularies of 10^3 to 2·10^4 words, α_0 from 5 to
@@ -43,14 +43,16 @@ from __future__ import annotations
 
 import math
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes import special
 from hdbayes._numba import jit
 from hdbayes._validation import check_count, check_finite_output, check_positive
-from hdbayes.discrete._base import GenerativeClassifier, overflow_cause, plain
+from hdbayes.discrete._base import PSEUDO_COUNT, GenerativeClassifier, overflow_cause, plain
 from hdbayes.discrete.conjugate import (
     _COEF_HINT,
     DirichletMultinomialTables,
@@ -118,72 +120,6 @@ def _scale_objective(scale, alpha, free, pointer, exceed, length_exceed, fixed_m
         first -= h * scale / (alpha0 + l)
         second -= h * scale * (fixed_mass + l) / ((alpha0 + l) * (alpha0 + l))
     return value, first, second
-
-
-@jit
-def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min, max_iter, tol):
-    """Minka's fixed point on the words with data; ``n_fixed`` further words sit at alpha_min.
-
-    Every sweep is followed by one safeguarded Newton step on the overall scale Σα with the
-    proportions fixed (the direction in which the plain fixed point crawls), accepted only
-    if it increases the likelihood. Returns (alpha, n_iter, converged); alpha is updated in place.
-    """
-    m = alpha.shape[0]
-    fixed_mass = n_fixed * alpha_min
-    free = np.zeros(m, dtype=np.bool_)
-    for iteration in range(1, max_iter + 1):
-        alpha0 = fixed_mass
-        for k in range(m):
-            alpha0 += alpha[k]
-        denominator = 0.0
-        for l in range(length_exceed.shape[0]):
-            denominator += length_exceed[l] / (alpha0 + l)
-        largest_change = 0.0
-        for k in range(m):
-            numerator = 0.0
-            a = alpha[k]
-            for l in range(pointer[k + 1] - pointer[k]):
-                numerator += exceed[pointer[k] + l] / (a + l)
-            new = a * numerator / denominator
-            if new < alpha_min:
-                new = alpha_min
-            change = abs(new - a) / a
-            if change > largest_change:
-                largest_change = change
-            alpha[k] = new
-        # Newton step on u = log(scale) of the words above the floor, with backtracking
-        scale = 0.0
-        held = fixed_mass
-        for k in range(m):
-            free[k] = alpha[k] > alpha_min
-            if free[k]:
-                scale += alpha[k]
-            else:
-                held += alpha[k]
-        value, first, second = _scale_objective(scale, alpha, free, pointer, exceed, length_exceed, held)
-        if second < 0.0 and scale > 0.0:
-            step = -first / second
-            if step > 2.0:
-                step = 2.0
-            elif step < -2.0:
-                step = -2.0
-            for _ in range(20):
-                trial = min(scale * np.exp(step), _MAX_SCALE)
-                trial_value, _, _ = _scale_objective(trial, alpha, free, pointer, exceed, length_exceed, held)
-                if trial_value > value:
-                    ratio = trial / scale
-                    for k in range(m):
-                        if free[k]:
-                            alpha[k] = max(alpha[k] * ratio, alpha_min)
-                    if abs(ratio - 1.0) > largest_change:
-                        largest_change = abs(ratio - 1.0)
-                    break
-                step *= 0.5
-        if scale >= _MAX_SCALE:  # no over-dispersion: the maximum is at the multinomial limit
-            return alpha, iteration, False
-        if largest_change < tol:
-            return alpha, iteration, True
-    return alpha, max_iter, False
 
 
 @jit(error_model="numpy")
@@ -299,10 +235,17 @@ def _real_scale_objective(scale, alpha, free, columns, data, lengths, held):
 
 
 @jit(error_model="numpy")
-def _minka_fixed_point_real(columns, data, lengths, alpha, n_fixed, alpha_min, max_iter, tol):
-    """:func:`_minka_fixed_point` for real counts, with the digamma differences computed directly
-    (O(nnz) per iteration). ``columns`` index the words with data (0..m−1) of the non-zeros
-    ``data``; ``lengths`` are the lengths of the non-empty documents."""
+def _fixed_point(integer, tables, alpha, n_fixed, alpha_min, max_iter, tol):
+    """Minka's fixed point on the words with data; ``n_fixed`` further words sit at alpha_min.
+
+    ``tables`` is (pointer, exceed, length_exceed) of the exceedance counts for ``integer``
+    counts (digamma differences as finite sums), else (columns, data, lengths): the words
+    (0..m−1) of the non-zeros ``data`` and the lengths of the non-empty documents (digamma
+    differences computed directly, O(nnz) per iteration). Every sweep is followed by one
+    safeguarded Newton step on the overall scale Σα with the proportions fixed (the direction
+    in which the plain fixed point crawls), accepted only if it increases the likelihood.
+    Returns (alpha, n_iter, converged); alpha is updated in place.
+    """
     m = alpha.shape[0]
     fixed_mass = n_fixed * alpha_min
     free = np.zeros(m, dtype=np.bool_)
@@ -311,12 +254,7 @@ def _minka_fixed_point_real(columns, data, lengths, alpha, n_fixed, alpha_min, m
         alpha0 = fixed_mass
         for k in range(m):
             alpha0 += alpha[k]
-        denominator = 0.0
-        for i in range(lengths.shape[0]):
-            denominator += _digamma_difference(alpha0, lengths[i])
-        numerator[:] = 0.0
-        for e in range(data.shape[0]):
-            numerator[columns[e]] += _digamma_difference(alpha[columns[e]], data[e])
+        denominator = _digamma_sums(integer, tables, alpha, alpha0, numerator)
         largest_change = 0.0
         for k in range(m):
             a = alpha[k]
@@ -325,6 +263,7 @@ def _minka_fixed_point_real(columns, data, lengths, alpha, n_fixed, alpha_min, m
             if change > largest_change:
                 largest_change = change
             alpha[k] = new
+        # Newton step on u = log(scale) of the words above the floor, with backtracking
         scale = 0.0
         held = fixed_mass
         for k in range(m):
@@ -334,12 +273,12 @@ def _minka_fixed_point_real(columns, data, lengths, alpha, n_fixed, alpha_min, m
             else:
                 held += alpha[k]
         if scale > 0.0:
-            value, first, second = _real_scale_objective(scale, alpha, free, columns, data, lengths, held)
+            value, first, second = _objective(integer, tables, scale, alpha, free, held)
             if second < 0.0:
                 step = min(max(-first / second, -2.0), 2.0)
                 for _ in range(20):
                     trial = min(scale * np.exp(step), _MAX_SCALE)
-                    trial_value, _, _ = _real_scale_objective(trial, alpha, free, columns, data, lengths, held)
+                    trial_value, _, _ = _objective(integer, tables, trial, alpha, free, held)
                     if trial_value > value:
                         ratio = trial / scale
                         for k in range(m):
@@ -349,11 +288,59 @@ def _minka_fixed_point_real(columns, data, lengths, alpha, n_fixed, alpha_min, m
                             largest_change = abs(ratio - 1.0)
                         break
                     step *= 0.5
-        if scale >= _MAX_SCALE:
+        if scale >= _MAX_SCALE:  # no over-dispersion: the maximum is at the multinomial limit
             return alpha, iteration, False
         if largest_change < tol:
             return alpha, iteration, True
     return alpha, max_iter, False
+
+
+@jit(error_model="numpy")
+def _digamma_sums(integer, tables, alpha, alpha0, numerator):
+    """Fill numerator[k] = Σ_i ψ(x_ik + α_k) − ψ(α_k) and return Σ_i ψ(N_i + α_0) − ψ(α_0)."""
+    first, second, third = tables
+    denominator = 0.0
+    if integer:  # (pointer, exceed, length_exceed): Σ_l G(l)/(a + l) and Σ_l H(l)/(α_0 + l)
+        for l in range(third.shape[0]):
+            denominator += third[l] / (alpha0 + l)
+        for k in range(alpha.shape[0]):
+            total = 0.0
+            a = alpha[k]
+            for l in range(first[k + 1] - first[k]):
+                total += second[first[k] + l] / (a + l)
+            numerator[k] = total
+        return denominator
+    for i in range(third.shape[0]):  # (columns, data, lengths)
+        denominator += _digamma_difference(alpha0, third[i])
+    numerator[:] = 0.0
+    for e in range(second.shape[0]):
+        k = int(first[e])
+        numerator[k] += _digamma_difference(alpha[k], second[e])
+    return denominator
+
+
+@jit(error_model="numpy")
+def _objective(integer, tables, scale, alpha, free, held):
+    """The scale objective of the integer or the real tables (see :func:`_fixed_point`)."""
+    first, second, third = tables
+    if integer:
+        return _scale_objective(scale, alpha, free, first, second, third, held)
+    return _real_scale_objective(scale, alpha, free, first, second, third, held)
+
+
+def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min, max_iter, tol):
+    """:func:`_fixed_point` on the exceedance counts of integer counts."""
+    tables = (np.ascontiguousarray(pointer, dtype=np.int64), np.ascontiguousarray(exceed, dtype=np.float64),
+              np.ascontiguousarray(length_exceed, dtype=np.float64))  # fmt: skip
+    return _fixed_point(True, tables, alpha, n_fixed, alpha_min, max_iter, tol)
+
+
+def _minka_fixed_point_real(columns, data, lengths, alpha, n_fixed, alpha_min, max_iter, tol):
+    """:func:`_fixed_point` on real counts: the words ``columns`` (0..m−1) of the non-zeros ``data``
+    and the lengths of the non-empty documents."""
+    tables = (np.ascontiguousarray(columns, dtype=np.int64), np.ascontiguousarray(data, dtype=np.float64),
+              np.ascontiguousarray(lengths, dtype=np.float64))  # fmt: skip
+    return _fixed_point(False, tables, alpha, n_fixed, alpha_min, max_iter, tol)
 
 
 class DirichletFit:
@@ -375,7 +362,7 @@ def fit_dirichlet_multinomial(X, *, alpha_init=None, alpha_min=1e-8, max_iter=10
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_documents, D)
+    X : {array-like, sparse matrix} of shape (n_samples, D)
         Non-negative counts (real values such as tf-idf weights use the Gamma-function
         form of the likelihood); at least one document must be non-empty.
     alpha_init : array-like of shape (D,), optional
@@ -394,7 +381,7 @@ def fit_dirichlet_multinomial(X, *, alpha_init=None, alpha_min=1e-8, max_iter=10
     Examples
     --------
     >>> from hdbayes.datasets.documents import sample_polya_urn
-    >>> X = sample_polya_urn([2.0, 1.0, 0.5], 30, n_documents=400, random_state=0)
+    >>> X = sample_polya_urn([2.0, 1.0, 0.5], 30, n_samples=400, random_state=0)
     >>> fit = fit_dirichlet_multinomial(X)
     >>> fit.converged, np.round(fit.alpha / fit.alpha.sum(), 1).tolist()
     (True, [0.6, 0.3, 0.1])
@@ -455,12 +442,13 @@ def dirichlet_multinomial_log_likelihood(X, alpha):
 class DCMClassifier(GenerativeClassifier):
     """Document classifier with a Dirichlet-compound-multinomial (Pólya urn) model per class.
 
-    Fits α_c by maximum likelihood (Minka's fixed point, :func:`fit_dirichlet_multinomial`)
-    and predicts with b_c(x) = log π̄_c + log DCM(x | α_c), π̄_c = (N_c + alpha)/(N + C·alpha)
-    (spec §1.8; Madsen et al. 2005). Unlike the multinomial, the DCM makes a word that has
-    appeared once more likely to appear again (burstiness). X holds non-negative counts;
-    real values (tf-idf weights) are accepted as by scikit-learn's ``MultinomialNB`` and use
-    the Gamma-function form of the DCM likelihood (equal to the integer form at integers).
+    Fits the concentrations α_c by maximum likelihood (Minka's fixed point,
+    :func:`fit_dirichlet_multinomial`) and predicts with b_c(x) = log π̄_c + log DCM(x | α_c),
+    π̄_c = (N_c + a)/(N + C·a), a = ``class_pseudo_count`` (spec §1.8; Madsen et al. 2005).
+    Unlike the multinomial, the DCM makes a word that has appeared once more likely to
+    appear again (burstiness). X holds non-negative counts; real values (tf-idf weights) are
+    accepted as by scikit-learn's ``MultinomialNB`` and use the Gamma-function form of the
+    DCM likelihood (equal to the integer form at integers).
     An empty document is valid for prediction (likelihood 1 under every class), but a class
     whose training documents are all empty cannot be fitted (InputValueError). Documents that
     are not over-dispersed relative to the multinomial have their likelihood maximum at
@@ -469,12 +457,12 @@ class DCMClassifier(GenerativeClassifier):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_classes,), default=1.0
+    class_pseudo_count : float or array-like of shape (n_classes,), default=1.0
         Dirichlet pseudo-counts of the class prior (posterior mean plugged in).
-    alpha_min : "auto" or float, default="auto"
+    min_concentration : "auto" or float, default="auto"
         Smoothing floor of the fitted α_jc (words never seen in class c): "auto" floors at
-        α̂_c0/D after the maximum-likelihood fit; a number is an absolute floor used inside
-        the fixed point.
+        α̂_c0/D after the maximum-likelihood fit; a number > 0 is an absolute floor used
+        inside the fixed point.
     max_iter : int, default=1000
     tol : float, default=1e-6
     include_multinomial_coef : bool, default=False
@@ -485,9 +473,9 @@ class DCMClassifier(GenerativeClassifier):
     Attributes
     ----------
     classes_, class_count_ : ndarray of shape (n_classes,)
-    alpha_ : ndarray of shape (n_classes, n_features)
-        Fitted α_c (after smoothing).
-    concentration_ : ndarray of shape (n_classes,)
+    concentration_ : ndarray of shape (n_classes, n_features)
+        The fitted Dirichlet concentrations α_c (after smoothing).
+    total_concentration_ : ndarray of shape (n_classes,)
         α̂_c0 of the maximum-likelihood fit, before smoothing (the burstiness: small is bursty).
     n_iter_ : ndarray of shape (n_classes,)
     converged_ : ndarray of bool, shape (n_classes,)
@@ -500,27 +488,31 @@ class DCMClassifier(GenerativeClassifier):
     >>> from hdbayes.datasets.documents import simulate_bursty_documents
     >>> corpus = simulate_bursty_documents(200, 100, random_state=0)
     >>> model = DCMClassifier().fit(corpus.X[:150], corpus.y[:150])
-    >>> model.alpha_.shape, bool(model.converged_.all())
+    >>> model.concentration_.shape, bool(model.converged_.all())
     ((2, 100), True)
     >>> bool(model.score(corpus.X[150:], corpus.y[150:]) > 0.8)
     True
     """
 
+    _parameter_constraints: dict = {
+        "class_pseudo_count": PSEUDO_COUNT,
+        "min_concentration": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "include_multinomial_coef": ["boolean"],
+        "class_prior": [None, StrOptions({"uniform"}), "array-like"],
+    }
+
     def __init__(
-        self, *, alpha=1.0, alpha_min="auto", max_iter=1000, tol=1e-6, include_multinomial_coef=False, class_prior=None
-    ):
-        self.alpha = alpha
-        self.alpha_min = alpha_min
+        self, *, class_pseudo_count=1.0, min_concentration="auto", max_iter=1000, tol=1e-6,
+        include_multinomial_coef=False, class_prior=None,
+    ):  # fmt: skip
+        self.class_pseudo_count = class_pseudo_count
+        self.min_concentration = min_concentration
         self.max_iter = max_iter
         self.tol = tol
         self.include_multinomial_coef = include_multinomial_coef
         self.class_prior = class_prior
-
-    def _check_params(self):
-        if not (isinstance(self.alpha_min, str) and self.alpha_min == "auto"):
-            check_positive("alpha_min", self.alpha_min)
-        check_count("max_iter", self.max_iter)
-        check_positive("tol", self.tol)
 
     def _prepare_X(self, X, reset):
         return check_count_matrix(
@@ -529,7 +521,7 @@ class DCMClassifier(GenerativeClassifier):
 
     def _floor(self):
         """The floor used inside the fixed point (tiny for "auto", which floors afterwards)."""
-        return 1e-8 if isinstance(self.alpha_min, str) else float(self.alpha_min)
+        return 1e-8 if isinstance(self.min_concentration, str) else float(self.min_concentration)
 
     #: no ``partial_fit``: the maximum-likelihood α needs all documents of a class at once
     _incremental = False
@@ -545,10 +537,10 @@ class DCMClassifier(GenerativeClassifier):
 
     def _update_parameters(self):
         C, D = self.feature_count_.shape
-        self.alpha_ = np.empty((C, D))
+        self.concentration_ = np.empty((C, D))
         self.n_iter_ = np.zeros(C, dtype=np.int64)
         self.converged_ = np.zeros(C, dtype=bool)
-        self.concentration_ = np.zeros(C)
+        self.total_concentration_ = np.zeros(C)
         for c, documents in enumerate(self._documents):
             if documents.shape[0] == 0 or documents.count_nonzero() == 0:
                 raise InputValueError(
@@ -558,10 +550,10 @@ class DCMClassifier(GenerativeClassifier):
             fit = _fit_dirichlet_multinomial(
                 documents, None, self._floor(), self.max_iter, self.tol, self._feature_names()
             )
-            auto = isinstance(self.alpha_min, str)
+            auto = isinstance(self.min_concentration, str)
             alpha = np.maximum(fit.alpha, fit.alpha.sum() / D) if auto else fit.alpha
-            self.alpha_[c], self.n_iter_[c], self.converged_[c] = alpha, fit.n_iter, fit.converged
-            self.concentration_[c] = fit.alpha.sum()
+            self.concentration_[c], self.n_iter_[c], self.converged_[c] = alpha, fit.n_iter, fit.converged
+            self.total_concentration_[c] = fit.alpha.sum()
         del self._documents
         if not self.converged_.all():
             warnings.warn(
@@ -570,14 +562,13 @@ class DCMClassifier(GenerativeClassifier):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        self._dcm_tables = DirichletMultinomialTables(self.alpha_)
+        self._dcm_tables = DirichletMultinomialTables(self.concentration_)
         self.class_log_prior_ = self._class_log_prior("posterior_mean")
 
     def _check_fitted_finite(self, X):
         super()._check_fitted_finite(X)
-        check_finite_output(
-            "the fitted concentrations alpha_", self.alpha_, cause=overflow_cause(X, self._feature_names())
-        )
+        cause = overflow_cause(X, self._feature_names())
+        check_finite_output("the fitted concentrations concentration_", self.concentration_, cause=cause)
 
     def _joint_log_likelihood(self, X):
         return self._dcm_tables.log_pmf(X, self.include_multinomial_coef) + self.class_log_prior_

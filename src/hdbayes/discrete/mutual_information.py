@@ -17,25 +17,20 @@ so that the bias-corrected models can condition on it.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import xlogy
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import (
-    binarize_features,
-    check_binarize,
-    check_count,
-    check_positive,
-    feature_label,
-    validate_input,
-)
+from hdbayes._validation import binarize_features, check_positive, feature_label, validate_input
 from hdbayes.discrete._base import check_class_labels, check_non_negative_features, feature_thresholds
 from hdbayes.discrete.conjugate import _MAX_CODE, check_count_matrix
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.exceptions import InputValueError
 from hdbayes.selection import select_from_scores
 
 __all__ = ["MutualInformationSelector", "mutual_information_binary", "mutual_information_discrete"]
@@ -170,14 +165,13 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_features : int or None, default=None
+    n_features_to_select : int or None, default=None
         K, the number of features kept; ties at the boundary are broken at random with
-        ``random_state``. None keeps half of the features, rounded down, at least one
-        (scikit-learn's ``RFE`` convention), so the default works for any number of
-        features. K larger than the number of features is refused.
+        ``random_state``. K larger than the number of features p is refused. None (with
+        ``threshold=None``) keeps every feature: nothing is selected unless asked.
     threshold : float, optional
-        If given, replaces ``n_features``: keep the features whose score exceeds it (an
-        error if none does).
+        Instead of ``n_features_to_select`` (give at most one): keep the features whose
+        score exceeds it (an error if none does).
     binarize : float, "median" or None, default=None
         None: score X as it is (non-negative integers). A threshold t: score the 0/1
         features x > t; ``"median"``: x > the feature's training median (stored in
@@ -185,7 +179,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         accepted; dense and sparse input give the same scores.
     estimate : {"mle", "posterior_mean"}, default="mle"
     prior : float, default=1.0
-    random_state : int, Generator or None
+    random_state : int, RandomState, Generator or None
 
     Attributes
     ----------
@@ -206,13 +200,24 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
     Examples
     --------
     >>> X = np.array([[1, 0, 3], [1, 1, 3], [0, 0, 1], [0, 1, 1]])
-    >>> selector = MutualInformationSelector(n_features=2).fit(X, [1, 1, 0, 0])
+    >>> selector = MutualInformationSelector(n_features_to_select=2).fit(X, [1, 1, 0, 0])
     >>> selector.get_support().tolist(), np.round(selector.scores_, 4).tolist()
     ([True, False, True], [0.6931, 0.0, 0.6931])
     """
 
-    def __init__(self, n_features=None, *, threshold=None, binarize=None, estimate="mle", prior=1.0, random_state=None):
-        self.n_features = n_features
+    _parameter_constraints: dict = {
+        "n_features_to_select": [None, Interval(Integral, 1, None, closed="left")],
+        "threshold": [None, Interval(Real, 0, None, closed="left")],
+        "binarize": [None, Interval(Real, None, None, closed="neither"), StrOptions({"median"})],
+        "estimate": [StrOptions({"mle", "posterior_mean"})],
+        "prior": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
+    def __init__(
+        self, n_features_to_select=None, *, threshold=None, binarize=None, estimate="mle", prior=1.0, random_state=None
+    ):
+        self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.binarize = binarize
         self.estimate = estimate
@@ -229,29 +234,22 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         tags.target_tags.required = True
         return tags
 
-    def _check_params(self):
-        if self.estimate not in ("mle", "posterior_mean"):
-            raise InputValueError(f"estimate must be 'mle' or 'posterior_mean', got {self.estimate!r}")
-        check_positive("prior", self.prior)
-        check_binarize(self.binarize)
-        if self.threshold is not None:
-            check_positive("threshold", self.threshold, allow_zero=True)
-        elif self.n_features is not None:
-            check_count("n_features", self.n_features)
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Score every feature on (X, y) and select.
 
         Raises :class:`~hdbayes.exceptions.InputValueError` for bad X (negative or, without
         ``binarize``, non-integer values), a target with one class or continuous values,
-        ``n_features`` larger than the number of features, and a ``threshold`` that no
-        feature exceeds — before anything is fitted.
+        both ``n_features_to_select`` and ``threshold``, ``n_features_to_select`` larger than
+        the number of features, and a ``threshold`` that no feature exceeds — before
+        anything is fitted.
 
         Returns
         -------
         self
         """
-        self._check_params()
+        if self.n_features_to_select is not None and self.threshold is not None:
+            raise InputValueError("give at most one of n_features_to_select and threshold")
         check_class_labels(y)
         X, y = validate_input(
             self, X, y, reset=True, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, ensure_all_finite=True
@@ -271,14 +269,12 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
             if selection.indices.shape[0] == 0:
                 raise InputValueError(
                     f"no feature's mutual information exceeds the threshold {float(self.threshold):g} (the largest "
-                    f"is {scores.max(initial=0.0):g} nats); lower threshold or give n_features"
+                    f"is {scores.max(initial=0.0):g} nats); lower threshold or give n_features_to_select"
                 )
-        else:
-            k = max(1, p // 2) if self.n_features is None else int(self.n_features)
-            if k > p:
-                raise InputValueError(f"n_features={k} is larger than the number of features p={p}")
+        else:  # None: every feature, ranked
+            k = p if self.n_features_to_select is None else int(self.n_features_to_select)
             selection = select_from_scores(
-                scores, n_features=k, statistic="mutual_information", random_state=self.random_state
+                scores, n_features_to_select=k, statistic="mutual_information", random_state=self.random_state
             )
         self.binarize_thresholds_ = thresholds
         self.scores_ = scores
@@ -308,14 +304,10 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         {ndarray, sparse matrix} of shape (n_samples, k)
         """
         check_is_fitted(self)
-        try:
-            return super().transform(X)
-        except (InputValueError, InputTypeError, NotFittedError):
-            raise
-        except ValueError as exc:
-            raise InputValueError(str(exc)) from exc
-        except TypeError as exc:
-            raise InputTypeError(str(exc)) from exc
+        # the mixin's own checks, with their errors as the user's input errors; then the mixin (which keeps a
+        # DataFrame when pandas output is configured)
+        validate_input(self, X, reset=False, accept_sparse="csr", dtype=None, ensure_all_finite=True)
+        return super().transform(X)
 
     def _get_support_mask(self):
         check_is_fitted(self)

@@ -1,14 +1,17 @@
 """Bayesian naive Bayes classifiers for binary, categorical and count features (spec §1.5, §1.8).
 
-p(x | y = c, θ) = ∏_j p(x_j | θ_jc), π ~ Dir(alpha), and per class and feature a
-conjugate prior: Beta(β_1, β_0) for a binary feature (β_1 the pseudo-count of x_j = 1),
-Dir(β_j) for a categorical feature and Dir(β) over the vocabulary for the multinomial
-document model. ``method`` chooses what is plugged in:
+p(x | y = c, θ) = ∏_j p(x_j | θ_jc), π ~ Dir(class_pseudo_count), and per class and
+feature a conjugate prior: Beta(β, β) for a binary feature, Dir(β_j) for a categorical
+feature and Dir(β) over the vocabulary for the multinomial document model. As in
+scikit-learn, the parameter ``alpha`` is the feature smoothing pseudo-count: ``alpha`` = β
+of the spec and the papers (β_1 = β_0 = ``alpha`` for a binary feature); the class prior's
+Dirichlet parameter, α_c in the spec, is ``class_pseudo_count``. ``method`` chooses what is
+plugged in:
 
 ==================  ==========================================================================
 ``"mle"``           N_jc/N_c and N_c/N (zero counts give probability zero: the black swan)
 ``"map"``           the posterior modes (ValueError when a posterior has no unique mode)
-``"posterior_mean"`` the posterior means (N_jc + β_1)/(N_c + β_0 + β_1), (N_c + α_c)/(N + α_0)
+``"posterior_mean"`` the posterior means (N_jc + β)/(N_c + 2β), (N_c + α_c)/(N + α_0)
 ``"bayes"``         the exact posterior predictive (Bayesian model averaging). For binary and
                     categorical features it *equals* the plug-in of the posterior mean (spec
                     §1.5); for the multinomial model it is the Dirichlet-compound-multinomial
@@ -16,21 +19,25 @@ document model. ``method`` chooses what is plugged in:
 ==================  ==========================================================================
 
 Relation to scikit-learn (tested to 1e-10): ``BernoulliNB(alpha=a, force_alpha=True)`` is
-``BayesianBernoulliNB(method="posterior_mean", alpha=0, beta1=a, beta0=a)``;
-``MultinomialNB(alpha=a)`` is ``BayesianMultinomialNB(method="posterior_mean", alpha=0, beta=a)``;
-``CategoricalNB(alpha=a)`` is ``BayesianCategoricalNB(method="posterior_mean", alpha=0, beta=a)``
-(scikit-learn's class prior is the unsmoothed N_c/N, i.e. ``alpha=0``).
+``BayesianBernoulliNB(method="posterior_mean", class_pseudo_count=0, alpha=a)``;
+``MultinomialNB(alpha=a)`` is ``BayesianMultinomialNB(method="posterior_mean", class_pseudo_count=0, alpha=a)``;
+``CategoricalNB(alpha=a)`` is ``BayesianCategoricalNB(method="posterior_mean", class_pseudo_count=0, alpha=a)``
+(scikit-learn's class prior is the unsmoothed N_c/N, i.e. ``class_pseudo_count=0``).
 """
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import binarize_features, check_binarize, feature_label
+from hdbayes._validation import check_binary_features, feature_label
 from hdbayes.discrete._base import (
+    PSEUDO_COUNT,
     GenerativeClassifier,
     _check_prior_array,
     feature_thresholds,
@@ -65,11 +72,13 @@ class BayesianBernoulliNB(GenerativeClassifier):
     ----------
     method : {"mle", "map", "posterior_mean", "bayes"}, default="bayes"
         "bayes" and "posterior_mean" give identical predictions (spec §1.5).
-    alpha : float or array-like of shape (n_classes,), default=1.0
-        Dirichlet pseudo-counts of the class prior; 0 gives N_c/N (allowed except for "map").
-    beta1, beta0 : float or array-like broadcastable to (n_classes, n_features), default=1.0
-        Beta pseudo-counts of x_j = 1 and x_j = 0 (per feature or per class and feature;
-        β_1 = β_0 = 1 is add-one smoothing).
+    alpha : float or array-like broadcastable to (n_classes, n_features), default=1.0
+        The feature smoothing pseudo-count, as in scikit-learn's ``BernoulliNB``: θ_jc ~
+        Beta(β, β) with β = ``alpha``, the pseudo-count of x_j = 1 and of x_j = 0 (per
+        feature or per class and feature; 1 is add-one smoothing).
+    class_pseudo_count : float or array-like of shape (n_classes,), default=1.0
+        Dirichlet pseudo-counts of the class prior (α_c of the spec); 0 gives N_c/N
+        (allowed except for "map").
     binarize : float, "median" or None, default=0.0
         How features become 0/1, as in scikit-learn's ``BernoulliNB``: a threshold t maps
         x > t to 1 and the rest to 0 (the default 0.0 leaves 0/1 data unchanged and turns
@@ -90,7 +99,7 @@ class BayesianBernoulliNB(GenerativeClassifier):
     feature_count_ : ndarray of shape (n_classes, n_features)
         N_jc, the number of class-c cases with x_j = 1.
     posterior_beta1_, posterior_beta0_ : ndarray of shape (n_classes, n_features)
-        β_1 + N_jc and β_0 + N_c − N_jc.
+        The posterior Beta(β + N_jc, β + N_c − N_jc) of θ_jc.
     class_log_prior_ : ndarray of shape (n_classes,)
     feature_log_prob_, feature_log_neg_prob_ : ndarray of shape (n_classes, n_features)
         log θ_jc and log(1 − θ_jc) of the chosen estimate.
@@ -103,36 +112,26 @@ class BayesianBernoulliNB(GenerativeClassifier):
     128.0
     """
 
-    def __init__(self, method="bayes", *, alpha=1.0, beta1=1.0, beta0=1.0, binarize=0.0, class_prior=None):
+    _parameter_constraints: dict = {
+        **GenerativeClassifier._parameter_constraints,
+        "alpha": PSEUDO_COUNT,
+        "binarize": [None, Interval(Real, None, None, closed="neither"), StrOptions({"median"})],
+    }
+
+    def __init__(self, method="bayes", *, alpha=1.0, class_pseudo_count=1.0, binarize=0.0, class_prior=None):
         self.method = method
         self.alpha = alpha
-        self.beta1 = beta1
-        self.beta0 = beta0
+        self.class_pseudo_count = class_pseudo_count
         self.binarize = binarize
         self.class_prior = class_prior
 
     #: any real X is binarized at the thresholds (with binarize=None, 0/1 is checked instead)
     _non_negative = False
 
-    def _check_params(self):
-        self._check_method()
-        check_binarize(self.binarize)
-
     def _prepare_X(self, X, reset):
         if reset:
             self.binarize_thresholds_ = feature_thresholds(X, self.binarize)
-        if self.binarize_thresholds_ is not None:
-            return binarize_features(X, self.binarize_thresholds_)
-        values = X.data if sp.issparse(X) else X
-        bad = (values != 0) & (values != 1)
-        if bad.any():
-            j, value = first_entry(X, bad)
-            raise InputValueError(
-                f"X must hold binary features (0/1) with binarize=None: {feature_label(j, self._feature_names())} "
-                f"has the value {value:g}; pass binarize=<threshold> (default 0.0) or binarize='median' to binarize "
-                "other data"
-            )
-        return X
+        return check_binary_features(X, self.binarize_thresholds_, self._feature_names())
 
     def _reset_counts(self, n_features):
         self.feature_count_ = np.zeros((self.classes_.shape[0], n_features))
@@ -141,14 +140,12 @@ class BayesianBernoulliNB(GenerativeClassifier):
         self.feature_count_ = self.feature_count_ + np.asarray((Y.T @ X).toarray() if sp.issparse(X) else Y.T @ X)
 
     def _update_parameters(self):
-        shape = self.feature_count_.shape
-        beta1 = _check_prior_array("beta1", self.beta1, shape)
-        beta0 = _check_prior_array("beta0", self.beta0, shape)
+        beta = _check_prior_array("alpha", self.alpha, self.feature_count_.shape)
         zeros = self.class_count_[:, None] - self.feature_count_
-        self.posterior_beta1_ = beta1 + self.feature_count_
-        self.posterior_beta0_ = beta0 + zeros
+        self.posterior_beta1_ = beta + self.feature_count_
+        self.posterior_beta0_ = beta + zeros
         log_theta = log_dirichlet_estimate(
-            np.stack([self.feature_count_, zeros], axis=-1), np.stack([beta1, beta0], axis=-1), self.method
+            np.stack([self.feature_count_, zeros], axis=-1), np.stack([beta, beta], axis=-1), self.method
         )
         self.feature_log_prob_ = log_theta[..., 0]
         self.feature_log_neg_prob_ = log_theta[..., 1]
@@ -201,11 +198,12 @@ class BayesianCategoricalNB(GenerativeClassifier):
     Parameters
     ----------
     method : {"mle", "map", "posterior_mean", "bayes"}, default="bayes"
-    alpha : float or array-like of shape (n_classes,), default=1.0
-        Dirichlet pseudo-counts of the class prior.
-    beta : float or list of array-like, default=1.0
-        Dirichlet pseudo-counts of the features: a scalar (symmetric), or one array per
-        feature broadcastable to (n_classes, S_j).
+    alpha : float or list of array-like, default=1.0
+        The feature smoothing pseudo-counts, as in scikit-learn's ``CategoricalNB`` (β_j of
+        the spec, θ_jc ~ Dir(β_j)): a scalar (symmetric), or one array per feature
+        broadcastable to (n_classes, S_j).
+    class_pseudo_count : float or array-like of shape (n_classes,), default=1.0
+        Dirichlet pseudo-counts of the class prior (α_c of the spec).
     n_categories : int or array-like of shape (n_features,), optional
         Minimum number of categories S_j per feature (S_j = max(this, largest value + 1)).
     class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
@@ -229,10 +227,16 @@ class BayesianCategoricalNB(GenerativeClassifier):
     ['a', 'b']
     """
 
-    def __init__(self, method="bayes", *, alpha=1.0, beta=1.0, n_categories=None, class_prior=None):
+    _parameter_constraints: dict = {
+        **GenerativeClassifier._parameter_constraints,
+        "alpha": PSEUDO_COUNT,
+        "n_categories": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
+    }
+
+    def __init__(self, method="bayes", *, alpha=1.0, class_pseudo_count=1.0, n_categories=None, class_prior=None):
         self.method = method
         self.alpha = alpha
-        self.beta = beta
+        self.class_pseudo_count = class_pseudo_count
         self.n_categories = n_categories
         self.class_prior = class_prior
 
@@ -240,9 +244,6 @@ class BayesianCategoricalNB(GenerativeClassifier):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True  # integer codes, as scikit-learn's CategoricalNB
         return tags
-
-    def _check_params(self):
-        self._check_method()
 
     def _prepare_X(self, X, reset):
         X = X.toarray() if sp.issparse(X) else X  # every feature has a category: the one-hot code is dense
@@ -312,12 +313,12 @@ class BayesianCategoricalNB(GenerativeClassifier):
 
     def _flat_prior(self):
         C = self.classes_.shape[0]
-        if np.ndim(self.beta) == 0 and not isinstance(self.beta, (list, tuple)):
-            return _check_prior_array("beta", self.beta, (C, self._offsets[-1]))
-        if len(self.beta) != self.n_categories_.shape[0]:
-            raise InputValueError(f"beta must be a scalar or one array per feature ({self.n_categories_.shape[0]})")
-        parts = [_check_prior_array(f"beta[{j}]", b, (C, int(s))) for j, (b, s) in
-                 enumerate(zip(self.beta, self.n_categories_))]  # fmt: skip
+        if np.ndim(self.alpha) == 0 and not isinstance(self.alpha, (list, tuple)):
+            return _check_prior_array("alpha", self.alpha, (C, self._offsets[-1]))
+        if len(self.alpha) != self.n_categories_.shape[0]:
+            raise InputValueError(f"alpha must be a scalar or one array per feature ({self.n_categories_.shape[0]})")
+        parts = [_check_prior_array(f"alpha[{j}]", b, (C, int(s))) for j, (b, s) in
+                 enumerate(zip(self.alpha, self.n_categories_))]  # fmt: skip
         return np.concatenate(parts, axis=1)
 
     def _update_parameters(self):
@@ -350,10 +351,11 @@ class BayesianMultinomialNB(GenerativeClassifier):
     Parameters
     ----------
     method : {"mle", "map", "posterior_mean", "bayes"}, default="bayes"
-    alpha : float or array-like of shape (n_classes,), default=1.0
-        Dirichlet pseudo-counts of the class prior.
-    beta : float or array-like broadcastable to (n_classes, n_features), default=1.0
-        Dirichlet pseudo-counts of the word probabilities (> 0 for "bayes").
+    alpha : float or array-like broadcastable to (n_classes, n_features), default=1.0
+        The feature smoothing pseudo-counts, as in scikit-learn's ``MultinomialNB``: θ_c ~
+        Dir(β) with β = ``alpha`` (> 0 for "bayes").
+    class_pseudo_count : float or array-like of shape (n_classes,), default=1.0
+        Dirichlet pseudo-counts of the class prior (α_c of the spec).
     include_multinomial_coef : bool, default=False
         Add log N_i!/∏_j x_ij! so that ``predict_joint_log_proba`` is the true log p(x, y);
         it cancels in p(y | x). The coefficient is defined for integer counts only: with it,
@@ -379,15 +381,20 @@ class BayesianMultinomialNB(GenerativeClassifier):
     [0, 1, 0]
     """
 
-    def __init__(self, method="bayes", *, alpha=1.0, beta=1.0, include_multinomial_coef=False, class_prior=None):
+    _parameter_constraints: dict = {
+        **GenerativeClassifier._parameter_constraints,
+        "alpha": PSEUDO_COUNT,
+        "include_multinomial_coef": ["boolean"],
+    }
+
+    def __init__(
+        self, method="bayes", *, alpha=1.0, class_pseudo_count=1.0, include_multinomial_coef=False, class_prior=None
+    ):
         self.method = method
         self.alpha = alpha
-        self.beta = beta
+        self.class_pseudo_count = class_pseudo_count
         self.include_multinomial_coef = include_multinomial_coef
         self.class_prior = class_prior
-
-    def _check_params(self):
-        self._check_method()
 
     def _prepare_X(self, X, reset):
         return check_count_matrix(
@@ -401,7 +408,7 @@ class BayesianMultinomialNB(GenerativeClassifier):
         self.feature_count_ = self.feature_count_ + (Y.T @ X).toarray()
 
     def _update_parameters(self):
-        beta = _check_prior_array("beta", self.beta, self.feature_count_.shape)
+        beta = _check_prior_array("alpha", self.alpha, self.feature_count_.shape)
         self.posterior_beta_ = beta + self.feature_count_
         seen = self.class_count_ > 0
         if self.method == "mle" and np.any(seen & (self.feature_count_.sum(axis=1) == 0)):
@@ -413,7 +420,7 @@ class BayesianMultinomialNB(GenerativeClassifier):
         if self.method == "bayes":
             if np.any(self.posterior_beta_ <= 0):
                 raise InputValueError(
-                    "method='bayes' needs beta > 0 for words never seen in a class (the DCM needs α > 0)"
+                    "method='bayes' needs alpha > 0 for words never seen in a class (the DCM needs α > 0)"
                 )
             self._dcm_tables = DirichletMultinomialTables(self.posterior_beta_)
         self.feature_log_prob_ = log_dirichlet_estimate(self.feature_count_, beta, self.method)
