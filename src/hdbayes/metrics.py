@@ -22,6 +22,7 @@ For ``G > 2`` the guess is the first class of largest probability.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -129,6 +130,24 @@ def _check_int(value, name: str, low: int, high: int | None = None) -> int:
     return int(value)
 
 
+_PARAMETER_DOCS = {
+    "y_true": "y_true : array-like of int, shape (N,)\n    True class labels in ``0..G-1``.",
+    "proba": "proba : array-like, shape (N,) or (N, G)\n    ``P(class 1)`` for a binary problem, or class "
+    "probabilities with rows\n    summing to 1.",
+}
+
+
+def _shared_parameters(func):
+    """Write the parameters every measure shares (``{y_true}``, ``{proba}`` in the docstring) once."""
+
+    def fill(match):
+        indent, name = match.group(1), match.group(2)
+        return "\n".join(indent + line for line in _PARAMETER_DOCS[name].splitlines())
+
+    func.__doc__ = re.sub(r"^([ \t]*)\{(y_true|proba)\}$", fill, func.__doc__, flags=re.MULTILINE)
+    return func
+
+
 def _predict(P: np.ndarray) -> np.ndarray:
     """Guesses minimising the 0-1 loss, with the module's tie-breaking rules."""
     if P.shape[1] == 2:
@@ -141,16 +160,14 @@ def _predict(P: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
+@_shared_parameters
 def error_rate(y_true, proba) -> float:
     """Actual error rate of the guesses implied by predictive probabilities.
 
     Parameters
     ----------
-    y_true : array-like of int, shape (N,)
-        True class labels in ``0..G-1``.
-    proba : array-like, shape (N,) or (N, G)
-        ``P(class 1)`` for a binary problem, or class probabilities with rows
-        summing to 1.
+    {y_true}
+    {proba}
 
     Returns
     -------
@@ -171,14 +188,13 @@ def error_rate(y_true, proba) -> float:
     return float(np.mean(_predict(P) != y))
 
 
+@_shared_parameters
 def expected_error_rate(proba) -> float:
     """Error rate expected if the predictive probabilities were correct.
 
     Parameters
     ----------
-    proba : array-like, shape (N,) or (N, G)
-        ``P(class 1)`` for a binary problem, or class probabilities with rows
-        summing to 1.
+    {proba}
 
     Returns
     -------
@@ -203,16 +219,14 @@ def expected_error_rate(proba) -> float:
     return float(np.mean(per_case))
 
 
+@_shared_parameters
 def average_minus_log_probability(y_true, proba) -> float:
     """Average minus log probability of the true classes (natural log).
 
     Parameters
     ----------
-    y_true : array-like of int, shape (N,)
-        True class labels in ``0..G-1``.
-    proba : array-like, shape (N,) or (N, G)
-        ``P(class 1)`` for a binary problem, or class probabilities with rows
-        summing to 1.
+    {y_true}
+    {proba}
 
     Returns
     -------
@@ -234,16 +248,14 @@ def average_minus_log_probability(y_true, proba) -> float:
         return float(-np.mean(np.log(p_true)))
 
 
+@_shared_parameters
 def brier_score(y_true, proba) -> float:
     """Average squared error of the predictive probabilities (Brier score).
 
     Parameters
     ----------
-    y_true : array-like of int, shape (N,)
-        True class labels in ``0..G-1``.
-    proba : array-like, shape (N,) or (N, G)
-        ``P(class 1)`` for a binary problem, or class probabilities with rows
-        summing to 1.
+    {y_true}
+    {proba}
 
     Returns
     -------
@@ -393,13 +405,13 @@ class CalibrationTable:
         return calibration_markdown({label or "": self}, title=title)
 
 
+@_shared_parameters
 def calibration_table(y_true, p, n_bins: int = 10, *, positive_class: int = 1) -> CalibrationTable:
     """Tabulate predicted probabilities of one class against observed frequencies.
 
     Parameters
     ----------
-    y_true : array-like of int, shape (N,)
-        True class labels in ``0..G-1``.
+    {y_true}
     p : array-like, shape (N,) or (N, G)
         ``P(class 1)`` for a binary problem, or class probabilities with rows
         summing to 1.
@@ -519,14 +531,13 @@ def _expected_losses(P: np.ndarray, L: np.ndarray) -> np.ndarray:
     return P @ L
 
 
+@_shared_parameters
 def bayes_decision(proba, loss) -> np.ndarray:
     """Guesses minimising expected loss under the predictive probabilities.
 
     Parameters
     ----------
-    proba : array-like, shape (N,) or (N, G)
-        ``P(class 1)`` for a binary problem, or class probabilities with rows
-        summing to 1.
+    {proba}
     loss : array-like, shape (G, G)
         Non-negative, finite loss matrix ``L[true, guess]``.
 
@@ -548,16 +559,14 @@ def bayes_decision(proba, loss) -> np.ndarray:
     return np.argmin(_expected_losses(P, L), axis=1)
 
 
+@_shared_parameters
 def expected_and_actual_loss(y_true, proba, loss) -> LossSummary:
     """Average expected and actual loss of the Bayes decisions.
 
     Parameters
     ----------
-    y_true : array-like of int, shape (N,)
-        True class labels in ``0..G-1``.
-    proba : array-like, shape (N,) or (N, G)
-        ``P(class 1)`` for a binary problem, or class probabilities with rows
-        summing to 1.
+    {y_true}
+    {proba}
     loss : array-like, shape (G, G)
         Non-negative, finite loss matrix ``L[true, guess]``.
 
