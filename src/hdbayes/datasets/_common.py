@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ from sklearn.utils import Bunch
 from hdbayes._validation import check_count
 from hdbayes.exceptions import InputTypeError, InputValueError
 
-__all__ = ["check_probability", "check_sizes", "data_bunch", "file_key", "numbered_names"]
+__all__ = ["check_probability", "check_sizes", "data_bunch", "file_key", "numbered_names", "shared_doc"]
 
 
 def file_key(path: Path) -> tuple[str, int, int]:
@@ -60,3 +61,17 @@ def check_probability(name, value):
     if not 0.0 <= value <= 1.0:
         raise InputValueError(f"{name} must lie in [0, 1], got {value}")
     return value
+
+
+def shared_doc(texts):
+    """Decorator: replace every docstring line ``{name}`` by ``texts[name]``, indented like that line, so that
+    the documentation several functions share is written once."""
+
+    def fill(match):
+        return "\n".join(match.group(1) + line for line in texts[match.group(2)].splitlines())
+
+    def decorate(func):
+        func.__doc__ = re.sub(r"^([ \t]*)\{(\w+)\}$", fill, func.__doc__, flags=re.MULTILINE)
+        return func
+
+    return decorate

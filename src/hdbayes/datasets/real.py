@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import data_bunch, file_key
+from ._common import data_bunch, file_key, shared_doc
 from ._fetch import data_path
 
 __all__ = ["load_colon", "load_lymphoma", "load_srbct"]
@@ -149,6 +149,15 @@ def _unique_names(names) -> np.ndarray:
     return np.asarray(out, dtype=object)
 
 
+#: Documentation every loader shares (see :func:`hdbayes.datasets._common.shared_doc`).
+_LOADER_DOCS = {
+    "download": "download : bool, default=True\n    Whether to download the file when it is not found locally.",
+    "raises": "Raises\n------\nFileNotFoundError, DataDownloadError\n    If the file is missing and cannot be obtained."
+    "\nValueError\n    If the file's checksum differs from the registry, or its content does\n    not have the "
+    "expected structure.",
+}
+
+
 # ---------------------------------------------------------------------------
 # colon
 
@@ -194,6 +203,7 @@ Features. PhD thesis, University of Toronto, §2.3.6.
 """
 
 
+@shared_doc(_LOADER_DOCS)
 def load_colon(*, binarize=False, data_home=None, download=True):
     """Load the colon cancer gene-expression data (Alon et al. 1999).
 
@@ -209,8 +219,7 @@ def load_colon(*, binarize=False, data_home=None, download=True):
         cases (not within cross-validation folds), as in the thesis.
     data_home : str or path-like, optional
         Folder holding ``colon.rda``; see :func:`hdbayes.datasets.data_path`.
-    download : bool, default=True
-        Whether to download the file when it is not found locally.
+    {download}
 
     Returns
     -------
@@ -235,13 +244,7 @@ def load_colon(*, binarize=False, data_home=None, download=True):
         filename : str
             Path of the file read.
 
-    Raises
-    ------
-    FileNotFoundError, DataDownloadError
-        If the file is missing and cannot be obtained.
-    ValueError
-        If the file's checksum differs from the registry, or its content does
-        not have the expected structure.
+    {raises}
 
     Examples
     --------
@@ -317,6 +320,7 @@ from Bayesian Gaussian classification models. Manuscript, §4.2.
 """
 
 
+@shared_doc(_LOADER_DOCS)
 def load_srbct(*, data_home=None, download=True):
     """Load the small round blue cell tumour data (Khan et al. 2001).
 
@@ -327,8 +331,7 @@ def load_srbct(*, data_home=None, download=True):
     ----------
     data_home : str or path-like, optional
         Folder holding ``SRBCT.rda``; see :func:`hdbayes.datasets.data_path`.
-    download : bool, default=True
-        Whether to download the file when it is not found locally.
+    {download}
 
     Returns
     -------
@@ -351,13 +354,7 @@ def load_srbct(*, data_home=None, download=True):
             True for the 20 test samples of Khan et al. (the last 20 rows).
         filename : str
 
-    Raises
-    ------
-    FileNotFoundError, DataDownloadError
-        If the file is missing and cannot be obtained.
-    ValueError
-        If the file's checksum differs from the registry, or its content does
-        not have the expected structure.
+    {raises}
     """
     return _load_r_data("SRBCT.rda", _parse_srbct, data_home=data_home, download=download, DESCR=_SRBCT_DESCR,
                         target_names=["EWS", "BL/NHL", "NB", "RMS"])  # fmt: skip
@@ -394,6 +391,7 @@ data. Bioinformatics 20, 3583-3593.
 """
 
 
+@shared_doc(_LOADER_DOCS)
 def load_lymphoma(*, data_home=None, download=True):
     """Load the lymphoma gene-expression data (Alizadeh et al. 2000).
 
@@ -405,8 +403,7 @@ def load_lymphoma(*, data_home=None, download=True):
     data_home : str or path-like, optional
         Folder holding ``lymphoma.RData``; see
         :func:`hdbayes.datasets.data_path`.
-    download : bool, default=True
-        Whether to download the file when it is not found locally.
+    {download}
 
     Returns
     -------
@@ -423,13 +420,7 @@ def load_lymphoma(*, data_home=None, download=True):
             ``["DLBCL", "FL", "CLL"]``.
         filename : str
 
-    Raises
-    ------
-    FileNotFoundError, DataDownloadError
-        If the file is missing and cannot be obtained.
-    ValueError
-        If the file's checksum differs from the registry, or its content does
-        not have the expected structure.
+    {raises}
     """
     return _load_r_data("lymphoma.RData", _parse_lymphoma, data_home=data_home, download=download,
                         DESCR=_LYMPHOMA_DESCR, target_names=["DLBCL", "FL", "CLL"])  # fmt: skip
