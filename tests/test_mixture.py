@@ -7,6 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hdbayes.datasets import simulate_mixture
@@ -29,7 +30,7 @@ def _exact_alpha_posterior(model, X, y):
     for index, labels in enumerate(itertools.product((0, 1), repeat=n)):
         z = np.array(labels)
         sizes = np.array([(z == 0).sum(), (z == 1).sum()])
-        log_prior = log_beta_bernoulli(model.f1, model.f0, sizes[1], sizes[0])
+        log_prior = log_beta_bernoulli(1.0, 1.0, sizes[1], sizes[0])  # class_pseudo_count=1
 
         def feature_log_marginal(alpha, j):
             ones = np.array([data[z == c, j].sum() for c in (0, 1)])
@@ -66,7 +67,8 @@ def test_gibbs_posterior_of_alpha_matches_enumeration(correct):
         n_theta_updates=3, random_state=0,
     ).fit(X, y)  # fmt: skip
     exact = _exact_alpha_posterior(model, X, y)
-    draws = model.alpha_trace_[0, 200:]
+    draws = model.trace_["alpha"][0]
+    assert draws.shape == (7800,)  # post-burn-in draws only
     frequency = np.array([(draws == a).mean() for a in model.alpha_grid_])
     standard_error = np.sqrt(exact * (1 - exact) / (draws.shape[0] / 4))  # allows for autocorrelation
     assert np.all(np.abs(frequency - exact) < 4 * standard_error), (frequency, exact)
@@ -90,7 +92,7 @@ def test_correction_moves_alpha_up_and_calibrates(simulation):
         results[correct] = (
             expected_error_rate(proba) - error_rate(d.y_test, proba),
             average_minus_log_probability(d.y_test, proba),
-            np.log(model.alpha_trace_[0, 40:]).mean(),
+            model.trace_["log_alpha"][0].mean(),
         )
     (c_gap, c_amlp, c_alpha), (u_gap, u_amlp, u_alpha) = results[True], results[False]
     assert abs(c_gap) < abs(u_gap)
@@ -104,7 +106,8 @@ def test_reproducible_independent_of_n_jobs_and_pickles(simulation):
     kwargs = dict(n_features_to_select=5, n_iter=30, burn_in=10, thin=2, n_chains=2, random_state=4)
     a = BiasCorrectedMixture(**kwargs).fit(d.X, d.y)
     b = BiasCorrectedMixture(n_jobs=2, **kwargs).fit(d.X, d.y)
-    np.testing.assert_array_equal(a.alpha_trace_, b.alpha_trace_)
+    np.testing.assert_array_equal(a.trace_["alpha"], b.trace_["alpha"])
+    np.testing.assert_array_equal(a.trace_.warmup["log_alpha"], b.trace_.warmup["log_alpha"])
     np.testing.assert_array_equal(a.predict_proba(d.X_test), b.predict_proba(d.X_test))
     clone = pickle.loads(pickle.dumps(a))
     np.testing.assert_array_equal(clone.predict_proba(d.X_test), a.predict_proba(d.X_test))
@@ -126,7 +129,6 @@ def test_reproducible_independent_of_n_jobs_and_pickles(simulation):
             {"n_theta_adjust": 10, "adjust_theta_rule": "simpson"},
             "odd",
         ),
-        (np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), [0, 1, 0, 1], {"adjust_theta_rule": "gauss"}, "adjust_theta_rule"),
         (np.array([[0, 1]]), [0], {}, "1 sample"),
         (np.zeros((4, 2)), [0, 1, 0, 1], {"n_features_to_select": 1}, "every feature is constant"),
         (np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), [0, 1, 0, 1], {"threshold": 1.0}, "exceeds the threshold 1$"),
@@ -136,6 +138,33 @@ def test_reproducible_independent_of_n_jobs_and_pickles(simulation):
 def test_bad_input(X, y, kwargs, message):
     with pytest.raises(InputValueError, match=message):
         BiasCorrectedMixture(**kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("adjust_theta_rule", "gauss"), ("n_features_to_select", 0), ("class_pseudo_count", -1.0), ("n_iter", 0),
+     ("progress", "yes"), ("slice_width", 0.0), ("n_label_sweeps", 0)],
+)  # fmt: skip
+def test_parameters_are_checked_by_their_constraints(name, value):
+    with pytest.raises(InvalidParameterError, match=f"The '{name}' parameter of BiasCorrectedMixture"):
+        BiasCorrectedMixture(**{name: value}).fit(np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), [0, 1, 0, 1])
+
+
+def test_trace_summary_and_class_pseudo_counts(simulation):
+    d = simulation
+    kwargs = dict(n_features_to_select=5, n_iter=14, burn_in=4, thin=2, n_chains=2, random_state=1)
+    model = BiasCorrectedMixture(**kwargs).fit(d.X, d.y)
+    assert model.trace_["theta"].shape == (2, 5, 6) and model.trace_["ones"].shape == (2, 5, 2, 6)
+    assert model.trace_.warmup["log_alpha"].shape == (2, 4)
+    np.testing.assert_array_equal(model.trace_["log_alpha"], np.log(model.trace_["alpha"]))
+    assert list(model.mcmc_summary()) == ["log_alpha", "log_alpha0", "smaller_component"]
+    assert model.n_adjustment_keys_.shape == (2,) and np.all(model.n_adjustment_keys_ >= 1)
+    pair = BiasCorrectedMixture(class_pseudo_count=(1.0, 1.0), **kwargs).fit(d.X, d.y)
+    np.testing.assert_array_equal(pair.predict_proba(d.X_test), model.predict_proba(d.X_test))
+    uneven = BiasCorrectedMixture(class_pseudo_count=(1.0, 30.0), **kwargs).fit(d.X, d.y)
+    assert not np.array_equal(uneven.predict_proba(d.X_test), model.predict_proba(d.X_test))
+    with pytest.raises(InputValueError, match="class_pseudo_count must be a positive number or 2 positive"):
+        BiasCorrectedMixture(class_pseudo_count=[1.0, 2.0, 3.0]).fit(d.X, d.y)
 
 
 @parametrize_with_checks([BiasCorrectedMixture()])

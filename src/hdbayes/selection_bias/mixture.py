@@ -3,7 +3,7 @@
 Model (thesis §2.4, eq. 2.66–2.84; spec ``selection-bias.md`` §5): the binary response
 is feature 0 of a two-component mixture with latent labels z,
 
-    z_i | ψ ~ Bernoulli(ψ),            ψ ~ Beta(f1, f0),
+    z_i | ψ ~ Bernoulli(ψ),            ψ ~ Beta(f1, f0) (``class_pseudo_count`` = (f0, f1)),
     x_ij | z_i, φ ~ Bernoulli(φ_{z_i, j}), j = 0 (the response), 1..k,
     φ_{0,j}, φ_{1,j} | α_j, θ_j ~ Beta(α_j θ_j, α_j (1 − θ_j)),  θ_j ~ Uniform(0, 1),
     α_0 ~ Inverse-Gamma(a0, b0) (response),  α_j = α ~ Inverse-Gamma(a, b) (features),
@@ -15,7 +15,9 @@ their grid conditionals, then ``n_label_sweeps`` times {every label z_i once; ev
 of α **and of every label** carry the factor q(α; z)^{p−k} (eq. 2.97–2.105), which
 depends on the labels only through (#{z=1, x_0=0}, #{z=1, x_0=1}); its values are
 computed when the chain first needs them (the compiled label sweep pauses and asks
-for a missing key) and kept for the whole chain.
+for a missing key) and kept for the whole chain. Chains run through
+:func:`hdbayes.mcmc.run_chains`; every compiled kernel draws from the chain's own
+:class:`numpy.random.Generator`.
 
 Label switching: the model is symmetric in the two labels (with f0 = f1 the prior
 is too), so the chain may swap them. Nothing reported depends on the naming:
@@ -26,18 +28,20 @@ label traces report the size of the smaller component.
 from __future__ import annotations
 
 import math
+from numbers import Integral
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._numba import jit
-from hdbayes._validation import check_binarize, check_count, check_finite_output, check_generator, check_positive
-from hdbayes.exceptions import InputValueError
+from hdbayes._validation import check_finite_output, check_generator
+from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
+from hdbayes.mcmc.chains import ChainDraws
 from hdbayes.mcmc.slice import slice_sample
 from hdbayes.quadrature import inverse_gamma_midpoint_grid
-from hdbayes.selection import abs_correlation
-from hdbayes.selection_bias._base import BinarySelectionBiasClassifier
+from hdbayes.selection_bias._base import BINARY_PARAMETER_CONSTRAINTS, POSITIVE, BinarySelectionBiasClassifier
 from hdbayes.selection_bias.adjustment import MixtureAdjustmentCache, check_theta_rule, theta_quadrature
 
 __all__ = ["BiasCorrectedMixture", "mixture_chain", "mixture_log_class_numerators"]
@@ -63,8 +67,8 @@ def _theta_log_density(theta, args):
     return _log_u_pair(alpha, theta, ones0, zeros0, ones1, zeros1)
 
 
-@jit(cache=False)  # not cached: numba cannot cache a function that takes another as an argument
-def _update_thetas(theta, ones, sizes, alpha0, alpha, n_updates, width):
+@jit(cache=False)  # it passes a log density to the slice sampler, which numba cannot cache ("dynamic globals")
+def _update_thetas(theta, ones, sizes, alpha0, alpha, n_updates, width, rng):
     """θ_j | … ∝ ∏_z U(α_j θ, α_j(1−θ), I_zj, O_zj) on (0, 1), by slice sampling (spec §5.3)."""
     for j in range(theta.shape[0]):
         alpha_j = alpha0 if j == 0 else alpha
@@ -77,7 +81,7 @@ def _update_thetas(theta, ones, sizes, alpha0, alpha, n_updates, width):
         )
         current = _theta_log_density(theta[j], args)
         for _ in range(n_updates):
-            theta[j], current = slice_sample(theta[j], current, _theta_log_density, args, width, 50, 0.0, 1.0)
+            theta[j], current = slice_sample(theta[j], current, _theta_log_density, args, width, 50, 0.0, 1.0, rng)
 
 
 @jit
@@ -97,10 +101,11 @@ def _alpha_log_conditional(grid, theta, ones, sizes, first, last):
 
 
 @jit
-def _draw_index(log_weights):
+def _draw_index(log_weights, rng):
+    """An index drawn with probabilities ∝ exp(log_weights)."""
     peak = log_weights.max()
     weights = np.exp(log_weights - peak)
-    u = np.random.random() * weights.sum()
+    u = rng.random() * weights.sum()
     cumulative = 0.0
     for m in range(weights.shape[0]):
         cumulative += weights[m]
@@ -110,7 +115,7 @@ def _draw_index(log_weights):
 
 
 @jit
-def _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q, n_discarded, alpha_index, start):
+def _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q, n_discarded, alpha_index, start, rng):
     """Update labels start, start+1, … (eq. 2.95). Returns −1 when the sweep is done, or the
     index of the case whose update needs a value of q not yet in ``log_q`` (NaN)."""
     n, width = X.shape
@@ -146,7 +151,7 @@ def _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q, n_
                 ones[current, j] += X[i, j]
             key[0, X[i, 0]] += current
             return i
-        new = 1 if np.log(np.random.random()) < log_p[1] - np.logaddexp(log_p[0], log_p[1]) else 0
+        new = 1 if np.log(rng.random()) < log_p[1] - np.logaddexp(log_p[0], log_p[1]) else 0
         z[i] = new
         sizes[new] += 1
         for j in range(width):
@@ -155,16 +160,22 @@ def _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q, n_
     return -1
 
 
-def mixture_chain(X, *, alpha_grid, alpha0_grid, f0, f1, n_iter, burn_in, thin, n_label_sweeps=5,
-                  n_theta_updates=20, slice_width=1.0, adjustment=None, n_discarded=0, seed=0):  # fmt: skip
+def mixture_chain(X, rng, schedule, *, alpha_grid, alpha0_grid, class_pseudo_counts=(1.0, 1.0), n_label_sweeps=5,
+                  n_theta_updates=20, slice_width=1.0, adjustment=None, n_discarded=0, advance=None):  # fmt: skip
     """Run one Gibbs chain of the mixture model (spec §5.3–5.4).
 
     Parameters
     ----------
     X : ndarray of shape (n, k + 1), values 0/1
         Column 0 is the response x_0, columns 1..k the selected features.
+    rng : numpy.random.Generator
+        The chain's generator; every draw of the chain comes from it.
+    schedule : hdbayes.mcmc.Schedule
+        Iterations, burn-in and thinning.
     alpha_grid, alpha0_grid : ndarray
         Grid values of α and α_0 (uniform prior over each grid, eq. 2.88).
+    class_pseudo_counts : pair of float
+        (f0, f1): ψ ~ Beta(f1, f0).
     slice_width : float
         Initial interval of the slice sampler for θ.
     adjustment : MixtureAdjustmentCache, optional
@@ -174,20 +185,22 @@ def mixture_chain(X, *, alpha_grid, alpha0_grid, f0, f1, n_iter, burn_in, thin, 
         table is computed at once, which is cheaper in bulk.
     n_discarded : int
         p − k.
-    seed : int
+    advance : callable, optional
+        Called with 1 after every iteration (the progress bar of :func:`hdbayes.mcmc.run_chains`).
 
     Returns
     -------
-    dict
-        Saved draws (``theta`` (S, k+1), ``ones`` (S, 2, k+1), ``sizes`` (S, 2),
-        ``alpha`` and ``alpha0`` (S,)), and traces over all iterations of ``alpha``,
-        ``alpha0`` and ``smaller_component`` (the size of the smaller label group),
-        and ``n_keys`` (values of q computed).
+    hdbayes.mcmc.ChainDraws
+        ``posterior``: the saved draws of ``theta`` (S, k+1), ``ones`` (S, 2, k+1),
+        ``sizes`` (S, 2), ``alpha``, ``alpha0``, ``log_alpha``, ``log_alpha0`` and
+        ``smaller_component`` (the size of the smaller label group) (S,);
+        ``warmup``: ``log_alpha``, ``log_alpha0`` and ``smaller_component`` at every
+        burn-in iteration; ``sample_stats``: ``n_adjustment_keys``, the values of q
+        computed up to each saved draw.
     """
     X = np.ascontiguousarray(X, dtype=np.int64)
     n, width = X.shape
-    rng = np.random.default_rng(seed)
-    _seed_numba(int(rng.integers(2**31 - 1)))
+    f0, f1 = (float(value) for value in class_pseudo_counts)
     n0 = int((X[:, 0] == 0).sum())
     n1 = n - n0
     z = X[:, 0].copy()  # start with the labels equal to the response (spec §5.4 iv)
@@ -200,6 +213,7 @@ def mixture_chain(X, *, alpha_grid, alpha0_grid, f0, f1, n_iter, burn_in, thin, 
     theta = (X.sum(axis=0) + 0.5) / (n + 1.0)
     log_q = np.full((n0 + 1, n1 + 1, alpha_grid.shape[0]), np.nan)
     use_adjustment = adjustment is not None and n_discarded > 0
+    label_weight = float(n_discarded) if use_adjustment else 0.0  # the power of q in the label conditionals
     n_keys = 0
 
     def ensure(a, b):
@@ -214,30 +228,35 @@ def mixture_chain(X, *, alpha_grid, alpha0_grid, f0, f1, n_iter, burn_in, thin, 
 
     alpha_index = alpha_grid.shape[0] // 2
     alpha0_index = alpha0_grid.shape[0] // 2
-    n_saved = max((n_iter - burn_in) // thin, 0)
+    n_saved = schedule.n_saved
     saved = {
         "theta": np.empty((n_saved, width)),
         "ones": np.empty((n_saved, 2, width), dtype=np.int64),
         "sizes": np.empty((n_saved, 2), dtype=np.int64),
         "alpha": np.empty(n_saved),
         "alpha0": np.empty(n_saved),
+        "smaller_component": np.empty(n_saved, dtype=np.int64),
     }
-    traces = {name: np.empty(n_iter) for name in ("alpha", "alpha0", "smaller_component")}
-    count = 0
-    for iteration in range(n_iter):
+    warmup = {
+        "log_alpha": np.empty(schedule.burn_in),
+        "log_alpha0": np.empty(schedule.burn_in),
+        "smaller_component": np.empty(schedule.burn_in, dtype=np.int64),
+    } if schedule.burn_in else {}  # fmt: skip
+    keys_computed = np.empty(n_saved, dtype=np.int64)
+    for iteration in range(schedule.n_iter):
         # α and α_0 from their grid conditionals (eq. 2.96; the adjustment multiplies α's)
         log_weights = _alpha_log_conditional(alpha_grid, theta, ones, sizes, 1, width)
         if use_adjustment:
             ensure(key[0, 0], key[0, 1])
             log_weights = log_weights + n_discarded * log_q[key[0, 0], key[0, 1]]
-        alpha_index = _draw_index(log_weights)
-        alpha0_index = _draw_index(_alpha_log_conditional(alpha0_grid, theta, ones, sizes, 0, 1))
+        alpha_index = _draw_index(log_weights, rng)
+        alpha0_index = _draw_index(_alpha_log_conditional(alpha0_grid, theta, ones, sizes, 0, 1), rng)
         alpha, alpha0 = alpha_grid[alpha_index], alpha0_grid[alpha0_index]
         for _ in range(n_label_sweeps):
             start = 0
             while start >= 0:
-                start = _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q,
-                                     float(n_discarded) if use_adjustment else 0.0, alpha_index, start)  # fmt: skip
+                start = _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q, label_weight,
+                                     alpha_index, start, rng)  # fmt: skip
                 if start >= 0:  # compute the two values the paused update needs, then resume
                     a, b = key[0, 0], key[0, 1]
                     current = z[start]
@@ -245,26 +264,27 @@ def mixture_chain(X, *, alpha_grid, alpha0_grid, f0, f1, n_iter, burn_in, thin, 
                     b -= current if X[start, 0] == 1 else 0
                     ensure(a, b)
                     ensure(a + (X[start, 0] == 0), b + (X[start, 0] == 1))
-            _update_thetas(theta, ones, sizes, alpha0, alpha, n_theta_updates, slice_width)
-        traces["alpha"][iteration] = alpha
-        traces["alpha0"][iteration] = alpha0
-        traces["smaller_component"][iteration] = sizes.min()
-        if iteration >= burn_in and (iteration + 1 - burn_in) % thin == 0 and count < n_saved:
-            saved["theta"][count] = theta
-            saved["ones"][count] = ones
-            saved["sizes"][count] = sizes
-            saved["alpha"][count] = alpha
-            saved["alpha0"][count] = alpha0
-            count += 1
-    return {**saved, "traces": traces, "n_keys": n_keys}
+            _update_thetas(theta, ones, sizes, alpha0, alpha, n_theta_updates, slice_width, rng)
+        if iteration < schedule.burn_in:
+            warmup["log_alpha"][iteration] = np.log(alpha)
+            warmup["log_alpha0"][iteration] = np.log(alpha0)
+            warmup["smaller_component"][iteration] = sizes.min()
+        slot = schedule.slot(iteration)
+        if slot >= 0:
+            saved["theta"][slot] = theta
+            saved["ones"][slot] = ones
+            saved["sizes"][slot] = sizes
+            saved["alpha"][slot] = alpha
+            saved["alpha0"][slot] = alpha0
+            saved["smaller_component"][slot] = sizes.min()
+            keys_computed[slot] = n_keys
+        if advance is not None:
+            advance(1)
+    posterior = {**saved, "log_alpha": np.log(saved["alpha"]), "log_alpha0": np.log(saved["alpha0"])}
+    return ChainDraws(posterior=posterior, warmup=warmup, sample_stats={"n_adjustment_keys": keys_computed})
 
 
-@jit(nogil=False)
-def _seed_numba(seed):
-    np.random.seed(seed)
-
-
-def mixture_log_class_numerators(X, theta, ones, sizes, alpha, alpha0, f0, f1):
+def mixture_log_class_numerators(X, theta, ones, sizes, alpha, alpha0, class_pseudo_counts):
     """log P(x*_0 = c, x*_{1:k} | training data) for c = 0, 1 by the ratio of Monte Carlo
     averages over draws (eq. 2.85–2.90), up to a common constant.
 
@@ -277,6 +297,8 @@ def mixture_log_class_numerators(X, theta, ones, sizes, alpha, alpha0, f0, f1):
         Test values of the selected features.
     theta : ndarray (S, k+1); ones : ndarray (S, 2, k+1); sizes : ndarray (S, 2)
     alpha, alpha0 : ndarray (S,)
+    class_pseudo_counts : pair of float
+        (f0, f1).
 
     Returns
     -------
@@ -290,7 +312,8 @@ def mixture_log_class_numerators(X, theta, ones, sizes, alpha, alpha0, f0, f1):
         denominator
     )
     n = sizes[0].sum()
-    log_psi = np.log(np.array([f0, f1])[None, :] + sizes) - np.log(f0 + f1 + n)  # (S, 2)
+    f = np.asarray(class_pseudo_counts, dtype=np.float64)
+    log_psi = np.log(f[None, :] + sizes) - np.log(f.sum() + n)  # (S, 2)
     weights = (log_phi[:, :, 1:] - log_not_phi[:, :, 1:]).reshape(n_samples * 2, width - 1)
     offset = log_not_phi[:, :, 1:].sum(axis=-1) + log_psi  # (S, 2)
     scores = np.asarray(X @ weights.T).reshape(X.shape[0], n_samples, 2) + offset[None]  # (N, S, z*)
@@ -301,14 +324,14 @@ def mixture_log_class_numerators(X, theta, ones, sizes, alpha, alpha0, f0, f1):
     return out
 
 
-class BiasCorrectedMixture(BinarySelectionBiasClassifier):
+class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
     """Bayesian binary mixture model with correction for feature-selection bias.
 
     The binary response is modelled as feature 0 of a two-component mixture of
     independent binary features (thesis §2.4), so features are related to the
     response only through a latent class. ``fit`` takes all p candidate binary
-    features, keeps the ``n_features_to_select`` most correlated with the response (or those
-    above ``threshold``), and samples the posterior by Gibbs sampling; with
+    features, keeps the ``n_features_to_select`` most correlated with the response
+    (or those above ``threshold``), and samples the posterior by Gibbs sampling; with
     ``correct=True`` it conditions on the p − k discarded features.
 
     Parameters
@@ -317,8 +340,9 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         As in :class:`~hdbayes.BiasCorrectedNaiveBayes` (selection by |COR| with the
         response; the same boundary convention).
     correct : bool, default=True
-    f0, f1 : float, default=1.0
-        Beta(f1, f0) prior of ψ = P(z = 1).
+    class_pseudo_count : float or array-like of shape (2,), default=1.0
+        Pseudo-counts (f0, f1) of the latent classes, ψ = P(z = 1) ~ Beta(f1, f0): one
+        number for both, or one per class.
     alpha0_shape, alpha0_scale, alpha_shape, alpha_scale : float, default=0.5, 5, 0.5, 5
         Inverse-Gamma priors of α_0 (response) and α (features).
     n_alpha : int, default=10
@@ -332,9 +356,6 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         log conditional of α at p − k = 10⁴). Thesis setting: ``adjust_theta_rule="simpson"``.
     n_theta_adjust : int, optional
         Points of that rule (default: 11 for Simpson, the exact number for Gauss–Legendre).
-    n_iter, burn_in, thin : int, default=400, 100, 3
-        Gibbs iterations; draws after ``burn_in``, every ``thin``-th, are used. The
-        thesis does not state its run lengths.
     n_label_sweeps : int, default=5
         Passes of {all labels, all θ} per iteration.
     n_theta_updates : int, default=20
@@ -344,15 +365,21 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         (0, 1), so the update is mostly shrinkage; measured at k = 1000 it is as fast
         as intervals scaled to each θ_j's posterior spread (3.5 s against 4.1 s per 50
         iterations).
-    n_chains : int, default=1
     binarize : float, "median" or None, default=0.0
         Values > 0.0 become 1 and the rest 0, as in scikit-learn's ``BernoulliNB`` (0/1 data
         pass unchanged); ``"median"``: each feature at its training median (stored in
         ``binarize_thresholds_``, the gene-expression choice); None: the data must already
         be 0/1 and anything else is refused.
-    random_state : int, Generator, RandomState or None
+    n_iter, burn_in, thin : int, default=400, 100, 3
+        Gibbs iterations per chain; draws after ``burn_in``, every ``thin``-th, are used.
+        The thesis does not state its run lengths.
+    n_chains : int, default=1
     n_jobs : int, optional
         Chains in parallel threads; results do not depend on it.
+    random_state : int, Generator, RandomState or None
+        Seeds the chains and breaks ties at the selection boundary.
+    progress : bool or None, default=None
+        Progress bar (None: only on an interactive terminal).
 
     Attributes
     ----------
@@ -360,10 +387,39 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
     binarize_thresholds_ : None, float or ndarray of shape (n_features_in_,)
         The thresholds ``binarize`` stands for on the training data.
     alpha_grid_, alpha0_grid_ : ndarray of shape (n_alpha,)
-    alpha_trace_, alpha0_trace_, smaller_component_trace_ : ndarray of shape (n_chains, n_iter)
+    trace_ : hdbayes.mcmc.Trace
+        Post-burn-in draws shaped (chain, draw, ...): ``theta`` (k+1), ``ones`` (2, k+1),
+        ``sizes`` (2), ``alpha``, ``alpha0``, ``log_alpha``, ``log_alpha0`` and
+        ``smaller_component`` (the size of the smaller label group); ``trace_.warmup``
+        holds ``log_alpha``, ``log_alpha0`` and ``smaller_component`` during burn-in.
+        Monitored (:meth:`mcmc_summary`): ``log_alpha``, ``log_alpha0``, ``smaller_component``.
     n_adjustment_keys_ : ndarray of shape (n_chains,)
-        Distinct label configurations (#{z=1, x_0=0}, #{z=1, x_0=1}) for which q was computed.
+        Distinct label configurations (#{z=1, x_0=0}, #{z=1, x_0=1}) for which q was
+        computed, up to each chain's last saved draw.
+
+    Examples
+    --------
+    >>> from hdbayes import BiasCorrectedMixture
+    >>> from hdbayes.datasets import simulate_mixture
+    >>> data = simulate_mixture(n_features=200, n_samples=40, n_test=5, random_state=0)
+    >>> model = BiasCorrectedMixture(n_features_to_select=5, n_iter=20, burn_in=10, thin=2, random_state=0)
+    >>> model.fit(data.X, data.y).predict_proba(data.X_test).shape
+    (5, 2)
+    >>> model.trace_["log_alpha"].shape  # (chain, draw)
+    (1, 5)
     """
+
+    _parameter_constraints = {
+        **BINARY_PARAMETER_CONSTRAINTS,
+        **{name: [POSITIVE] for name in ("alpha0_shape", "alpha0_scale", "alpha_shape", "alpha_scale")},
+        "n_alpha": [Interval(Integral, 1, None, closed="left")],
+        "adjust_theta_rule": [StrOptions({"exact", "simpson"})],
+        "n_theta_adjust": [Interval(Integral, 1, None, closed="left"), None],
+        "n_label_sweeps": [Interval(Integral, 1, None, closed="left")],
+        "n_theta_updates": [Interval(Integral, 1, None, closed="left")],
+        "slice_width": [POSITIVE],
+        **MCMC_PARAMETER_CONSTRAINTS,
+    }
 
     def __init__(
         self,
@@ -371,8 +427,7 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         *,
         threshold=None,
         correct=True,
-        f0=1.0,
-        f1=1.0,
+        class_pseudo_count=1.0,
         alpha0_shape=0.5,
         alpha0_scale=5.0,
         alpha_shape=0.5,
@@ -380,22 +435,22 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         n_alpha=10,
         adjust_theta_rule="exact",
         n_theta_adjust=None,
-        n_iter=400,
-        burn_in=100,
-        thin=3,
         n_label_sweeps=5,
         n_theta_updates=20,
         slice_width=1.0,
-        n_chains=1,
         binarize=0.0,
-        random_state=None,
+        n_iter=400,
+        burn_in=100,
+        thin=3,
+        n_chains=1,
         n_jobs=None,
+        random_state=None,
+        progress=None,
     ):
         self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.correct = correct
-        self.f0 = f0
-        self.f1 = f1
+        self.class_pseudo_count = class_pseudo_count
         self.alpha0_shape = alpha0_shape
         self.alpha0_scale = alpha0_scale
         self.alpha_shape = alpha_shape
@@ -403,33 +458,19 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         self.n_alpha = n_alpha
         self.adjust_theta_rule = adjust_theta_rule
         self.n_theta_adjust = n_theta_adjust
-        self.n_iter = n_iter
-        self.burn_in = burn_in
-        self.thin = thin
         self.n_label_sweeps = n_label_sweeps
         self.n_theta_updates = n_theta_updates
         self.slice_width = slice_width
-        self.n_chains = n_chains
         self.binarize = binarize
-        self.random_state = random_state
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.thin = thin
+        self.n_chains = n_chains
         self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
 
-    def _check_params(self):
-        self._check_selection_params()
-        for name in ("f0", "f1", "alpha0_shape", "alpha0_scale", "alpha_shape", "alpha_scale"):
-            check_positive(name, getattr(self, name))
-        check_positive("slice_width", self.slice_width)
-        check_count("n_alpha", self.n_alpha)
-        check_theta_rule("adjust_theta_rule", self.adjust_theta_rule, "n_theta_adjust", self.n_theta_adjust)
-        check_binarize(self.binarize)
-        for name in ("n_iter", "thin", "n_label_sweeps", "n_theta_updates", "n_chains"):
-            check_count(name, getattr(self, name))
-        check_count("burn_in", self.burn_in, minimum=0)
-        if (self.n_iter - self.burn_in) // self.thin < 1:
-            raise InputValueError(
-                f"n_iter={self.n_iter}, burn_in={self.burn_in}, thin={self.thin} leave no draws for prediction"
-            )
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Select features by |correlation| with y and sample the posterior.
 
@@ -444,12 +485,10 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
         -------
         self
         """
-        from joblib import Parallel, delayed
-
-        self._check_params()
-        X, y01 = self._validate_training_data(X, y)
+        check_theta_rule(self.adjust_theta_rule, "n_theta_adjust", self.n_theta_adjust)
+        schedule = self._schedule()
         rng = check_generator(self.random_state)
-        selection = self._select_features(abs_correlation(X, y01), "correlation", rng, X)
+        X, y01, selection, pseudo_counts = self._fit_selection(X, y, rng)
         selected = X[:, selection.indices]
         selected = selected.toarray() if hasattr(selected, "toarray") else np.asarray(selected)
         data = np.column_stack([y01.astype(np.int64), selected.astype(np.int64)])
@@ -470,57 +509,31 @@ class BiasCorrectedMixture(BinarySelectionBiasClassifier):
                 cause=f"no feature with {n0} and {n1} cases per class can have |correlation| in the discarded "
                 f"region at the threshold {selection.threshold:g}",
             )
+        self._class_pseudo_counts = pseudo_counts
 
-        seeds = rng.integers(0, 2**31 - 1, size=self.n_chains)
-        chains = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(mixture_chain)(
-                data,
-                alpha_grid=self.alpha_grid_,
-                alpha0_grid=self.alpha0_grid_,
-                f0=self.f0,
-                f1=self.f1,
-                n_iter=self.n_iter,
-                burn_in=self.burn_in,
-                thin=self.thin,
-                n_label_sweeps=self.n_label_sweeps,
-                n_theta_updates=self.n_theta_updates,
-                slice_width=self.slice_width,
-                adjustment=cache,
-                n_discarded=n_discarded,
-                seed=int(seed),
+        def chain(chain_rng, chain_schedule, advance):
+            return mixture_chain(
+                data, chain_rng, chain_schedule, alpha_grid=self.alpha_grid_, alpha0_grid=self.alpha0_grid_,
+                class_pseudo_counts=pseudo_counts, n_label_sweeps=self.n_label_sweeps,
+                n_theta_updates=self.n_theta_updates, slice_width=self.slice_width, adjustment=cache,
+                n_discarded=n_discarded, advance=advance,
             )  # fmt: skip
-            for seed in seeds
-        )
-        for name in ("theta", "ones", "sizes", "alpha", "alpha0"):
-            setattr(self, f"{name}_samples_", np.concatenate([c[name] for c in chains]))
-        for name in ("alpha", "alpha0", "smaller_component"):
-            setattr(self, f"{name}_trace_", np.stack([c["traces"][name] for c in chains]))
-        self.n_adjustment_keys_ = np.array([c["n_keys"] for c in chains])
+
+        trace = self._run_chains(
+            chain, desc="mixture", schedule=schedule, seeds=rng.integers(0, 2**31 - 1, size=self.n_chains),
+            trace_options={
+                "monitored": ("log_alpha", "log_alpha0", "smaller_component"),
+                "dims": {"theta": ["feature"], "ones": ["label", "feature"], "sizes": ["label"]},
+            },
+        )  # fmt: skip
+        self.n_adjustment_keys_ = trace.sample_stats["n_adjustment_keys"][:, -1].copy()
         return self
 
     def _joint_log_likelihood(self, X):
         X_selected = X[:, self.selected_features_]
         X_selected = X_selected.tocsr() if hasattr(X_selected, "tocsr") else X_selected.astype(np.float64)
+        trace = self.trace_
         return mixture_log_class_numerators(
-            X_selected, self.theta_samples_, self.ones_samples_, self.sizes_samples_,
-            self.alpha_samples_, self.alpha0_samples_, self.f0, self.f1,
+            X_selected, trace.flat("theta"), trace.flat("ones"), trace.flat("sizes"), trace.flat("alpha"),
+            trace.flat("alpha0"), self._class_pseudo_counts,
         )  # fmt: skip
-
-    def to_inference_data(self):
-        """ArviZ ``InferenceData`` with the traces of log α, log α_0 and the smaller
-        component's size, for all chains (``posterior`` after burn-in, every ``thin``-th
-        iteration; ``warmup_posterior`` the burn-in)."""
-        import arviz as az
-
-        check_is_fitted(self)
-        keep = np.arange(self.burn_in + self.thin - 1, self.n_iter, self.thin)
-        traces = {
-            "log_alpha": np.log(self.alpha_trace_),
-            "log_alpha0": np.log(self.alpha0_trace_),
-            "smaller_component": self.smaller_component_trace_,
-        }
-        posterior = {name: values[:, keep] for name, values in traces.items()}
-        warmup = {name: values[:, : self.burn_in] for name, values in traces.items()}
-        return az.from_dict(
-            posterior=posterior, warmup_posterior=warmup if self.burn_in else None, save_warmup=self.burn_in > 0
-        )
