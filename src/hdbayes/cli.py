@@ -25,7 +25,12 @@ column names; every column but the target is a feature and must be numeric and f
 ``classify --binarize T`` (a number, or ``median`` for each feature's training median)
 maps feature values > T to 1; ``bernoulli-nb`` then selects by mutual information on the
 binarised features. ``categorical-nb --n-categories N`` reserves categories 0..N-1 (for
-values unseen in training).
+values unseen in training). ``--n-features K`` is the estimators' ``n_features_to_select``;
+``--class-pseudo-count C`` (every model) is the Dirichlet pseudo-count of each class
+(``class_pseudo_count``); ``--alpha A`` (bernoulli-nb, categorical-nb, multinomial-nb) is the
+feature smoothing pseudo-count (scikit-learn's ``alpha``). The MCMC models (gaussian, mixture)
+print the posterior mean, R-hat and effective sample size of each variable the estimator
+monitors (its ``mcmc_summary()``).
 
 Output files: ``--out -`` writes the CSV to standard output (the report lines then go to
 standard error). A regular file is replaced atomically (a failed run leaves the old one
