@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from hdbayes._numba import jit
 from hdbayes.datasets import simulate_cauchy_classification, simulate_hmm
+from hdbayes.exceptions import is_input_error
 from hdbayes.interactions import group_sequence_patterns
 from hdbayes.interactions.models import (
     CompressedInteractionClassifier,
@@ -129,8 +131,8 @@ def test_compressed_and_uncompressed_predictions_agree():
     common = dict(order=2, prior="gaussian", n_iter=1500, burn_in=300, thin=2, n_chains=2, random_state=0)
     compressed = CompressedSequenceModel(**common).fit(X_train, y_train)
     original = CompressedSequenceModel(compress=False, **common).fit(X_train, y_train)
-    assert compressed.s_samples_.shape[1] == compressed.n_compressed_
-    assert original.s_samples_.shape[1] == original.n_original_
+    assert compressed.trace_["s"].shape == (2, 600, compressed.n_compressed_, 1)
+    assert original.trace_["s"].shape == (2, 600, original.n_original_, 1)
     assert compressed.n_compressed_ < compressed.n_original_
     p1 = compressed.predict_proba(X_test)
     p2 = original.predict_proba(X_test)
@@ -139,31 +141,95 @@ def test_compressed_and_uncompressed_predictions_agree():
 
 
 def test_higher_order_beats_first_order_on_hmm_data():
-    d = simulate_hmm(n_train=300, n_test=500, random_state=0)
+    d = simulate_hmm(n_samples=300, n_test=500, random_state=0)
     amlp = {}
     for order in (1, 5):
         model = CompressedSequenceModel(order=order, n_iter=300, burn_in=100, random_state=0)
-        model.fit(d.X_train, d.y_train)
+        model.fit(d.X, d.y)
         amlp[order] = average_minus_log_probability(d.y_test, model.predict_proba(d.X_test))
-        assert model.log_sigma_trace_.shape == (1, 300, order + 1)
-        assert model.sigma_samples_.shape == (40, order + 1)
+        assert model.trace_["sigma"].shape == (1, 40, order + 1)  # post-burn-in draws only
+        assert model.trace_.warmup["sigma"].shape == (1, 100, order + 1)
     assert amlp[5] < amlp[1] - 0.05
 
 
 def test_reproducible_and_independent_of_n_jobs():
-    d = simulate_hmm(n_train=80, n_test=30, random_state=2)
+    d = simulate_hmm(n_samples=80, n_test=30, random_state=2)
     kw = dict(order=6, n_iter=60, burn_in=20, thin=4, n_chains=2, random_state=7)
-    a = CompressedSequenceModel(n_jobs=1, **kw).fit(d.X_train, d.y_train)
-    b = CompressedSequenceModel(n_jobs=2, **kw).fit(d.X_train, d.y_train)
-    np.testing.assert_array_equal(a.s_samples_, b.s_samples_)
-    np.testing.assert_array_equal(a.log_sigma_trace_, b.log_sigma_trace_)
+    a = CompressedSequenceModel(n_jobs=1, **kw).fit(d.X, d.y)
+    b = CompressedSequenceModel(n_jobs=2, **kw).fit(d.X, d.y)
+    for group in ("posterior", "warmup"):
+        for name, values in getattr(a.trace_, group).items():
+            np.testing.assert_array_equal(values, getattr(b.trace_, group)[name])
     np.testing.assert_array_equal(a.predict_proba(d.X_test), b.predict_proba(d.X_test))
     np.testing.assert_array_equal(a.predict_proba(d.X_test), a.predict_proba(d.X_test))
-    assert not np.array_equal(a.log_sigma_trace_[0], a.log_sigma_trace_[1])  # chains differ
-    c = CompressedSequenceModel(n_jobs=1, **{**kw, "random_state": 8}).fit(d.X_train, d.y_train)
-    assert not np.array_equal(a.s_samples_, c.s_samples_)
-    idata = a.to_inference_data()
-    assert idata.posterior["log_sigma"].shape == (2, 60, 7)
+    assert not np.array_equal(a.trace_["sigma"][0], a.trace_["sigma"][1])  # chains differ
+    c = CompressedSequenceModel(n_jobs=1, **{**kw, "random_state": 8}).fit(d.X, d.y)
+    assert not np.array_equal(a.trace_["s"], c.trace_["s"])
+
+
+def test_trace_holds_post_burn_in_draws_and_the_warmup_apart():
+    """ArviZ output: posterior = the saved draws after burn-in, warmup_posterior = σ during burn-in."""
+    d = simulate_hmm(n_samples=80, n_test=5, random_state=2)
+    model = CompressedSequenceModel(order=6, n_iter=60, burn_in=20, thin=4, n_chains=2, random_state=7)
+    model.fit(d.X, d.y)
+    idata = model.to_inference_data()
+    assert idata.posterior["sigma"].shape == (2, 10, 7)
+    assert idata.posterior["s"].shape == (2, 10, model.n_compressed_, 1)
+    assert idata.warmup_posterior["sigma"].shape == (2, 20, 7)
+    assert list(idata.posterior["sigma"].dims) == ["chain", "draw", "order"]
+    np.testing.assert_array_equal(idata.posterior["sigma"].values[..., 0], 5.0)  # σ_0 is fixed
+    summary = model.mcmc_summary()
+    assert list(summary) == [f"log_sigma_{o}" for o in range(1, 7)]
+    np.testing.assert_allclose(summary["log_sigma_2"]["mean"], np.log(model.trace_["sigma"][..., 2]).mean())
+    assert np.isfinite(summary["log_sigma_1"]["r_hat"])
+    assert not hasattr(model, "fit_seconds_")
+
+
+def test_predict_log_proba_is_the_log_of_the_averaged_probabilities():
+    """predict_log_proba, predict_proba and predict come from one joint log-likelihood; ties go
+    to the first class; the log of a tiny probability survives where 1 − p would round to 0."""
+    d = simulate_cauchy_classification(n_samples=100, n_test=50, n_features=4, order=2, random_state=1)
+    model = CompressedInteractionClassifier(order=2, n_iter=60, burn_in=20, thin=2, random_state=0).fit(d.X, d.y)
+    log_proba = model.predict_log_proba(d.X_test)
+    np.testing.assert_allclose(np.exp(log_proba), model.predict_proba(d.X_test), rtol=1e-12)
+    np.testing.assert_allclose(np.exp(log_proba).sum(axis=1), 1.0, rtol=1e-12)
+    jll = model.predict_joint_log_proba(d.X_test)
+    np.testing.assert_array_equal(model.predict(d.X_test), model.classes_[np.argmax(jll, axis=1)])
+    # the kernel averages in log space: one group, σ_0 = 5, the draws' linear predictors given
+    from scipy.special import logsumexp
+
+    from hdbayes.interactions.sampler import predict_kernel
+
+    big = np.full((1, 1, 1), 800.0)  # one draw with linear predictor 800: p0 = e^-800 (underflows)
+    tiny = predict_kernel(big, np.array([[5.0]]), np.ones((1, 1)), np.array([0, 1]), np.array([0]),
+                          np.ones((1, 1)), np.zeros((1, 1)), 2, 1, np.random.default_rng(0))  # fmt: skip
+    np.testing.assert_allclose(tiny, [[-800.0, 0.0]], rtol=1e-15, atol=1e-300)
+    two = np.array([[[800.0]], [[-3.0]]])
+    mixed = predict_kernel(two, np.array([[5.0], [5.0]]), np.ones((1, 1)), np.array([0, 1]), np.array([0]),
+                           np.ones((1, 1)), np.zeros((1, 1)), 2, 1, np.random.default_rng(0))  # fmt: skip
+    expected = logsumexp([[-800.0, 0.0], [-np.log1p(np.exp(-3.0)), -3.0 - np.log1p(np.exp(-3.0))]], axis=0)
+    np.testing.assert_allclose(mixed[0], expected - np.log(2), rtol=1e-14)
+
+
+def test_fit_and_predict_leave_numbas_global_generator_alone():
+    """The chains and prediction draw from Generators passed in: numba's global stream is untouched."""
+    d = simulate_hmm(n_samples=40, n_test=5, random_state=0)
+
+    @jit(cache=False)
+    def seed_and_draw(seed):
+        np.random.seed(seed)
+        return np.random.random()
+
+    @jit(cache=False)
+    def draw():
+        return np.random.random()
+
+    seed_and_draw(5)
+    expected = draw()
+    seed_and_draw(5)
+    model = CompressedSequenceModel(order=3, n_iter=20, burn_in=5, random_state=0).fit(d.X, d.y)
+    model.predict_proba(d.X_test)
+    assert draw() == expected
 
 
 def test_sigma_prior_quantiles():
@@ -182,11 +248,11 @@ def test_sigma_prior_quantiles():
 
 
 def test_classifier_beats_class_frequencies():
-    d = simulate_cauchy_classification(n_train=200, n_test=400, n_features=4, order=2, random_state=1)
+    d = simulate_cauchy_classification(n_samples=200, n_test=400, n_features=4, order=2, random_state=1)
     model = CompressedInteractionClassifier(order=2, n_iter=300, burn_in=100, random_state=0)
-    model.fit(d.X_train, d.y_train)
+    model.fit(d.X, d.y)
     proba = model.predict_proba(d.X_test)
-    freq = np.bincount(d.y_train, minlength=2) / d.y_train.shape[0]
+    freq = np.bincount(d.y, minlength=2) / d.y.shape[0]
     baseline = average_minus_log_probability(d.y_test, np.tile(freq, (d.y_test.shape[0], 1)))
     assert average_minus_log_probability(d.y_test, proba) < baseline - 0.05
     assert model.n_compressed_ <= model.n_original_
@@ -194,13 +260,13 @@ def test_classifier_beats_class_frequencies():
 
 
 def test_classifier_uncompressed_agrees():
-    d = simulate_cauchy_classification(n_train=15, n_test=30, n_features=4, order=2, random_state=4)
+    d = simulate_cauchy_classification(n_samples=15, n_test=30, n_features=4, order=2, random_state=4)
     # σ_2 mixes slowly here (few order-2 groups): the across-seed sd of a probability is ≈ 0.05 for
     # these chains, while the mean over 6 seeds of each method agreed to 0.011 ± 0.006 (no bias)
     common = dict(order=2, prior="gaussian", n_iter=4000, burn_in=500, thin=5, n_chains=4, random_state=0, n_jobs=2)
-    a = CompressedInteractionClassifier(**common).fit(d.X_train, d.y_train)
-    b = CompressedInteractionClassifier(compress=False, **common).fit(d.X_train, d.y_train)
-    assert b.s_samples_.shape[1] == a.n_original_ > a.n_compressed_
+    a = CompressedInteractionClassifier(**common).fit(d.X, d.y)
+    b = CompressedInteractionClassifier(compress=False, **common).fit(d.X, d.y)
+    assert b.trace_["s"].shape[2] == a.n_original_ > a.n_compressed_
     assert np.max(np.abs(a.predict_proba(d.X_test) - b.predict_proba(d.X_test))) < 0.08
 
 
@@ -209,7 +275,7 @@ def test_three_classes_and_labels():
     X = rng.choice(["a", "b", "c"], size=(90, 5))
     y = np.where(X[:, -1] == "a", "x", np.where(X[:, -1] == "b", "y", "z"))
     model = CompressedSequenceModel(order=3, prior="gaussian", n_iter=200, burn_in=50, random_state=0).fit(X, y)
-    assert model.s_samples_.shape[2] == 3
+    assert model.trace_["s"].shape[3] == 3
     proba = model.predict_proba(X[:20])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert np.mean(model.predict(X[:20]) == y[:20]) > 0.9
@@ -218,21 +284,25 @@ def test_three_classes_and_labels():
 @pytest.mark.parametrize(
     ("kwargs", "X", "y", "error", "match"),
     [
-        ({"order": 0}, [[0, 1], [1, 0]], [0, 1], ValueError, "order"),
+        ({"order": 0}, [[0, 1], [1, 0]], [0, 1], ValueError, "'order' parameter"),
         ({"order": 3}, [[0, 1], [1, 0]], [0, 1], ValueError, "exceeds"),
         ({"order": 1}, [[0, np.nan], [1, 0]], [0, 1], ValueError, "NaN"),
         ({"order": 1}, [[0, 1], [1, 0]], [1, 1], ValueError, "single class"),
         ({"order": 1}, [[0, 1], [1, 0]], [0, 1, 1], ValueError, "inconsistent numbers of samples"),
-        ({"order": 1, "prior": "laplace"}, [[0, 1], [1, 0]], [0, 1], ValueError, "prior"),
-        ({"order": 1, "n_iter": 10, "burn_in": 10}, [[0, 1], [1, 0]], [0, 1], ValueError, "no sample"),
-        ({"order": 1.5}, [[0, 1], [1, 0]], [0, 1], TypeError, "order"),
+        ({"order": 1, "prior": "laplace"}, [[0, 1], [1, 0]], [0, 1], ValueError, "'prior' parameter"),
+        ({"order": 1, "n_iter": 10, "burn_in": 10}, [[0, 1], [1, 0]], [0, 1], ValueError, "leave no draws"),
+        ({"order": 1.5}, [[0, 1], [1, 0]], [0, 1], ValueError, "'order' parameter"),
+        ({"order": 1, "compress": "yes"}, [[0, 1], [1, 0]], [0, 1], ValueError, "'compress' parameter"),
+        ({"order": 1, "progress": 2}, [[0, 1], [1, 0]], [0, 1], ValueError, "'progress' parameter"),
+        ({"order": 1, "sigma_width": 0.0}, [[0, 1], [1, 0]], [0, 1], ValueError, "'sigma_width' parameter"),
         ({"order": 1}, [0, 1], [0, 1], ValueError, "Expected 2D array"),
     ],
 )
 def test_bad_input(kwargs, X, y, error, match):
     for cls in (CompressedSequenceModel, CompressedInteractionClassifier):
-        with pytest.raises(error, match=match):
+        with pytest.raises(error, match=match) as caught:
             cls(**kwargs).fit(np.asarray(X), y)
+        assert is_input_error(caught.value)
 
 
 def test_predict_before_fit():

@@ -21,6 +21,7 @@ from hdbayes.interactions.patterns import (
     group_sequence_patterns,
 )
 from hdbayes.interactions.sampler import chain_arguments, predict_kernel
+from hdbayes.mcmc import Schedule
 
 
 def _oracle_sequence_case(grouping, x):
@@ -112,11 +113,13 @@ def _oracle_structure(grouping, expanded, X):
     )
 
 
-def _oracle_proba(model, X):
+def _oracle_log_proba(model, X):
+    """The prediction kernel on the oracle's structure, with the model's saved draws and seed."""
     ptr, groups, counts, new = _oracle_structure(model.grouping_, model.expanded_, np.asarray(X))
     return predict_kernel(
-        model.s_samples_, model.sigma_samples_, model._order_counts, ptr, groups, counts, new,
-        model.classes_.shape[0], model.index_, model._predict_seed,
+        np.ascontiguousarray(model.trace_.flat("s")), np.ascontiguousarray(model.trace_.flat("sigma")),
+        model._order_counts, ptr, groups, counts, new, model.classes_.shape[0], model.index_,
+        np.random.default_rng(model._predict_seed),
     )  # fmt: skip
 
 
@@ -131,29 +134,29 @@ def _assert_same_structure(got, expected):
 @pytest.mark.parametrize("compress", [True, False])
 @pytest.mark.parametrize("prior", ["cauchy", "gaussian"])
 def test_sequence_prediction_equals_the_per_case_oracle(prior, compress):
-    d = simulate_hmm(n_train=120, n_test=150, random_state=3)
+    d = simulate_hmm(n_samples=120, n_test=150, random_state=3)
     model = CompressedSequenceModel(
         order=12, prior=prior, compress=compress, n_iter=30, burn_in=10, thin=5, random_state=1
-    ).fit(d.X_train, d.y_train)
+    ).fit(d.X, d.y)
     X = np.asarray(d.X_test).copy()
     X[:5, -1] = 7  # a symbol never seen in training: matches nothing beyond the intercept
-    X[5:10] = np.asarray(d.X_train)[:5]  # training histories: no new pattern
+    X[5:10] = np.asarray(d.X)[:5]  # training histories: no new pattern
     _assert_same_structure(model._test_structure(X), _oracle_structure(model.grouping_, model.expanded_, X))
-    np.testing.assert_array_equal(model.predict_proba(X), _oracle_proba(model, X))
+    np.testing.assert_array_equal(model.predict_joint_log_proba(X), _oracle_log_proba(model, X))
 
 
 @pytest.mark.parametrize("compress", [True, False])
 @pytest.mark.parametrize("prior", ["cauchy", "gaussian"])
 def test_classification_prediction_equals_the_per_case_oracle(prior, compress):
-    d = simulate_cauchy_classification(n_train=80, n_test=120, n_features=5, order=3, random_state=2)
+    d = simulate_cauchy_classification(n_samples=80, n_test=120, n_features=5, order=3, random_state=2)
     model = CompressedInteractionClassifier(
         order=3, prior=prior, compress=compress, n_iter=30, burn_in=10, thin=5, random_state=1
-    ).fit(d.X_train, d.y_train)
+    ).fit(d.X, d.y)
     X = np.asarray(d.X_test).copy()
     X[:4, 0] = 9  # an unseen code
-    X[4:8] = np.asarray(d.X_train)[:4]
+    X[4:8] = np.asarray(d.X)[:4]
     _assert_same_structure(model._test_structure(X), _oracle_structure(model.grouping_, model.expanded_, X))
-    np.testing.assert_array_equal(model.predict_proba(X), _oracle_proba(model, X))
+    np.testing.assert_array_equal(model.predict_joint_log_proba(X), _oracle_log_proba(model, X))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -169,7 +172,7 @@ def test_batch_structure_with_string_codes_and_many_classes(seed):
     ):
         model.fit(X, y)
         _assert_same_structure(model._test_structure(tests), _oracle_structure(model.grouping_, model.expanded_, tests))
-        np.testing.assert_array_equal(model.predict_proba(tests), _oracle_proba(model, tests))
+        np.testing.assert_array_equal(model.predict_joint_log_proba(tests), _oracle_log_proba(model, tests))
 
 
 def test_groupings_expressed_by_all_equals_per_case():
@@ -211,7 +214,7 @@ def test_chain_arguments_build_the_sampler_input():
     grouping = group_sequence_patterns(rng.integers(0, 2, size=(30, 4)), 4)
     y = rng.integers(0, 2, size=30)
     args = chain_arguments(
-        grouping, y, 2, index=1, sigma0=5.0, alpha_o=0.25, w_o_scale=0.1, n_iter=10, burn_in=2, thin=2,
+        grouping, y, 2, index=1, sigma0=5.0, alpha_o=0.25, w_o_scale=0.1, schedule=Schedule(10, 2, 3),
         coef_width=20.0, sigma_width=1.0, max_steps=50, n_sigma_updates=10,
     )  # fmt: skip
     indptr, indices, order_counts, codes, _, _, _, alpha, w_o, order_ptr, order_groups, width_class = args[:12]
@@ -226,6 +229,9 @@ def test_chain_arguments_build_the_sampler_input():
         members = order_groups[order_ptr[o] : order_ptr[o + 1]]
         assert sorted(members) == np.flatnonzero(grouping.order_counts[:, o]).tolist()
         assert np.all(np.diff(width_class[members]) >= 0)
+    # the schedule: iterations 5 and 8 (1-based) are saved, the first two are burn-in
+    slots, n_saved, burn_in = args[12:15]
+    assert slots.tolist() == [-1, -1, -1, -1, 0, -1, -1, 1, -1, -1] and n_saved == 2 and burn_in == 2
     assert len(args) == 19
 
 

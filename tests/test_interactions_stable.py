@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from hdbayes._numba import jit
 from hdbayes.interactions import stable as st
 
 # (s, Σ_1, Σ_2): generic, s = 0 with Σ_1 ≠ Σ_2, Σ_1 = Σ_2 with s ≠ 0, near-degenerate, separated peaks
@@ -188,50 +188,54 @@ def test_log_prior():
     assert isinstance(st.log_prior(0.1, 1.0, 2), float)
 
 
-@numba.njit
-def _numba_split_cauchy(seed, s, a, b):
-    np.random.seed(seed)
+@jit(cache=False)
+def _numba_split_cauchy(rng, s, a, b):
     out = np.empty(s.shape[0])
     for i in range(s.shape[0]):
-        out[i] = st.split_cauchy(s[i], a[i], b[i])
+        out[i] = st.split_cauchy(s[i], a[i], b[i], rng)
     return out
 
 
-@numba.njit
-def _numba_split_gaussian(seed, s, v1, v2):
-    np.random.seed(seed)
+@jit(cache=False)
+def _numba_split_gaussian(rng, s, v1, v2):
     out = np.empty(s.shape[0])
     for i in range(s.shape[0]):
-        out[i] = st.split_gaussian(s[i], v1[i], v2[i])
+        out[i] = st.split_gaussian(s[i], v1[i], v2[i], rng)
     return out
 
 
-@numba.njit
-def _numba_prior_draws(seed, width, index):
-    np.random.seed(seed)
+@jit(cache=False)
+def _numba_prior_draws(rng, width, index):
     out = np.empty(width.shape[0])
     for i in range(width.shape[0]):
-        out[i] = st.prior_draw(width[i], index)
+        out[i] = st.prior_draw(width[i], index, rng)
     return out
 
 
 def test_numba_kernels_equal_python_given_the_same_random_numbers():
-    """numba's generator is MT19937 seeded like RandomState, so the streams coincide."""
+    """numba draws from the Generator passed in with numpy's own algorithms, so the streams coincide."""
     rng = np.random.default_rng(15)
     n = 200
     s = rng.standard_cauchy(n) * 3
     a, b = rng.uniform(0.05, 3, n), rng.uniform(0.05, 3, n)
-    u = np.random.RandomState(42).random_sample(n)
-    np.testing.assert_array_equal(_numba_split_cauchy(42, s, a, b), st.split_cauchy_inversion(s, a, b, u))
-    z = np.random.RandomState(43).standard_normal(n)
+    u = np.random.default_rng(42).random(n)
+    np.testing.assert_array_equal(
+        _numba_split_cauchy(np.random.default_rng(42), s, a, b), st.split_cauchy_inversion(s, a, b, u)
+    )
+    z = np.random.default_rng(43).standard_normal(n)
     expected = [st.split_gaussian_from_normal(s[i], a[i], b[i], z[i]) for i in range(n)]
-    np.testing.assert_allclose(_numba_split_gaussian(43, s, a, b), expected, rtol=1e-15)
+    np.testing.assert_allclose(_numba_split_gaussian(np.random.default_rng(43), s, a, b), expected, rtol=1e-15)
     mean, var = st.split_gaussian_moments(s, a, b)
     np.testing.assert_allclose(expected, mean + np.sqrt(var) * z, rtol=1e-12, atol=1e-14)
-    u = np.random.RandomState(44).random_sample(n)
-    np.testing.assert_allclose(_numba_prior_draws(44, a, 1), stats.cauchy(0, a).ppf(u), rtol=1e-10)
-    z = np.random.RandomState(45).standard_normal(n)
-    np.testing.assert_allclose(_numba_prior_draws(45, a, 2), np.sqrt(a) * z, rtol=1e-14)
+    u = np.random.default_rng(44).random(n)
+    np.testing.assert_allclose(_numba_prior_draws(np.random.default_rng(44), a, 1), stats.cauchy(0, a).ppf(u),
+                               rtol=1e-10)  # fmt: skip
+    z = np.random.default_rng(45).standard_normal(n)
+    np.testing.assert_allclose(_numba_prior_draws(np.random.default_rng(45), a, 2), np.sqrt(a) * z, rtol=1e-14)
+    # the kernels advance the generator passed in: numba's global generator is not touched
+    generator = np.random.default_rng(46)
+    first = _numba_prior_draws(generator, a[:5], 2)
+    assert not np.array_equal(first, _numba_prior_draws(generator, a[:5], 2))
 
 
 def test_empty_and_full_parts():
@@ -241,9 +245,10 @@ def test_empty_and_full_parts():
         np.testing.assert_array_equal(st.split(s, 1.0, 0.0, index, random_state=0), s)
         np.testing.assert_array_equal(st.split(s, 0.0, 0.0, index, random_state=0), [0.0, 0.0, 0.0])
     np.testing.assert_array_equal(st.split_cauchy_rejection(s, [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], 0), [0.0, -2.0, 0.0])
-    assert st.split_cauchy(1.5, 0.0, 1.0) == 0.0 and st.split_cauchy(1.5, 1.0, 0.0) == 1.5
-    assert st.split_gaussian(1.5, 0.0, 1.0) == 0.0 and st.split_gaussian(1.5, 1.0, 0.0) == 1.5
-    assert st.prior_draw(0.0, 1) == 0.0
+    rng = np.random.default_rng(0)
+    assert st.split_cauchy(1.5, 0.0, 1.0, rng) == 0.0 and st.split_cauchy(1.5, 1.0, 0.0, rng) == 1.5
+    assert st.split_gaussian(1.5, 0.0, 1.0, rng) == 0.0 and st.split_gaussian(1.5, 1.0, 0.0, rng) == 1.5
+    assert st.prior_draw(0.0, 1, rng) == 0.0
     np.testing.assert_array_equal(st.split_cauchy_cdf([-0.1, 0.0], 2.0, 0.0, 1.0), [0.0, 1.0])
     np.testing.assert_array_equal(st.split_cauchy_cdf([1.9, 2.0], 2.0, 1.0, 0.0), [0.0, 1.0])
     assert st.split_cauchy_inversion(1.0, 1.0, 2.0, [0.0, 1.0]).tolist() == [-np.inf, np.inf]

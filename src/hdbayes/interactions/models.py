@@ -21,20 +21,20 @@ original parameterisation, for comparisons; spec §4.3 "uncompressed baseline").
 
 from __future__ import annotations
 
-import time
+from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy import stats
 from scipy.special import gammaln
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from hdbayes._validation import check_count, check_finite_output, check_generator, check_positive, plain_value
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes._validation import check_class_labels, check_count, validate_input
+from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, BayesianClassifier, MCMCMixin
+from hdbayes.exceptions import InputValueError
 from hdbayes.interactions.patterns import group_classification_patterns, group_sequence_patterns
 from hdbayes.interactions.sampler import chain_arguments, predict_kernel, run_chain, sigma_log_prior_kernel
+from hdbayes.mcmc.chains import ChainDraws, chain_seeds
 
 __all__ = [
     "CompressedInteractionClassifier",
@@ -171,7 +171,20 @@ def expand_grouping(grouping):
 # estimators
 
 
-class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
+class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
+    _parameter_constraints = {
+        "order": [Interval(Integral, 1, None, closed="left"), None],
+        "prior": [StrOptions(set(_PRIORS))],
+        "compress": ["boolean"],
+        "sigma0": [Interval(Real, 0, None, closed="neither"), None],
+        "alpha_o": [Interval(Real, 0, None, closed="neither")],
+        "w_o_scale": [Interval(Real, 0, None, closed="neither")],
+        "coef_width": [Interval(Real, 0, None, closed="neither"), None],
+        "sigma_width": [Interval(Real, 0, None, closed="neither")],
+        "max_steps": [Interval(Integral, 1, None, closed="left")],
+        **MCMC_PARAMETER_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         order=None,
@@ -180,15 +193,16 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         sigma0=None,
         alpha_o=0.25,
         w_o_scale=0.1,
-        n_iter=2000,
-        burn_in=750,
-        thin=5,
         coef_width=None,
         sigma_width=1.0,
         max_steps=50,
+        n_iter=2000,
+        burn_in=750,
+        thin=5,
         n_chains=1,
-        random_state=None,
         n_jobs=None,
+        random_state=None,
+        progress=None,
     ):
         self.order = order
         self.prior = prior
@@ -196,15 +210,16 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         self.sigma0 = sigma0
         self.alpha_o = alpha_o
         self.w_o_scale = w_o_scale
-        self.n_iter = n_iter
-        self.burn_in = burn_in
-        self.thin = thin
         self.coef_width = coef_width
         self.sigma_width = sigma_width
         self.max_steps = max_steps
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.thin = thin
         self.n_chains = n_chains
-        self.random_state = random_state
         self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
 
     # -- subclass hooks
     def _group(self, X, order):  # pragma: no cover - abstract
@@ -212,33 +227,6 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
 
     def _default_order(self, n_columns):  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def _n_columns(self, X):
-        return X.shape[1]
-
-    # -- checks
-    def _check_params(self):
-        if self.prior not in _PRIORS:
-            raise InputValueError(f"prior must be 'cauchy' or 'gaussian', got {self.prior!r}")
-        order = None if self.order is None else check_count("order", self.order, minimum=1)
-        n_iter = check_count("n_iter", self.n_iter, minimum=1)
-        burn_in = check_count("burn_in", self.burn_in, minimum=0)
-        thin = check_count("thin", self.thin, minimum=1)
-        if (n_iter - burn_in) // thin < 1:
-            raise InputValueError(
-                f"n_iter={n_iter}, burn_in={burn_in}, thin={thin} save no sample; need n_iter >= burn_in + thin"
-            )
-        check_count("max_steps", self.max_steps, minimum=1)
-        check_count("n_chains", self.n_chains, minimum=1)
-        check_positive("alpha_o", self.alpha_o)
-        check_positive("w_o_scale", self.w_o_scale)
-        check_positive("sigma_width", self.sigma_width)
-        sigma0_default, width_default, index = _PRIORS[self.prior]
-        sigma0 = sigma0_default if self.sigma0 is None else check_positive("sigma0", self.sigma0)
-        width = width_default if self.coef_width is None else check_positive("coef_width", self.coef_width)
-        if not isinstance(self.compress, (bool, np.bool_)):
-            raise InputTypeError(f"compress must be True or False, got {self.compress!r}")
-        return order, sigma0, width, index
 
     @staticmethod
     def _check_X(X, name="X"):
@@ -249,8 +237,9 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
             raise InputValueError(f"{name} contains NaN or infinite values; codes must be finite")
         return X
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Run the MCMC (``n_chains`` chains, in parallel threads with ``n_jobs``).
+        """Run the MCMC: ``n_chains`` chains (in threads with ``n_jobs``), kept in ``trace_``.
 
         Parameters
         ----------
@@ -263,71 +252,56 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        order, sigma0, width, index = self._check_params()
+        schedule = self._schedule()
+        sigma0_default, width_default, index = _PRIORS[self.prior]
+        sigma0 = sigma0_default if self.sigma0 is None else float(self.sigma0)
+        width = width_default if self.coef_width is None else float(self.coef_width)
         # codes may be strings: dtype=None keeps them; sparse input, empty data, NaN and a 2-D y
         # get scikit-learn's standard messages
-        X, y = validate_data(self, X, y, dtype=None, ensure_all_finite=True, ensure_min_samples=2)
+        X, y = validate_input(self, X, y, dtype=None, ensure_all_finite=True, ensure_min_samples=2)
         X = self._check_X(X)
-        if order is None:
-            order = self._default_order(X.shape[1])
+        order = self._default_order(X.shape[1]) if self.order is None else int(self.order)
         if order > X.shape[1]:
             raise InputValueError(
                 f"order={order} exceeds the number of columns of X (n_features={X.shape[1]}); "
                 "pass a smaller order"
             )
-        check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.classes_ = check_class_labels(y)
+        codes = np.searchsorted(self.classes_, y)
         n_classes = self.classes_.shape[0]
-        if n_classes < 2:
-            label = plain_value(self.classes_[0])
-            raise InputValueError(f"y has a single class ({label}); a classifier needs at least two")
-        self.n_features_in_ = X.shape[1]
 
-        start = time.perf_counter()
         self.grouping_ = self._group(X, order)
         self.n_original_ = self.grouping_.n_patterns
         self.n_compressed_ = self.grouping_.n_groups
         self.expanded_ = None if self.compress else expand_grouping(self.grouping_)
         params = self.grouping_ if self.compress else self.expanded_
-        rng = check_generator(self.random_state)
-        seeds = rng.integers(0, 2**31 - 1, size=self.n_chains + 1)
-        self._predict_seed = int(seeds[-1])
+        # one seed per chain and one for prediction (predict_proba is deterministic for a fitted model)
+        seeds = chain_seeds(self.random_state, self.n_chains + 1)
+        self._predict_seed = seeds[-1]
         self.index_ = index
         args = chain_arguments(
-            params,
-            codes,
-            n_classes,
-            index=index,
-            sigma0=sigma0,
-            alpha_o=self.alpha_o,
-            w_o_scale=self.w_o_scale,
-            n_iter=self.n_iter,
-            burn_in=self.burn_in,
-            thin=self.thin,
-            coef_width=width,
-            sigma_width=self.sigma_width,
-            max_steps=self.max_steps,
+            params, codes, n_classes, index=index, sigma0=sigma0, alpha_o=self.alpha_o, w_o_scale=self.w_o_scale,
+            schedule=schedule, coef_width=width, sigma_width=self.sigma_width, max_steps=self.max_steps,
             n_sigma_updates=N_SIGMA_UPDATES,
-        )
-        self._order_counts = args[2]
-        chains = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(run_chain)(*args, int(seed)) for seed in seeds[:-1]
-        )
-        self.fit_seconds_ = time.perf_counter() - start
-        self.s_samples_ = np.concatenate([c[0] for c in chains])
-        self.sigma_samples_ = np.concatenate([c[1] for c in chains])
-        self.log_sigma_trace_ = np.stack([c[2] for c in chains])
-        return self
-
-    def to_inference_data(self):
-        """The log σ_o traces (all iterations, every chain) as ArviZ InferenceData."""
-        check_is_fitted(self, "log_sigma_trace_")
-        import arviz as az
-
-        return az.from_dict(
-            posterior={"log_sigma": self.log_sigma_trace_}, dims={"log_sigma": ["order"]},
-            coords={"order": np.arange(self.log_sigma_trace_.shape[2])},
         )  # fmt: skip
+        self._order_counts = args[2]
+
+        def chain(rng, schedule, advance):
+            s, sigma, sigma_warmup = run_chain(*args, rng)
+            advance(schedule.n_iter)
+            log_sigma = {f"log_sigma_{o}": np.log(sigma[:, o]) for o in range(1, sigma.shape[1])}
+            return ChainDraws(posterior={"s": s, "sigma": sigma, **log_sigma}, warmup={"sigma": sigma_warmup})
+
+        n_orders = order + 1
+        self._run_chains(
+            chain, desc=type(self).__name__, seeds=seeds[:-1], schedule=schedule,
+            trace_options={
+                "dims": {"s": ["group", "coefficient_set"], "sigma": ["order"]},
+                "coords": {"order": np.arange(n_orders)},
+                "monitored": [f"log_sigma_{o}" for o in range(1, n_orders)],
+            },
+        )  # fmt: skip
+        return self
 
     def _test_structure(self, X):
         """(ptr, groups, counts, new) of :func:`predict_kernel` for all test cases at once."""
@@ -336,37 +310,22 @@ class _CompressedLogisticModel(ClassifierMixin, BaseEstimator):
             ptr, groups, counts = self.expanded_.translate_all(ptr, groups, counts)
         return ptr, groups, counts.astype(np.float64), new.astype(np.float64)
 
-    def predict_proba(self, X):
-        """Predictive class probabilities, averaged over the saved samples (spec §2.4, §3.4).
+    def _validate_for_prediction(self, X):
+        return self._check_X(validate_input(self, X, reset=False, dtype=None, ensure_all_finite=True))
 
-        Deterministic for a fitted model (numba's generator is reseeded from the fit's
-        ``random_state`` on every call).
+    def _joint_log_likelihood(self, X):
+        """log of the predictive class probabilities averaged over the saved draws (spec §2.4, §3.4).
 
-        Returns
-        -------
-        ndarray of shape (n_cases, n_classes)
+        Every test case's parts of the touched groups and its new patterns are drawn afresh
+        for every saved draw, from a generator seeded at fit time, so the result is the same
+        on every call. The average is taken in log space.
         """
-        check_is_fitted(self, "s_samples_")
-        X = self._check_X(validate_data(self, X, reset=False, dtype=None, ensure_all_finite=True))
         ptr, groups, counts, new = self._test_structure(X)
-        proba = predict_kernel(
-            self.s_samples_,
-            self.sigma_samples_,
-            self._order_counts,
-            ptr,
-            groups,
-            counts,
-            new,
-            self.classes_.shape[0],
-            self.index_,
-            self._predict_seed,
-        )
-        return check_finite_output("predicted probabilities", proba)
-
-    def predict(self, X):
-        """Class with the largest predictive probability."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        return predict_kernel(
+            np.ascontiguousarray(self.trace_.flat("s")), np.ascontiguousarray(self.trace_.flat("sigma")),
+            self._order_counts, ptr, groups, counts, new, self.classes_.shape[0], self.index_,
+            np.random.default_rng(self._predict_seed),
+        )  # fmt: skip
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -397,40 +356,50 @@ class CompressedSequenceModel(_CompressedLogisticModel):
         Fixed width of the intercept (default 5 Cauchy / 10 Gaussian; Gaussian width = sd).
     alpha_o, w_o_scale : float, default=0.25, 0.1
         Hyperprior of σ_o, o ≥ 1.
-    n_iter, burn_in, thin : int, default=2000, 750, 5
-        Iterations, discarded iterations, and thinning of the saved samples.
     coef_width : float, optional
         Slice width for the coefficients (default 20 Cauchy / 10 Gaussian).
     sigma_width : float, default=1.0
         Slice width for log σ_o.
     max_steps : int, default=50
         Stepping-out limit m.
+    n_iter, burn_in, thin : int, default=2000, 750, 5
+        Iterations per chain, of which the first ``burn_in`` are discarded; every
+        ``thin``-th of the rest is saved.
     n_chains : int, default=1
-    random_state : None, int or numpy Generator
     n_jobs : int, optional
-        Threads for the chains; results do not depend on it.
+        Chains run at once in threads; results do not depend on it.
+    random_state : None, int or numpy Generator
+        Seeds the chains and the draws of prediction (a fitted model predicts the same
+        probabilities on every call).
+    progress : bool, optional
+        Progress bar over all iterations (None: only on an interactive terminal).
 
     Attributes
     ----------
     classes_ : ndarray
+    n_features_in_ : int
     grouping_ : SequenceGrouping
     n_original_, n_compressed_ : int
         Expressed patterns and groups per parameter set.
-    fit_seconds_ : float
-        Grouping + MCMC wall time.
-    s_samples_ : ndarray of shape (n_chains · S, G', K')
-        Saved parameters (G' = groups, or patterns with ``compress=False``).
-    sigma_samples_ : ndarray of shape (n_chains · S, O + 1)
-    log_sigma_trace_ : ndarray of shape (n_chains, n_iter, O + 1)
-        log σ_o at every iteration (column 0: the fixed log σ_0).
+    trace_ : hdbayes.mcmc.Trace
+        The draws, shaped (chain, draw, ...): ``trace_["s"]`` the saved compressed parameters
+        (chain, draw, G', K'), G' = groups (or patterns with ``compress=False``), K' = 1 for
+        two classes, else K; ``trace_["sigma"]`` the widths σ_o (chain, draw, O + 1), column 0
+        the fixed σ_0; the monitored scalars ``log_sigma_1`` … ``log_sigma_O``
+        (:meth:`mcmc_summary`); ``trace_.warmup["sigma"]`` σ at every burn-in iteration.
+        Post-burn-in draws only, except in ``warmup``.
 
     Examples
     --------
     >>> from hdbayes.datasets import simulate_hmm
-    >>> d = simulate_hmm(n_train=50, n_test=5, random_state=0)
-    >>> m = CompressedSequenceModel(order=3, n_iter=30, burn_in=10, random_state=0).fit(d.X_train, d.y_train)
+    >>> d = simulate_hmm(n_samples=50, n_test=5, random_state=0)
+    >>> m = CompressedSequenceModel(order=3, n_iter=30, burn_in=10, random_state=0).fit(d.X, d.y)
     >>> m.predict_proba(d.X_test).shape
     (5, 2)
+    >>> m.trace_["sigma"].shape  # (chain, draw, O + 1)
+    (1, 4, 4)
+    >>> sorted(m.mcmc_summary())
+    ['log_sigma_1', 'log_sigma_2', 'log_sigma_3']
     """
 
     def _group(self, X, order):
@@ -453,9 +422,9 @@ class CompressedInteractionClassifier(_CompressedLogisticModel):
     Examples
     --------
     >>> from hdbayes.datasets import simulate_cauchy_classification
-    >>> d = simulate_cauchy_classification(n_train=40, n_test=5, n_features=4, order=2, random_state=0)
+    >>> d = simulate_cauchy_classification(n_samples=40, n_test=5, n_features=4, order=2, random_state=0)
     >>> m = CompressedInteractionClassifier(order=2, n_iter=30, burn_in=10, random_state=0)
-    >>> m.fit(d.X_train, d.y_train).predict(d.X_test).shape
+    >>> m.fit(d.X, d.y).predict(d.X_test).shape
     (5,)
     """
 

@@ -36,6 +36,7 @@ from hdbayes.interactions.stable import _LOG_2PI, _LOG_PI, log_prior_scalar
 from hdbayes.interactions.stable import prior_draw as _prior_draw
 from hdbayes.interactions.stable import split_cauchy as _split_cauchy
 from hdbayes.interactions.stable import split_gaussian as _split_gaussian
+from hdbayes.mcmc.slice import slice_sample
 
 __all__ = [
     "TAU_BOUND",
@@ -43,10 +44,18 @@ __all__ = [
     "log_likelihood",
     "predict_kernel",
     "run_chain",
+    "s_log_density",
     "sigma_log_prior_kernel",
     "softplus_sum",
     "tau_log_density",
+    "tau_log_slice_density",
 ]
+
+# The one slice sampler, inlined into the chain at numba IR level. Passing a log density to the
+# out-of-line kernel makes numba embed the function object's address in the caller ("dynamic
+# globals"), which disables the caller's disk cache: run_chain would be recompiled in every
+# process (tens of seconds). Inlined, the density is a static call and run_chain is cached.
+_slice_sample = jit(cache=False, inline="always")(getattr(slice_sample, "py_func", slice_sample))
 
 #: |log σ_o| is confined to this bound (spec §4.3: guard exp() overflow).
 TAU_BOUND = 30.0
@@ -96,39 +105,15 @@ def softplus_sum(n, odds, shift, v):
 
 
 @jit
-def _s_log_density(v, n, n_k, odds, shift, width, index):
+def s_log_density(v, args):
     """log f(v) of s[g, k] up to a constant: n_k v − Σ_j log(1 + e^{shift_j + v}) + log P^s(v; W_g).
 
-    Over the cases of g, Σ [I(y_i = k)(base_i + v) − log(e^{other_i} + e^{base_i + v})] equals
-    this with shift_i = base_i − other_i and n_k = #{i: y_i = k}, less terms free of v.
+    ``args`` = (n, n_k, odds, shift, width, index). Over the cases of g, Σ [I(y_i = k)(base_i + v)
+    − log(e^{other_i} + e^{base_i + v})] equals this with shift_i = base_i − other_i and
+    n_k = #{i: y_i = k}, less terms free of v.
     """
+    n, n_k, odds, shift, width, index = args
     return n_k * v - softplus_sum(n, odds, shift, v) + log_prior_scalar(v, width, index)
-
-
-@jit
-def _slice_s(x, fx, step, max_steps, n, n_k, odds, shift, width, index):
-    level = fx - np.random.exponential(1.0)
-    left = x - step * np.random.random()
-    right = left + step
-    steps_left = int(np.floor(max_steps * np.random.random()))
-    steps_right = max_steps - 1 - steps_left
-    while steps_left > 0 and _s_log_density(left, n, n_k, odds, shift, width, index) > level:
-        left -= step
-        steps_left -= 1
-    while steps_right > 0 and _s_log_density(right, n, n_k, odds, shift, width, index) > level:
-        right += step
-        steps_right -= 1
-    while True:
-        proposal = left + (right - left) * np.random.random()
-        value = _s_log_density(proposal, n, n_k, odds, shift, width, index)
-        if value > level:
-            return proposal
-        if proposal < x:
-            left = proposal
-        else:
-            right = proposal
-        if right - left < 1e-300:
-            return x
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,39 +201,12 @@ def _log_product(index, n_classes, class_ptr, class_rest, class_count, power, va
 
 
 @jit
-def _slice_tau(x, fx, step, max_steps, alpha_o, lam_o, index, n_classes, ptr, rest, count, sumsq, values):
-    level = fx - np.random.exponential(1.0)
-    left = x - step * np.random.random()
-    right = left + step
-    steps_left = int(np.floor(max_steps * np.random.random()))
-    steps_right = max_steps - 1 - steps_left
-    while (
-        steps_left > 0
-        and left > -TAU_BOUND
-        and tau_log_density(left, alpha_o, lam_o, index, n_classes, ptr, rest, count, sumsq, values) > level
-    ):
-        left -= step
-        steps_left -= 1
-    while (
-        steps_right > 0
-        and right < TAU_BOUND
-        and tau_log_density(right, alpha_o, lam_o, index, n_classes, ptr, rest, count, sumsq, values) > level
-    ):
-        right += step
-        steps_right -= 1
-    left = max(left, -TAU_BOUND)
-    right = min(right, TAU_BOUND)
-    while True:
-        proposal = left + (right - left) * np.random.random()
-        value = tau_log_density(proposal, alpha_o, lam_o, index, n_classes, ptr, rest, count, sumsq, values)
-        if value > level:
-            return proposal, value
-        if proposal < x:
-            left = proposal
-        else:
-            right = proposal
-        if right - left < 1e-300:
-            return x, fx
+def tau_log_slice_density(tau, args):
+    """:func:`tau_log_density` in the slice sampler's form: ``args`` = (α_o, λ_o, index, n_classes,
+    class_ptr, class_rest, class_count, class_sumsq, values)."""
+    alpha_o, lam_o, index, n_classes, class_ptr, class_rest, class_count, class_sumsq, values = args
+    return tau_log_density(tau, alpha_o, lam_o, index, n_classes, class_ptr, class_rest, class_count, class_sumsq,
+                           values)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,21 +297,20 @@ def chain_arguments(
     sigma0,
     alpha_o,
     w_o_scale,
-    n_iter,
-    burn_in,
-    thin,
+    schedule,
     coef_width,
     sigma_width,
     max_steps,
     n_sigma_updates,
 ):
-    """The arguments of :func:`run_chain` (all but the seed) for the groups of ``grouping``.
+    """The arguments of :func:`run_chain` (all but the generator) for the groups of ``grouping``.
 
     Builds what the σ_o updates need from the order counts: the width classes (groups with
     equal rows n_{g,·} have equal widths W_g(σ), so the σ_o conditional sums them by
     class) and, per order o, the groups with n_{g,o} > 0 sorted by width class
-    (``order_ptr``/``order_groups``), and the hyperprior arrays α_o and w_o = ``w_o_scale``/o
-    (entry 0 unused).
+    (``order_ptr``/``order_groups``), the hyperprior arrays α_o and w_o = ``w_o_scale``/o
+    (entry 0 unused), and the iterations of ``schedule`` (the saved slot of every
+    iteration, :meth:`hdbayes.mcmc.Schedule.slot`).
 
     Parameters
     ----------
@@ -364,13 +321,15 @@ def chain_arguments(
         Class codes 0..K−1.
     n_classes : int
         K.
-    index, sigma0, alpha_o, w_o_scale, n_iter, burn_in, thin, coef_width, sigma_width, max_steps, n_sigma_updates
+    index, sigma0, alpha_o, w_o_scale, coef_width, sigma_width, max_steps, n_sigma_updates
         As for :func:`run_chain` (``alpha_o`` and ``w_o_scale`` as scalars).
+    schedule : hdbayes.mcmc.Schedule
+        Iterations, burn-in and thinning of a chain.
 
     Returns
     -------
     tuple
-        ``run_chain(*args, seed)`` runs a chain; ``args[2]`` is the float64 order-count matrix
+        ``run_chain(*args, rng)`` runs a chain; ``args[2]`` is the float64 order-count matrix
         that prediction uses too.
     """
     order_counts = np.asarray(grouping.order_counts)
@@ -382,6 +341,7 @@ def chain_arguments(
     order_groups = np.concatenate(order_lists).astype(np.int64)
     alpha = np.full(n_orders, float(alpha_o))
     w_o = np.concatenate([[1.0], float(w_o_scale) / np.arange(1, n_orders)])
+    slots = np.array([schedule.slot(it) for it in range(schedule.n_iter)], np.int64)
     return (
         np.asarray(grouping.case_indptr).astype(np.int64),
         np.asarray(grouping.case_indices).astype(np.int64),
@@ -395,9 +355,9 @@ def chain_arguments(
         order_ptr,
         order_groups,
         width_class,
-        int(n_iter),
-        int(burn_in),
-        int(thin),
+        slots,
+        int(schedule.n_saved),
+        int(schedule.burn_in),
         float(coef_width),
         float(sigma_width),
         int(max_steps),
@@ -419,14 +379,14 @@ def run_chain(
     order_ptr,
     order_groups,
     width_class,
-    n_iter,
+    slots,
+    n_saved,
     burn_in,
-    thin,
     coef_width,
     sigma_width,
     max_steps,
     n_sigma_updates,
-    seed,
+    rng,
 ):
     """Run one chain of the compressed (or, with singleton groups, original) logistic model.
 
@@ -451,24 +411,28 @@ def run_chain(
         ``width_class`` within each order.
     width_class : int64 array (G,)
         Class of equal order counts n_{g,·} (equal widths W_g(σ)) of every group.
-    n_iter, burn_in, thin : int
+    slots : int64 array (n_iter,)
+        Index among the saved draws of every iteration, −1 if it is not saved
+        (:meth:`hdbayes.mcmc.Schedule.slot`).
+    n_saved, burn_in : int
+        Saved draws; iterations recorded as warm-up.
     coef_width, sigma_width : float
         Slice widths for s and for log σ_o.
     max_steps : int
         m, stepping-out limit.
     n_sigma_updates : int
         Slice updates of every log σ_o per iteration.
-    seed : int
+    rng : numpy.random.Generator
+        The chain's generator.
 
     Returns
     -------
-    s_saved : (S, G, K'), sigma_saved : (S, O + 1), log_sigma_trace : (n_iter, O + 1)
-        S = (n_iter − burn_in) // thin; iteration it (0-based) is saved when
-        it ≥ burn_in and (it + 1 − burn_in) % thin == 0.
+    s_saved : (n_saved, G, K'), sigma_saved : (n_saved, O + 1), sigma_warmup : (burn_in, O + 1)
+        The saved draws of s and σ (column 0: the fixed σ_0) and σ at every burn-in iteration.
     """
-    np.random.seed(seed)
     G, n_orders = order_counts.shape
     n = y.shape[0]
+    n_iter = slots.shape[0]
     n_params = 1 if n_classes == 2 else n_classes
     s = np.zeros((G, n_params))
     lv = np.zeros((n, n_params))
@@ -481,10 +445,9 @@ def run_chain(
         lam[o] = (alpha_o[o] + 1.0) * w_o[o]
     widths = _widths(order_counts, sigma, index)
 
-    n_saved = (n_iter - burn_in) // thin if n_iter > burn_in else 0
     s_saved = np.empty((n_saved, G, n_params))
     sigma_saved = np.empty((n_saved, n_orders))
-    trace = np.empty((n_iter, n_orders))
+    sigma_warmup = np.empty((min(burn_in, n_iter), n_orders))
 
     base = np.empty(n)
     shift = np.empty(n)
@@ -494,7 +457,6 @@ def run_chain(
     class_rest = np.empty(G)
     class_count = np.empty(G)
     class_sumsq = np.empty(G)
-    count = 0
     for it in range(n_iter):
         # ---- compressed parameters
         for g in range(G):
@@ -523,8 +485,9 @@ def run_chain(
                                 acc += math.exp(lv[i, c] - mx)
                         shift[j] = base[j] - mx - math.log(acc)
                     odds[j] = math.exp(shift[j]) if shift[j] < 300.0 else np.inf
-                f0 = _s_log_density(old, m, n_k, odds, shift, widths[g], index)
-                new = _slice_s(old, f0, coef_width, max_steps, m, n_k, odds, shift, widths[g], index)
+                args = (m, n_k, odds, shift, widths[g], index)
+                f0 = s_log_density(old, args)
+                new, _ = _slice_sample(old, f0, s_log_density, args, coef_width, max_steps, -np.inf, np.inf, rng)
                 s[g, k] = new
                 for j in range(m):
                     lv[case_indices[lo + j], k] = base[j] + new
@@ -550,14 +513,12 @@ def run_chain(
                     class_sumsq[n_cls - 1] += v * v
             class_ptr[n_cls] = m * n_params
             tau = math.log(sigma[o])
-            f0 = tau_log_density(
-                tau, alpha_o[o], lam[o], index, n_cls, class_ptr, class_rest, class_count, class_sumsq, values
-            )
+            targs = (alpha_o[o], lam[o], index, n_cls, class_ptr, class_rest, class_count, class_sumsq, values)
+            f0 = tau_log_slice_density(tau, targs)
             for _ in range(n_sigma_updates):
-                tau, f0 = _slice_tau(
-                    tau, f0, sigma_width, max_steps, alpha_o[o], lam[o], index, n_cls, class_ptr, class_rest,
-                    class_count, class_sumsq, values,
-                )  # fmt: skip
+                tau, f0 = _slice_sample(
+                    tau, f0, tau_log_slice_density, targs, sigma_width, max_steps, -TAU_BOUND, TAU_BOUND, rng
+                )
             sigma[o] = math.exp(tau)
             power = sigma[o] ** index
             c = -1
@@ -567,13 +528,13 @@ def run_chain(
                     c += 1
                 widths[g] = class_rest[c] + class_count[c] * power
         widths = _widths(order_counts, sigma, index)  # no drift from incremental updates
-        for o in range(n_orders):
-            trace[it, o] = math.log(sigma[o])
-        if it >= burn_in and (it + 1 - burn_in) % thin == 0 and count < n_saved:
-            s_saved[count] = s
-            sigma_saved[count] = sigma
-            count += 1
-    return s_saved, sigma_saved, trace
+        if it < burn_in:
+            sigma_warmup[it] = sigma
+        slot = slots[it]
+        if slot >= 0:
+            s_saved[slot] = s
+            sigma_saved[slot] = sigma
+    return s_saved, sigma_saved, sigma_warmup
 
 
 # ---------------------------------------------------------------------------------------------
@@ -581,28 +542,40 @@ def run_chain(
 
 
 @jit
+def _log_sum_exp_add(top, total, t, k, x):
+    """Add e^x to the running sum e^{top[t, k]} · total[t, k] (log-sum-exp without a second pass)."""
+    if x == -np.inf:
+        return
+    if x <= top[t, k]:
+        total[t, k] += math.exp(x - top[t, k])
+    else:
+        total[t, k] = total[t, k] * math.exp(top[t, k] - x) + 1.0
+        top[t, k] = x
+
+
+@jit
 def predict_kernel(
-    s_saved, sigma_saved, order_counts, test_ptr, test_groups, test_counts, new_counts, n_classes, index, seed
+    s_saved, sigma_saved, order_counts, test_ptr, test_groups, test_counts, new_counts, n_classes, index, rng
 ):
-    """Predictive probabilities averaged over the saved samples.
+    """log of the predictive probabilities averaged over the saved samples, shape (T, K).
 
     For every sample and test case t, each touched group g (``test_groups[test_ptr[t]:
     test_ptr[t + 1]]``, expressed members counted per order in ``test_counts``) contributes
     its part s_g^t drawn from the split (3.27) with Σ_1 = Σ_o t_{g,o} σ_o^α and
     Σ_2 = W_g − Σ_1 (s_g itself if Σ_2 ≤ 1e-12 W_g); the new patterns contribute one
     prior draw with width Σ_o new_counts[t, o] σ_o^α per parameter set. The linear
-    predictors go through the softmax (K = 2: logistic, class 0 at 0), and the
-    probabilities are averaged over samples. Numba's generator is seeded with ``seed``.
+    predictors go through the log-softmax (K = 2: logistic, class 0 at 0), and the
+    probabilities are averaged over samples in log space (a running log-sum-exp), so a
+    probability far below 1e-308 keeps its logarithm. Draws from the generator ``rng``.
     """
-    np.random.seed(seed)
     n_samples = s_saved.shape[0]
     n_params = s_saved.shape[2]
     n_orders = order_counts.shape[1]
     T = test_ptr.shape[0] - 1
-    proba = np.zeros((T, n_classes))
+    top = np.full((T, n_classes), -np.inf)
+    total = np.zeros((T, n_classes))
     power = np.empty(n_orders)
     lin = np.empty(n_params)
-    logits = np.empty(n_classes)
     for r in range(n_samples):
         for o in range(n_orders):
             power[o] = sigma_saved[r, o] ** index
@@ -611,45 +584,49 @@ def predict_kernel(
                 lin[k] = 0.0
             for p in range(test_ptr[t], test_ptr[t + 1]):
                 g = test_groups[p]
-                total = 0.0
+                whole = 0.0
                 part = 0.0
                 for o in range(n_orders):
-                    total += order_counts[g, o] * power[o]
+                    whole += order_counts[g, o] * power[o]
                     part += test_counts[p, o] * power[o]
-                rest = total - part
+                rest = whole - part
                 for k in range(n_params):
-                    if rest <= 1e-12 * total:
+                    if rest <= 1e-12 * whole:
                         lin[k] += s_saved[r, g, k]
                     elif index == 1:
-                        lin[k] += _split_cauchy(s_saved[r, g, k], part, rest)
+                        lin[k] += _split_cauchy(s_saved[r, g, k], part, rest, rng)
                     else:
-                        lin[k] += _split_gaussian(s_saved[r, g, k], part, rest)
+                        lin[k] += _split_gaussian(s_saved[r, g, k], part, rest, rng)
             new_width = 0.0
             for o in range(n_orders):
                 new_width += new_counts[t, o] * power[o]
             if new_width > 0.0:
                 for k in range(n_params):
-                    lin[k] += _prior_draw(new_width, index)
+                    lin[k] += _prior_draw(new_width, index, rng)
             if n_classes == 2:
                 z = lin[0]
+                # log p1 = −log(1 + e^{−z}), log p0 = −log(1 + e^{z}): one exp, one log1p
                 if z >= 0:
-                    p1 = 1.0 / (1.0 + math.exp(-z))
+                    log_p1 = -math.log1p(math.exp(-z))
+                    log_p0 = log_p1 - z
                 else:
-                    ez = math.exp(z)
-                    p1 = ez / (1.0 + ez)
-                proba[t, 0] += 1.0 - p1
-                proba[t, 1] += p1
+                    log_p0 = -math.log1p(math.exp(z))
+                    log_p1 = log_p0 + z
+                _log_sum_exp_add(top, total, t, 0, log_p0)
+                _log_sum_exp_add(top, total, t, 1, log_p1)
             else:
                 mx = lin[0]
                 for k in range(1, n_classes):
                     mx = max(mx, lin[k])
                 acc = 0.0
                 for k in range(n_classes):
-                    logits[k] = math.exp(lin[k] - mx)
-                    acc += logits[k]
+                    acc += math.exp(lin[k] - mx)
+                log_norm = mx + math.log(acc)
                 for k in range(n_classes):
-                    proba[t, k] += logits[k] / acc
+                    _log_sum_exp_add(top, total, t, k, lin[k] - log_norm)
+    log_n = math.log(n_samples)
+    out = np.empty((T, n_classes))
     for t in range(T):
         for k in range(n_classes):
-            proba[t, k] /= n_samples
-    return proba
+            out[t, k] = top[t, k] + math.log(total[t, k]) - log_n if total[t, k] > 0.0 else -np.inf
+    return out

@@ -59,8 +59,9 @@ Where a width is tiny compared with |s| (Σ/|s| ≲ 1e-4), F changes by more tha
 between adjacent doubles and x is then accurate to a few ulps instead.
 
 The numba kernels (:func:`split_cauchy`, :func:`split_gaussian`, :func:`prior_draw`)
-draw from numba's generator (seeded by ``np.random.seed`` inside a compiled function)
-so they can be called from compiled prediction loops; the deterministic kernels
+draw from the :class:`numpy.random.Generator` passed in (numba draws from it directly),
+so they can be called from compiled prediction loops without touching numba's global
+generator; the deterministic kernels
 (:func:`split_cauchy_quantile`, :func:`split_gaussian_from_normal`,
 :func:`log_prior_scalar`) take the uniform / standard normal explicitly. The
 vectorised Python functions (:func:`split`, :func:`log_prior`, ...) validate their
@@ -259,16 +260,16 @@ def log_prior(s, width, index):
 
 
 @jit
-def prior_draw(width, index):
-    """One draw from Cauchy(0, W) (``index`` 1) or N(0, W) (``index`` 2), numba's generator.
+def prior_draw(width, index, rng):
+    """One draw from Cauchy(0, W) (``index`` 1) or N(0, W) (``index`` 2) with the generator ``rng``.
 
     Used for the sums s* of "extra" coefficients (spec §1.5). W = 0 gives 0.
     """
     if width <= 0.0:
         return 0.0
     if index == 1:
-        return width * math.tan(math.pi * (np.random.random() - 0.5))
-    return math.sqrt(width) * np.random.standard_normal()
+        return width * math.tan(math.pi * (rng.random() - 0.5))
+    return math.sqrt(width) * rng.standard_normal()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,8 +292,8 @@ def split_gaussian_from_normal(s, var1, var2, z):
 
 
 @jit
-def split_gaussian(s, var1, var2):
-    """Draw s^t | s for the Gaussian prior (3.28) with numba's generator.
+def split_gaussian(s, var1, var2, rng):
+    """Draw s^t | s for the Gaussian prior (3.28) with the generator ``rng``.
 
     Parameters
     ----------
@@ -301,6 +302,7 @@ def split_gaussian(s, var1, var2):
     var1, var2 : float
         Variances Σ_1² (the part) and Σ_2² (the rest). ``var1`` ≤ 0 → 0, ``var2`` ≤ 0 → s
         (no random number is consumed in these cases).
+    rng : numpy.random.Generator
 
     Returns
     -------
@@ -310,7 +312,7 @@ def split_gaussian(s, var1, var2):
         return 0.0
     if var2 <= 0.0:
         return s
-    return split_gaussian_from_normal(s, var1, var2, np.random.standard_normal())
+    return split_gaussian_from_normal(s, var1, var2, rng.standard_normal())
 
 
 def split_gaussian_moments(s, var1, var2):
@@ -490,8 +492,8 @@ def split_cauchy_quantile(s, sigma1, sigma2, u):
 
 
 @jit
-def split_cauchy(s, sigma1, sigma2):
-    """Draw s^t | s under Cauchy priors (3.29) by inversion, with numba's generator.
+def split_cauchy(s, sigma1, sigma2, rng):
+    """Draw s^t | s under Cauchy priors (3.29) by inversion, with the generator ``rng``.
 
     Parameters
     ----------
@@ -500,20 +502,21 @@ def split_cauchy(s, sigma1, sigma2):
     sigma1, sigma2 : float
         Cauchy scales Σ_1 (part) and Σ_2 (rest). ``sigma1`` ≤ 0 → 0, ``sigma2`` ≤ 0 → s
         (no random number is consumed in these cases).
+    rng : numpy.random.Generator
 
     Returns
     -------
     float
-        ``split_cauchy_quantile(s, sigma1, sigma2, u)`` with u = ``np.random.random()``
+        ``split_cauchy_quantile(s, sigma1, sigma2, u)`` with u = ``rng.random()``
         (redrawn in the probability-2^-53 event u = 0).
     """
     if sigma1 <= 0.0:
         return 0.0
     if sigma2 <= 0.0:
         return s
-    u = np.random.random()
+    u = rng.random()
     while u <= 0.0:
-        u = np.random.random()
+        u = rng.random()
     return split_cauchy_quantile(s, sigma1, sigma2, u)
 
 
