@@ -54,13 +54,15 @@ SHRINK_THRESHOLD = 0.5
 
 
 class FSelector(TransformerMixin, BaseEstimator):
-    """Keep the ``n_features`` columns with the largest F-statistics on the training data."""
+    """Keep the ``n_features_to_select`` columns with the largest F-statistics on the training data."""
 
-    def __init__(self, n_features=10):
-        self.n_features = n_features
+    def __init__(self, n_features_to_select=10):
+        self.n_features_to_select = n_features_to_select
 
     def fit(self, X, y):
-        self.indices_ = select_features(X, y, n_features=self.n_features, statistic="f", random_state=0).indices
+        self.indices_ = select_features(
+            X, y, n_features_to_select=self.n_features_to_select, statistic="f", random_state=0
+        ).indices
         return self
 
     def transform(self, X):
@@ -76,7 +78,10 @@ def methods(k, lam):
         "LDA(lsqr, shrinkage=auto)": LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto"),
     }
     out = {
-        name: (gaussian_model(n_features=k, correct=correct, lam=lam, random_state=0, **PRIOR, **MCMC_PAPER), True)
+        name: (
+            gaussian_model(n_features_to_select=k, correct=correct, lam=lam, random_state=0, **PRIOR, **MCMC_PAPER),
+            True,
+        )
         for name, correct in (("Bayes Gaussian, corrected", True), ("Bayes Gaussian, uncorrected", False))
     }
     for name, model in sklearn_models.items():
@@ -102,16 +107,16 @@ def compare(X, y, cv, k, lam):
 
 
 def warm_up():
-    data = simulate_gaussian(n_classes=3, n_features=30, n_train=30, n_test=3, random_state=0)
+    data = simulate_gaussian(n_classes=3, n_features=30, n_samples=30, n_test=3, random_state=0)
     for correct in (True, False):
-        BiasCorrectedGaussianClassifier(n_features=5, correct=correct, n_iter=50, burn_in=0, thin=1).fit(
-            data.X_train, data.y_train
+        BiasCorrectedGaussianClassifier(n_features_to_select=5, correct=correct, n_iter=50, burn_in=0, thin=1).fit(
+            data.X, data.y
         ).predict_proba(data.X_test)
 
 
 def srbct_table():
     data = load_srbct()
-    X, y = data.data, data.target
+    X, y = data.X, data.y
     cv = KFold(20, shuffle=True, random_state=0)
     rows = []
     for g, columns in enumerate(srbct.gene_groups(X.shape[1], random_state=0)[:2]):
@@ -121,7 +126,7 @@ def srbct_table():
 
 def lymphoma_table():
     data = load_lymphoma()
-    return compare(data.data, data.target, KFold(10, shuffle=True, random_state=0), k=10, lam=None)
+    return compare(data.X, data.y, KFold(10, shuffle=True, random_state=0), k=10, lam=None)
 
 
 def chain_table(repeat):
@@ -130,9 +135,9 @@ def chain_table(repeat):
     for correct in (True, False):
         best_fit, best_predict = np.inf, np.inf
         for _ in range(repeat):
-            model = BiasCorrectedGaussianClassifier(n_features=1000, correct=correct, random_state=0)
+            model = BiasCorrectedGaussianClassifier(n_features_to_select=1000, correct=correct, random_state=0)
             start = time.perf_counter()
-            model.fit(data.X_train, data.y_train)
+            model.fit(data.X, data.y)
             fitted = time.perf_counter()
             proba = model.predict_proba(data.X_test)
             best_fit = min(best_fit, fitted - start)
@@ -153,14 +158,14 @@ def chain_table(repeat):
 
 def full_srbct_time():
     data = load_srbct()
-    X, y = data.data, data.target
+    X, y = data.X, data.y
     cv = KFold(20, shuffle=True, random_state=0)
     loss = random_lognormal_loss(4, random_state=0)
     totals = {"corrected": 0.0, "uncorrected": 0.0}
     start = time.perf_counter()
     for columns in srbct.gene_groups(X.shape[1], random_state=0):
         rows, _ = cross_validate_methods(
-            X[:, columns], y, cv=cv, n_features=10, loss=loss, lam=10.0, random_state=0, **PRIOR, **MCMC_PAPER
+            X[:, columns], y, cv=cv, n_features_to_select=10, loss=loss, lam=10.0, random_state=0, **PRIOR, **MCMC_PAPER
         )
         for row in rows:
             totals[row["method"]] += row["seconds"]

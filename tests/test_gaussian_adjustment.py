@@ -322,6 +322,20 @@ def test_pool_is_reproducible():
     assert adj1.log_discard_probability(50.0) == adj2.log_discard_probability(50.0)
 
 
+def test_pool_takes_every_random_state_the_estimators_take():
+    """The pool's generator comes from the one check_generator: a Generator is advanced (the classifier draws
+    its chains' seeds from it next), a legacy RandomState is accepted, anything else is an input error."""
+    from hdbayes.exceptions import InputTypeError
+
+    rng = np.random.default_rng(123)
+    gaussian_poisson_means(COUNTS, 4.0, 1.0, n_mc=10, random_state=rng)
+    assert rng.random() != np.random.default_rng(123).random()
+    legacy = gaussian_poisson_means(COUNTS, 4.0, 1.0, n_mc=10, random_state=np.random.RandomState(0))
+    assert legacy.shape == (10,) and np.all(legacy > 0)
+    with pytest.raises(InputTypeError, match="random_state"):
+        gaussian_poisson_means(COUNTS, 4.0, 1.0, random_state="seed")
+
+
 def test_adjustment_is_frozen(adjustment):
     with pytest.raises(AttributeError):
         adjustment.threshold = 2.0

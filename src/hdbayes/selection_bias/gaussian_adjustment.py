@@ -50,7 +50,7 @@ import numpy as np
 from scipy import stats
 
 from hdbayes._numba import jit
-from hdbayes._validation import check_count, check_positive
+from hdbayes._validation import check_count, check_generator, check_positive
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
@@ -169,8 +169,9 @@ def gaussian_poisson_means(class_counts, alpha_x, w_x, n_mc=1000, random_state=N
         Prior of τ^x: Gamma(α^x/2, rate α^x w^x/2), mean 1/w^x.
     n_mc : int, default=1000
         M, the number of draws (Li 2009 used 1000).
-    random_state : int, numpy.random.Generator or None
-        Seed or generator (``numpy.random.default_rng``); Z is drawn first, then T.
+    random_state : int, numpy.random.Generator, RandomState or None
+        Seed or generator (:func:`hdbayes._validation.check_generator`; a Generator is
+        used and advanced, not copied); Z is drawn first, then T.
 
     Returns
     -------
@@ -181,7 +182,7 @@ def gaussian_poisson_means(class_counts, alpha_x, w_x, n_mc=1000, random_state=N
     alpha_x = check_positive("alpha_x", alpha_x)
     w_x = check_positive("w_x", w_x)
     n_mc = check_count("n_mc", n_mc)
-    rng = np.random.default_rng(random_state)
+    rng = check_generator(random_state)
     weights = counts.astype(np.float64)
     z = rng.standard_normal((n_mc, counts.shape[0]))
     centred = z - (z @ weights / weights.sum())[:, None]
@@ -411,7 +412,8 @@ class GaussianAdjustment:
             Prior of τ^x (Gamma(α^x/2, rate α^x w^x/2)).
         n_mc : int, default=1000
             Size M of the pool.
-        random_state : int, numpy.random.Generator or None
+        random_state : int, numpy.random.Generator, RandomState or None
+            Seed or generator of the pool (see :func:`gaussian_poisson_means`).
 
         Returns
         -------
