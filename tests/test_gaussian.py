@@ -51,8 +51,9 @@ def _posterior_draws_after_selection(correct, n_replicates, seed):
 def test_corrected_posterior_draws_are_distributed_as_the_prior():
     """If parameters come from the prior and the posterior conditions on everything that was
     done to the data (here: selection of 5 of 40 features), posterior draws are again
-    prior-distributed. The corrected sampler passes; the uncorrected one fails badly
-    (measured with 300 replicates: KS p = 0.90 vs 2e-26; mean log τ^μ 1.25 vs 0.58 against 1.20–1.23)."""
+    prior-distributed. The corrected sampler passes; the uncorrected one fails badly (measured with
+    200 replicates: KS p = 0.63 vs 2e-25, mean log τ^μ 1.23 vs 0.55 against true means 1.23 and 1.32;
+    with 300: p = 0.65 vs 6e-35, 1.22 vs 0.51 against 1.23 and 1.28)."""
     truth, corrected = _posterior_draws_after_selection(True, 200, seed=0)
     assert stats.ks_2samp(truth, corrected).pvalue > 0.01
     truth, uncorrected = _posterior_draws_after_selection(False, 200, seed=1)
@@ -61,7 +62,8 @@ def test_corrected_posterior_draws_are_distributed_as_the_prior():
 
 
 def test_uncorrected_sampler_is_calibrated_without_selection():
-    """With all features kept, the plain Gibbs sampler's draws of log τ^μ are prior-distributed."""
+    """With all features kept, the plain Gibbs sampler's draws of log τ^μ are prior-distributed (measured KS
+    p = 0.99)."""
     rng = np.random.default_rng(2)
     truth, draws = [], []
     for r in range(200):
@@ -133,7 +135,8 @@ def simulation():
 def test_correction_calibrates_the_simulation():
     """Li (2009) §4.1 in small (p = 600, n = 120, k = 20, four data sets): corrected expected ≈
     actual error on average, uncorrected overconfident. One data set varies: measured gaps
-    (expected − actual) corrected −0.072, −0.049, −0.007, −0.012; uncorrected −0.27 … −0.19."""
+    (expected − actual) corrected −0.076, −0.045, −0.013, −0.018; uncorrected −0.26 … −0.19; mean of the
+    saved draws of log τ^μ corrected 4.33 … 5.37 (average 4.83 against the true 4.61), uncorrected 2.26 … 2.79."""
     gaps, amlp, log_tau = {True: [], False: []}, {True: [], False: []}, {True: [], False: []}
     for seed in range(4):
         d = simulate_gaussian(n_features=600, n_samples=120, n_test=1500, random_state=seed)
