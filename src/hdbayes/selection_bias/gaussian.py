@@ -12,7 +12,9 @@ k features with the largest F-statistics are kept; the correction multiplies the
 posterior by A(τ^μ)^{p−k}, the probability that the p − k others fall below the
 threshold (eq. 23–34; :mod:`hdbayes.selection_bias.gaussian_adjustment`). Only the
 conditional of τ^μ changes, so the sampler is Gibbs sampling (eq. 18–22) with τ^μ
-updated by random-walk Metropolis on log τ^μ when corrected.
+updated by random-walk Metropolis on log τ^μ when corrected. One compiled kernel runs
+a chain (:func:`gibbs_chain`), drawing every random number from the chain's own numpy
+Generator; the chains run through :func:`hdbayes.mcmc.run_chains`.
 
 The data are used as given. The paper notes that the prior mean of ν can be 0
 "without loss of generality"; centring the features by their *training* means would
