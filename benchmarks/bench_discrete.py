@@ -72,14 +72,16 @@ def main():
 
     cases = [
         ("sklearn MultinomialNB(alpha=1)", MultinomialNB(alpha=1.0), X_train, X_test, None),
-        ("BayesianMultinomialNB(method='posterior_mean', alpha=0)", BayesianMultinomialNB("posterior_mean", alpha=0),
-         X_train, X_test, "sklearn MultinomialNB(alpha=1)"),
+        ("BayesianMultinomialNB(method='posterior_mean', class_pseudo_count=0)",
+         BayesianMultinomialNB("posterior_mean", class_pseudo_count=0), X_train, X_test,
+         "sklearn MultinomialNB(alpha=1)"),
         ("BayesianMultinomialNB(method='bayes')", BayesianMultinomialNB("bayes"), X_train, X_test,
          "sklearn MultinomialNB(alpha=1)"),
         ("DCMClassifier()", DCMClassifier(), X_train, X_test, "sklearn MultinomialNB(alpha=1)"),
         ("sklearn BernoulliNB(alpha=1)", BernoulliNB(alpha=1.0), X_train_binary, X_test_binary, None),
-        ("BayesianBernoulliNB(method='posterior_mean', alpha=0)",
-         BayesianBernoulliNB("posterior_mean", alpha=0), X_train_binary, X_test_binary, "sklearn BernoulliNB(alpha=1)"),
+        ("BayesianBernoulliNB(method='posterior_mean', class_pseudo_count=0)",
+         BayesianBernoulliNB("posterior_mean", class_pseudo_count=0), X_train_binary, X_test_binary,
+         "sklearn BernoulliNB(alpha=1)"),
     ]  # fmt: skip
     with warnings.catch_warnings():  # compile the numba kernels on a tiny fit
         warnings.simplefilter("ignore")

@@ -530,3 +530,29 @@ def test_multinomial_coefficient_gives_the_true_joint_log_probability(counts_dat
     np.testing.assert_allclose(model.predict_joint_log_proba(x) - model.class_log_prior_, expected, rtol=1e-12)
     without = BayesianMultinomialNB("posterior_mean").fit(X, y)
     np.testing.assert_allclose(without.predict_proba(x), model.predict_proba(x), rtol=1e-12)
+
+
+# --- the one classifier base: ties to the first class, decisions under a loss --------------------------------
+
+
+@pytest.mark.parametrize("model", CLASSIFIERS, ids=CLASSIFIER_IDS)
+def test_exact_ties_go_to_the_first_class(model):
+    X = np.array([[1, 0], [0, 1]])  # mirror images: (1, 1) and (0, 0) are equally likely under both classes
+    model.fit(X, ["b", "a"])
+    proba = model.predict_proba([[1, 1], [0, 0]])
+    np.testing.assert_array_equal(proba[:, 0], proba[:, 1])
+    assert model.predict([[1, 1], [0, 0]]).tolist() == ["a", "a"]
+
+
+@pytest.mark.parametrize("model", CLASSIFIERS, ids=CLASSIFIER_IDS)
+def test_predict_with_a_loss_matrix_minimises_the_expected_loss(model, counts_data):
+    X, y = counts_data
+    X = np.minimum(X, 7)
+    model.fit(X, y)
+    loss = np.array([[0.0, 1.0, 1.0], [1e6, 0.0, 1e6], [1.0, 1.0, 0.0]])  # missing class 1 is expensive
+    decisions = model.predict(X, loss=loss)
+    np.testing.assert_array_equal(decisions, model.classes_[np.argmin(model.predict_proba(X) @ loss, axis=1)])
+    assert (decisions == 1).sum() > (model.predict(X) == 1).sum()
+    np.testing.assert_array_equal(model.predict(X, loss=1 - np.eye(3)), model.predict(X))
+    with pytest.raises(InputValueError):
+        model.predict(X, loss=np.ones((2, 2)))
