@@ -33,7 +33,7 @@ def converged(n_train):
 
 def fit_predict(X, y, X_test, k, correct, params):
     start = time.perf_counter()
-    model = BiasCorrectedNaiveBayes(n_features=k, correct=correct, random_state=0, **params).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=k, correct=correct, random_state=0, **params).fit(X, y)
     proba = model.predict_proba(X_test)[:, 1]
     return proba, time.perf_counter() - start, model.alpha_grid_.size
 
@@ -56,8 +56,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--colon-folds", type=int, default=6, help="leave-one-out folds of the colon data at k >= 10")
     args = parser.parse_args()
-    data = simulate_naive_bayes(n_features=10000, n_train=200, n_test=2000, random_state=0)
-    fit_predict(data.X_train[:, :200], data.y_train, data.X_test[:5, :200], 5, True, {})  # compile
+    data = simulate_naive_bayes(n_features=10000, n_samples=200, n_test=2000, random_state=0)
+    fit_predict(data.X[:, :200], data.y, data.X_test[:5, :200], 5, True, {})  # compile
     print("| data | k | correct | thesis: max abs dp / s / α nodes | default: max abs dp / s / α nodes |")
     print("|---|---:|---|---:|---:|")
 
@@ -67,9 +67,9 @@ def main():
 
     for k in (10, 100, 1000):
         for correct in (True, False):
-            row("simulation", k, correct, compare([(data.X_train, data.y_train, data.X_test)], k, correct))
+            row("simulation", k, correct, compare([(data.X, data.y, data.X_test)], k, correct))
     colon = load_colon(binarize=True)
-    X, y = np.asarray(colon.data), np.asarray(colon.target)
+    X, y = np.asarray(colon.X), np.asarray(colon.y)
     for k in (4, 10, 100, 1000):
         folds = range(X.shape[0]) if k == 4 else np.linspace(0, X.shape[0] - 1, args.colon_folds).astype(int)
         problems = [(np.delete(X, i, axis=0), np.delete(y, i), X[i : i + 1]) for i in folds]

@@ -29,9 +29,9 @@ def simulate_binary_naive_bayes(n_features, n_train, n_test, alpha=300.0, seed=0
     from hdbayes.datasets import simulate_naive_bayes
 
     data = simulate_naive_bayes(
-        alpha=alpha, n_features=n_features, n_train=n_train, n_test=n_test, balanced=False, random_state=seed
+        alpha=alpha, n_features=n_features, n_samples=n_train, n_test=n_test, balanced=False, random_state=seed
     )
-    return data.X_train, data.y_train, data.X_test, data.y_test
+    return data.X, data.y, data.X_test, data.y_test
 
 
 def random_sparse_binary(n_rows, n_cols, density, seed=0, fmt="csc"):

@@ -27,7 +27,7 @@ def _doubled(n_train):
 
 
 def _proba(X, y, X_test, k, correct, **params):
-    model = BiasCorrectedNaiveBayes(n_features=k, correct=correct, random_state=0, **params)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=k, correct=correct, random_state=0, **params)
     return model.fit(X, y).predict_proba(X_test)[:, 1]
 
 
@@ -36,8 +36,8 @@ def simulation():
     """Thesis §2.3.5 in small: α = 300, p = 1500, n = 100."""
     from hdbayes.datasets import simulate_naive_bayes
 
-    data = simulate_naive_bayes(n_features=1500, n_train=100, n_test=300, alpha=300.0, random_state=1)
-    return data.X_train, data.y_train, data.X_test
+    data = simulate_naive_bayes(n_features=1500, n_samples=100, n_test=300, alpha=300.0, random_state=1)
+    return data.X, data.y, data.X_test
 
 
 @pytest.mark.parametrize("correct", [True, False])
@@ -71,7 +71,7 @@ def colon():
 def test_default_quadrature_is_converged_on_colon(colon, correct):
     """Colon data (n = 62), k = 5 and k = 100 on all cases. The thesis's rules were 1.6e-4 off
     uncorrected at k = 5 (AMLP over leave-one-out at k = 4: 0.4453 instead of 0.4510)."""
-    X, y = colon.data, colon.target
+    X, y = colon.X, colon.y
     for k in (5, 100):
         default = _proba(X, y, X, k, correct)
         doubled = _proba(X, y, X, k, correct, **_doubled(X.shape[0]))
@@ -84,8 +84,8 @@ def test_default_quadrature_is_converged_at_the_thesis_size(correct):
     """Thesis §2.3.5 at full size: p = 10000, n = 200, α = 300, 2000 test cases."""
     from hdbayes.datasets import simulate_naive_bayes
 
-    data = simulate_naive_bayes(n_features=10000, n_train=200, n_test=2000, random_state=0)
+    data = simulate_naive_bayes(n_features=10000, n_samples=200, n_test=2000, random_state=0)
     for k in (10, 100, 1000):
-        default = _proba(data.X_train, data.y_train, data.X_test, k, correct)
-        doubled = _proba(data.X_train, data.y_train, data.X_test, k, correct, **_doubled(200))
+        default = _proba(data.X, data.y, data.X_test, k, correct)
+        doubled = _proba(data.X, data.y, data.X_test, k, correct, **_doubled(200))
         assert np.abs(default - doubled).max() <= 1e-4
