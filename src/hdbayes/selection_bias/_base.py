@@ -121,10 +121,6 @@ class SelectionBiasClassifier(BayesianClassifier):
         self.threshold_ = selection.threshold
         return selection
 
-    def _joint_log_likelihood(self, X):
-        # adapter for subclasses not yet moved to _joint_log_likelihood (they validate X themselves)
-        return self._log_class_numerators(X)
-
 
 class BinarySelectionBiasClassifier(SelectionBiasClassifier):
     """Base class of the models for binary features and a binary response (parameter
