@@ -111,12 +111,12 @@ def test_parallel_folds_with_joblib_and_dask_match_serial():
 
     from hdbayes.datasets import simulate_naive_bayes
 
-    data = simulate_naive_bayes(n_features=300, n_train=40, n_test=1, random_state=5)
-    serial = colon.loocv_probabilities(data.X_train, data.y_train, n_features=5)
-    assert np.array_equal(colon.loocv_probabilities(data.X_train, data.y_train, n_features=5, n_jobs=2), serial)
+    data = simulate_naive_bayes(n_features=300, n_samples=40, n_test=1, random_state=5)
+    serial = colon.loocv_probabilities(data.X, data.y, n_features_to_select=5)
+    assert np.array_equal(colon.loocv_probabilities(data.X, data.y, n_features_to_select=5, n_jobs=2), serial)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         with Client(cluster), joblib.parallel_backend("dask"):
-            on_dask = colon.loocv_probabilities(data.X_train, data.y_train, n_features=5, n_jobs=2)
+            on_dask = colon.loocv_probabilities(data.X, data.y, n_features_to_select=5, n_jobs=2)
     assert np.array_equal(on_dask, serial)
 
 
@@ -204,7 +204,7 @@ def test_colon_starts_no_more_workers_than_cores(monkeypatch):
         return np.full((len(args[2]), 2), 0.5)
 
     monkeypatch.setattr(colon, "cross_val_predict", fake_cross_val_predict)
-    colon.loocv_probabilities(np.zeros((4, 3)), np.array([0, 1, 0, 1]), n_features=1, n_jobs=1000)
+    colon.loocv_probabilities(np.zeros((4, 3)), np.array([0, 1, 0, 1]), n_features_to_select=1, n_jobs=1000)
     assert seen == [usable_cores()]
 
 

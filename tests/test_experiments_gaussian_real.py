@@ -15,6 +15,7 @@ from sklearn.pipeline import Pipeline
 
 from hdbayes.datasets import simulate_gaussian
 from hdbayes.experiments import _gaussian_cv
+from hdbayes.experiments._runner import probability_measures
 from hdbayes.metrics import random_lognormal_loss
 from hdbayes.preprocessing import ShrunkCovarianceWhitener
 from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
@@ -46,21 +47,22 @@ def lymphoma_file():
 
 
 def test_gaussian_model_whitens_only_when_lam_given():
-    plain = _gaussian_cv.gaussian_model(n_features=3, correct=False, alpha_x=2.0, random_state=1)
+    plain = _gaussian_cv.gaussian_model(n_features_to_select=3, correct=False, alpha_x=2.0, random_state=1)
     assert isinstance(plain, BiasCorrectedGaussianClassifier)
-    assert (plain.n_features, plain.correct, plain.alpha_x, plain.random_state) == (3, False, 2.0, 1)
-    piped = _gaussian_cv.gaussian_model(n_features=3, lam=10.0)
+    assert (plain.n_features_to_select, plain.correct, plain.alpha_x, plain.random_state) == (3, False, 2.0, 1)
+    assert plain.progress is False  # no progress bar inside the folds
+    piped = _gaussian_cv.gaussian_model(n_features_to_select=3, lam=10.0)
     assert isinstance(piped, Pipeline)
     assert isinstance(piped.steps[0][1], ShrunkCovarianceWhitener) and piped.steps[0][1].lam == 10.0
     assert piped.steps[-1][1].correct is True
 
 
 def test_cross_validate_methods_rows_and_probabilities():
-    data = simulate_gaussian(n_classes=3, n_features=40, n_train=45, n_test=1, random_state=0)
-    X, y = data.X_train, data.y_train
+    data = simulate_gaussian(n_classes=3, n_features=40, n_samples=45, n_test=1, random_state=0)
+    X, y = data.X, data.y
     loss = random_lognormal_loss(3, random_state=0)
     rows, proba = _gaussian_cv.cross_validate_methods(
-        X, y, cv=KFold(5, shuffle=True, random_state=0), n_features=5, loss=loss, lam=10.0, random_state=0,
+        X, y, cv=KFold(5, shuffle=True, random_state=0), n_features_to_select=5, loss=loss, lam=10.0, random_state=0,
         n_iter=200, burn_in=50, thin=5,
     )  # fmt: skip
     assert [r["method"] for r in rows] == ["corrected", "uncorrected"]
@@ -69,7 +71,7 @@ def test_cross_validate_methods_rows_and_probabilities():
         assert P.shape == (45, 3)
         np.testing.assert_allclose(P.sum(axis=1), 1.0)
         row = next(r for r in rows if r["method"] == name)
-        assert row == {**row, **_gaussian_cv.probability_measures(y, P, loss)}
+        assert row == {**row, **probability_measures(y, P, loss=loss)}
     pairs = _gaussian_cv.compare_methods(rows, "k")
     assert len(pairs) == 1 and pairs[0][0]["method"] == "corrected" and pairs[0][1]["method"] == "uncorrected"
     long = _gaussian_cv.probability_rows(y, proba, ["a", "b", "c"], group=1)

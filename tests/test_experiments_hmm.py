@@ -37,7 +37,8 @@ def test_small_run(tmp_path, identical_outputs):
     acf = small_report.tables["sigma_autocorrelation"]
     assert {r["sigma_order"] for r in acf} == {4, 5, 6, 7, 8}
     assert all(r["acf"] == pytest.approx(1.0) for r in acf if r["lag"] == 0)
-    assert max(r["lag"] for r in acf) == hmm.MAX_LAG
+    # lags in iterations: the saved draws are every thin-th iteration after burn-in
+    assert max(r["lag"] for r in acf) == hmm.MAX_LAG * hmm.SETTINGS["small"]["thin"]
     assert set(small_report.figures) == FIGURES
     assert all(isinstance(f, matplotlib.figure.Figure) for f in small_report.figures.values())
     identical_outputs(small_report, hmm.run(full=False, random_state=0, progress=False), tmp_path / "twice")

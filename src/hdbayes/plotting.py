@@ -68,7 +68,8 @@ def plot_calibration(tables, ax=None):
 
 
 
-def plot_trace(model, name, index=(), ax=None, *, chains=None, warmup=True, burn_in_line=True, **kwargs):
+def plot_trace(model, name, index=(), ax=None, *, chains=None, transform=None, warmup=True, burn_in_line=True,
+               **kwargs):
     """Trace of one scalar of a fitted MCMC estimator: one line per chain against the iteration.
 
     Parameters
@@ -81,6 +82,8 @@ def plot_trace(model, name, index=(), ax=None, *, chains=None, warmup=True, burn
     ax : matplotlib Axes, optional
     chains : sequence of int, optional
         The chains drawn (default: all).
+    transform : callable, optional
+        Applied to the values before plotting (e.g. ``np.log`` for ``log σ`` from ``sigma``).
     warmup : bool, default=True
         Show what was recorded during burn-in too (when the model records it).
     burn_in_line : bool, default=True
@@ -114,6 +117,8 @@ def plot_trace(model, name, index=(), ax=None, *, chains=None, warmup=True, burn
         positions = np.linspace(0, burn_in, early.shape[1], endpoint=False)
         values = np.concatenate([early, values], axis=1)
         saved = np.concatenate([positions, saved])
+    if transform is not None:
+        values = transform(values)
     kwargs.setdefault("linewidth", 0.6)
     for n, chain in enumerate(range(values.shape[0]) if chains is None else chains):
         ax.plot(saved, values[chain], **(kwargs if n == 0 else {k: v for k, v in kwargs.items() if k != "label"}))

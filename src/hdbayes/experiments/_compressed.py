@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
 from hdbayes.experiments._figures import posterior_medians_scatter
 from hdbayes.metrics import average_minus_log_probability, error_rate
 
@@ -110,8 +108,7 @@ def medians_figure(cauchy_model, gaussian_model, *, zoom, title):
 
 def _parameter_draws(model):
     """The draws of the compressed parameters with the chains concatenated: shape (draws, G', K')."""
-    samples = np.asarray(model.s_samples_)
-    return samples.reshape(-1, *samples.shape[-2:])
+    return model.trace_.flat("s")
 
 
 def fit_and_score(model, X_train, y_train, X_test, y_test):

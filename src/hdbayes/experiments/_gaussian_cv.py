@@ -19,14 +19,8 @@ import numpy as np
 from sklearn.model_selection import cross_val_predict
 from sklearn.pipeline import make_pipeline
 
+from hdbayes.experiments._runner import probability_measures
 from hdbayes.experiments._runtime import cap_n_jobs
-from hdbayes.metrics import (
-    average_minus_log_probability,
-    brier_score,
-    error_rate,
-    expected_and_actual_loss,
-    expected_error_rate,
-)
 from hdbayes.preprocessing import ShrunkCovarianceWhitener
 from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
 
@@ -37,7 +31,7 @@ __all__ = [
     "cross_validate_methods",
     "error_gap",
     "gaussian_model",
-    "probability_measures",
+    "loss_matrix_rows",
     "probability_rows",
     "seeds",
 ]
@@ -49,12 +43,12 @@ MCMC_PAPER = {"n_iter": 6000, "burn_in": 750, "thin": 15}
 METHODS = {"corrected": True, "uncorrected": False}
 
 
-def gaussian_model(*, n_features, correct=True, lam=None, random_state=None, **params):
+def gaussian_model(*, n_features_to_select, correct=True, lam=None, random_state=None, **params):
     """The classifier of Li (2009), behind the whitening of eq. 12 when ``lam`` is given.
 
     Parameters
     ----------
-    n_features : int
+    n_features_to_select : int
         k, the number of features kept by F in ``fit`` (of the whitened features when
         ``lam`` is given).
     correct : bool
@@ -67,42 +61,23 @@ def gaussian_model(*, n_features, correct=True, lam=None, random_state=None, **p
     **params
         Other parameters of
         :class:`~hdbayes.selection_bias.gaussian.BiasCorrectedGaussianClassifier`
-        (priors, run lengths).
+        (priors, run lengths; no progress bar unless ``progress`` is given).
 
     Returns
     -------
     estimator
     """
     classifier = BiasCorrectedGaussianClassifier(
-        n_features=n_features, correct=correct, random_state=random_state, **params
+        n_features_to_select=n_features_to_select, correct=correct, random_state=random_state,
+        **{"progress": False, **params},
     )
     if lam is None:
         return classifier
     return make_pipeline(ShrunkCovarianceWhitener(lam=lam), classifier)
 
 
-def probability_measures(y, proba, loss):
-    """The measures of spec §7 for class probabilities ``proba`` of shape (N, G).
-
-    Returns
-    -------
-    dict
-        ``actual_error``, ``expected_error``, ``amlp``, ``brier``,
-        ``expected_loss``, ``actual_loss`` (Bayes decisions under ``loss``).
-    """
-    losses = expected_and_actual_loss(y, proba, loss)
-    return {
-        "actual_error": error_rate(y, proba),
-        "expected_error": expected_error_rate(proba),
-        "amlp": average_minus_log_probability(y, proba),
-        "brier": brier_score(y, proba),
-        "expected_loss": losses.expected,
-        "actual_loss": losses.actual,
-    }
-
-
 def cross_validate_methods(
-    X, y, *, cv, n_features, loss, lam=None, methods=None, random_state=None, n_jobs=None, **params
+    X, y, *, cv, n_features_to_select, loss, lam=None, methods=None, random_state=None, n_jobs=None, **params
 ):
     """Cross-validated predictive probabilities and measures for each method.
 
@@ -115,7 +90,7 @@ def cross_validate_methods(
     cv : cross-validation splitter
         Used for every method, so all methods see the same folds (give a splitter
         with a fixed ``random_state``).
-    n_features : int
+    n_features_to_select : int
         k.
     loss : ndarray of shape (G, G)
         Loss matrix ``L[true, guess]`` for the expected and actual loss.
@@ -135,7 +110,8 @@ def cross_validate_methods(
     -------
     rows : list of dict
         One per method: ``method``, ``k``, the measures of
-        :func:`probability_measures`, ``seconds`` (wall-clock of the whole
+        :func:`~hdbayes.experiments._runner.probability_measures` (with the loss), ``seconds`` (wall-clock of
+        the whole
         cross-validation: whitening, selection, MCMC and prediction in all folds; an
         experiment moves it to its timings with
         :func:`~hdbayes.experiments._runtime.split_timings`).
@@ -146,12 +122,14 @@ def cross_validate_methods(
     n_jobs = cap_n_jobs(n_jobs)
     rows, probabilities = [], {}
     for name, correct in methods.items():
-        model = gaussian_model(n_features=n_features, correct=correct, lam=lam, random_state=random_state, **params)
+        model = gaussian_model(n_features_to_select=n_features_to_select, correct=correct, lam=lam,
+                               random_state=random_state, **params)  # fmt: skip
         start = time.perf_counter()
         proba = cross_val_predict(model, X, y, cv=cv, method="predict_proba", n_jobs=n_jobs)
         seconds = time.perf_counter() - start
         probabilities[name] = proba
-        rows.append({"method": name, "k": n_features, **probability_measures(y, proba, loss), "seconds": seconds})
+        rows.append({"method": name, "k": n_features_to_select, **probability_measures(y, proba, loss=loss),
+                     "seconds": seconds})  # fmt: skip
     return rows, probabilities
 
 
@@ -183,6 +161,14 @@ def probability_rows(y, probabilities, class_names, **labels):
             row.update({f"p_{name}": float(proba[i, g]) for g, name in enumerate(class_names)})
             rows.append(row)
     return rows
+
+
+def loss_matrix_rows(loss, class_names):
+    """The loss matrix as a table: one row per true class, one column per guess."""
+    return [
+        {"true": class_names[i], **{f"guess_{name}": float(loss[i, j]) for j, name in enumerate(class_names)}}
+        for i in range(len(class_names))
+    ]
 
 
 def seeds(random_state, n):

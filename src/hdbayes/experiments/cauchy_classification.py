@@ -83,7 +83,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     n_jobs = cap_n_jobs(n_jobs)
     _, size = choose_size(SIZES, full, size)
     data = simulate_cauchy_classification(
-        n_samples=size.n_train, n_test=size.n_test, n_features=7, n_values=3, order=TRUE_ORDER,
+        n_samples=size.n_samples, n_test=size.n_test, n_features=7, n_values=3, order=TRUE_ORDER,
         random_state=random_state,
     )  # fmt: skip
     true_amlp = average_minus_log_probability(data.y_test, data.proba_test)
@@ -143,7 +143,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
 
     lines = [
         f"p = 7 features uniform on 3 values; true model: interactions of order ≤ {TRUE_ORDER}, σ_o = 1/o, "
-        f"Cauchy coefficients, intercept 0; {size.n_train} training and {size.n_test} test cases; seed "
+        f"Cauchy coefficients, intercept 0; {size.n_samples} training and {size.n_test} test cases; seed "
         f"{random_state}. Compressed parameters; Cauchy and Gaussian priors of spec §2.2; MCMC {size.n_iter} "
         f"iterations (burn-in {size.burn_in}, thin {size.thin}). Counts are per parameter set; training and "
         "prediction times (training includes grouping) are in timing.csv.",
@@ -245,8 +245,8 @@ def _figure_traces(models, order, burn_in):
     axes = fig.subplots(order, 1, squeeze=False).ravel()
     for o, ax in zip(range(1, order + 1), axes):
         for prior in PRIORS:
-            plot_trace(models[order, prior], "log_sigma", o, ax, color=PRIOR_STYLE[prior]["color"], label=prior,
-                       burn_in_line=False)  # fmt: skip
+            plot_trace(models[order, prior], "sigma", o, ax, transform=np.log, color=PRIOR_STYLE[prior]["color"],
+                       label=prior, burn_in_line=False)  # fmt: skip
         if o <= TRUE_ORDER:
             ax.axhline(np.log(1.0 / o), color="black", linewidth=0.6, linestyle="--")
         ax.axvline(burn_in, color="grey", linewidth=0.5, linestyle=":")

@@ -14,21 +14,18 @@ same seed write identical results.
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 from sklearn.model_selection import LeaveOneOut, cross_val_predict
-from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_colon
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
-from hdbayes.experiments._runtime import cap_n_jobs, split_timings
-from hdbayes.metrics import (
-    average_minus_log_probability,
-    brier_score,
-    error_rate,
-    expected_error_rate,
-    paired_t_test,
-)
+from hdbayes.experiments._corrected import METHODS
+from hdbayes.experiments._figures import diagonal
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import probability_measures, run_settings, summary_markdown
+from hdbayes.experiments._runtime import cap_n_jobs
+from hdbayes.metrics import paired_t_test
 from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes
 
 __all__ = ["loocv_probabilities", "run"]
@@ -41,11 +38,17 @@ N_SELECTED = 5
 AMLP_MARGIN = 0.005
 
 
-def loocv_probabilities(X, y, *, n_features=N_SELECTED, correct=True, n_jobs=None):
+def loocv_probabilities(X, y, *, n_features_to_select=N_SELECTED, correct=True, n_jobs=None):
     """Leave-one-out predictive probabilities of class 1, selection inside each fold."""
-    model = BiasCorrectedNaiveBayes(n_features=n_features, correct=correct, random_state=0)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=n_features_to_select, correct=correct, random_state=0)
     proba = cross_val_predict(model, X, y, cv=LeaveOneOut(), method="predict_proba", n_jobs=cap_n_jobs(n_jobs))
     return proba[:, 1]
+
+
+def _score_group(X, y, groups, n_jobs, *, group, method):
+    start = time.perf_counter()
+    proba = loocv_probabilities(X[:, groups[group - 1]], y, correct=METHODS[method], n_jobs=n_jobs)
+    return {**probability_measures(y, proba), "seconds": time.perf_counter() - start}, proba
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
@@ -70,34 +73,17 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
     Report
     """
     data = load_colon(binarize=True, data_home=data_home)
-    X, y = data.data, data.target
+    X, y = data.X, data.y
     genes = np.random.default_rng(random_state).permutation(X.shape[1])
     groups = genes.reshape(N_GROUPS, GROUP_SIZE)[: N_GROUPS if full else 3]
-
-    rows, probabilities = [], []
-    for g, columns in enumerate(
-        tqdm(groups, desc="colon gene groups", disable=None if progress is None else not progress)
-    ):
-        per_method = {}
-        for correct in (True, False):
-            start = time.perf_counter()
-            proba = loocv_probabilities(X[:, columns], y, correct=correct, n_jobs=n_jobs)
-            per_method[correct] = proba
-            rows.append(
-                {
-                    "group": g + 1,
-                    "method": "corrected" if correct else "uncorrected",
-                    "actual_error": error_rate(y, proba),
-                    "expected_error": expected_error_rate(proba),
-                    "amlp": average_minus_log_probability(y, proba),
-                    "brier": brier_score(y, proba),
-                    "seconds": time.perf_counter() - start,
-                }
-            )
-        probabilities.append(per_method)
+    settings = [{"group": g + 1, "method": method} for g in range(len(groups)) for method in METHODS]
+    results = run_settings(settings, partial(_score_group, X, y, groups, n_jobs), desc="colon gene groups",
+                           progress=progress, time_keys=["seconds"])  # fmt: skip
+    rows, proba = results.rows, results.extras
+    probabilities = [{True: proba[g + 1, "corrected"], False: proba[g + 1, "uncorrected"]} for g in range(len(groups))]
 
     report = Report(name="colon")
-    report.timings["timing"] = split_timings(rows, ["seconds"], ["group", "method"])
+    report.timings["timing"] = results.timings
     report.tables["results"] = rows
     report.tables["probabilities"] = [
         {"group": g + 1, "case": i, "y": int(y[i]), "corrected": float(pm[True][i]), "uncorrected": float(pm[False][i])}
@@ -124,8 +110,6 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         "fig2_10_amlp_brier": _figure_amlp_brier(corrected, uncorrected),
     }
     summary = [
-        "# Colon cancer data (thesis §2.3.6)",
-        "",
         f"62 cases (22 normal, 40 tumour), 2000 genes binarised at their median, {n} random groups of "
         f"{GROUP_SIZE} genes (seed {random_state}); leave-one-out CV with the {N_SELECTED} genes of largest "
         "|correlation| chosen inside each fold (p = 200, p − k = 195). Times: timing.csv.",
@@ -139,12 +123,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         f"- Average squared error: corrected better in {better['brier']} of {n} groups; mean difference "
         f"{tests['brier'].mean_difference:.4f}, p = {tests['brier'].pvalue:.2g} (thesis: 8 of 10, p = 0.019)",
         "",
-        "## Acceptance checks",
-        "",
-        *checks_markdown(report.checks),
-        "",
     ]
-    report.summary = "\n".join(summary)
+    report.summary = summary_markdown("Colon cancer data (thesis §2.3.6)", summary, report.checks)
     return report
 
 
@@ -173,9 +153,7 @@ def _figure_probabilities(probabilities, y):
 
 def _scatter_pair(ax, xs, ys, labels, title):
     ax.scatter(xs, ys, color="black", s=14)
-    low, high = min(min(xs), min(ys)), max(max(xs), max(ys))
-    pad = 0.05 * (high - low or 1.0)
-    ax.plot([low - pad, high + pad], [low - pad, high + pad], color="grey", linewidth=0.6)
+    diagonal(ax, [*xs, *ys])
     ax.set_xlabel(labels[0])
     ax.set_ylabel(labels[1])
     ax.set_title(title, fontsize=10)

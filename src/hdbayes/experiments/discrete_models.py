@@ -31,7 +31,8 @@ from hdbayes.discrete.concept_learning import BayesianConceptLearner, number_gam
 from hdbayes.discrete.conjugate import BetaBinomial
 from hdbayes.discrete.dcm import DCMClassifier
 from hdbayes.discrete.naive_bayes import BayesianBernoulliNB, BayesianMultinomialNB
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import summary_markdown
 from hdbayes.experiments._runtime import choose_size, split_timings
 from hdbayes.metrics import error_rate
 
@@ -131,8 +132,8 @@ def _log_loss(model, X, y):
 def _corpus_part(size, random_state, progress):
     n_train, n_test, n_words, mean_length, concentration, spread = size
     corpus = simulate_bursty_documents(
-        n_train + n_test, n_words, mean_length=mean_length, concentration=concentration, class_spread=spread,
-        random_state=random_state,
+        n_samples=n_train + n_test, n_words=n_words, mean_length=mean_length, concentration=concentration,
+        class_spread=spread, random_state=random_state,
     )  # fmt: skip
     X_train, y_train = corpus.X[:n_train], corpus.y[:n_train]
     X_test, y_test = corpus.X[n_train:], corpus.y[n_train:]
@@ -162,8 +163,9 @@ def _corpus_part(size, random_state, progress):
     impossible_add_one = np.mean(np.all(np.isneginf(add_one.predict_joint_log_proba(X_test)), axis=1))
     dcm = fitted["DCM classifier (Minka fixed point)"]
     concentration_rows = [
-        {"class": int(c), "true_alpha0": float(corpus.alpha[c].sum()), "fitted_alpha0": float(dcm.concentration_[c]),
-         "smoothed_alpha0": float(dcm.alpha_[c].sum()),
+        {"class": int(c), "true_alpha0": float(corpus.alpha[c].sum()),
+         "fitted_alpha0": float(dcm.total_concentration_[c]),
+         "smoothed_alpha0": float(dcm.concentration_[c].sum()),
          "n_iter": int(dcm.n_iter_[c]), "converged": bool(dcm.converged_[c])}
         for c in range(dcm.classes_.shape[0])
     ]  # fmt: skip
@@ -214,10 +216,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     report.checks = _checks(posterior, predictive, swan_rows, swan_documents, corpus_rows, concentration_rows)
     report.checks.update(_number_game_checks(number_rows))
     n_train, n_test, n_words, mean_length, concentration, spread = size
-    report.summary = "\n".join(
+    report.summary = summary_markdown(
+        "Generative models for discrete data",
         [
-            "# Generative models for discrete data",
-            "",
             f"## Beta-binomial: prior Beta{PRIOR}, N1 = {HEADS}, N0 = {TAILS} (spec T1)",
             "",
             markdown_table(summary, ["quantity", "value", "float"]),
@@ -253,11 +254,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
             "The DCM's maximum-likelihood concentration α̂_0 per class (before smoothing) against the truth:",
             "",
             markdown_table(concentration_rows),
-            "## Checks",
-            "",
-            *checks_markdown(report.checks),
-            "",
-        ]
+        ],
+        report.checks,
+        heading="Checks",
     )
     return report
 

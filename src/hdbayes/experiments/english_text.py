@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
+
 from hdbayes.datasets import load_english_text
 from hdbayes.experiments import _compressed as compressed
 from hdbayes.experiments._report import Report, markdown_table
-from hdbayes.experiments._runner import draws, run_settings, summary_markdown
+from hdbayes.experiments._runner import run_settings, summary_markdown
 from hdbayes.experiments._runtime import cap_n_jobs, choose_size
 from hdbayes.interactions.models import CompressedSequenceModel
 
@@ -190,11 +192,11 @@ def _figure_traces(traced, size):
     fig = Figure(figsize=(10, 2.0 * len(shown)), layout="constrained")
     axes = fig.subplots(len(shown), 2, squeeze=False)
     for col, prior in enumerate(PRIORS):
-        n_chains = draws(traced[prior], "log_sigma").shape[0]
+        n_chains = traced[prior].trace_.n_chains
         for row, o in enumerate(shown):
             ax = axes[row, col]
             for chain in range(n_chains):
-                plot_trace(traced[prior].trace_, "log_sigma", o, ax, chains=[chain], label=f"chain {chain + 1}",
+                plot_trace(traced[prior], "sigma", o, ax, chains=[chain], transform=np.log, label=f"chain {chain + 1}",
                            burn_in_line=False)  # fmt: skip
             ax.axvline(size.burn_in, color="grey", linewidth=0.6, linestyle="--")
             ax.set_xlabel("")

@@ -23,10 +23,10 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from hdbayes.datasets.regression import simulate_block_sparse
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import bar, summary_markdown
 from hdbayes.experiments._runtime import choose_size, split_timings
 from hdbayes.spike_slab.design import sequential_design
 from hdbayes.spike_slab.ep import expectation_propagation, single_threaded_blas
@@ -158,14 +158,14 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     """
     name, chosen = choose_size(SIZES, full, size)
     with single_threaded_blas():  # hundreds of small fits: BLAS threads only cost here
-        return _run(chosen, name == "full", random_state, None if progress is None else not progress)
+        return _run(chosen, name == "full", random_state, progress)
 
 
-def _run(size, full, random_state, disable):
+def _run(size, full, random_state, progress):
     n_groups = N_FEATURES // GROUP_SIZE
     rows = []
     settings = [(n, rep) for n in size.n_grid for rep in range(size.repetitions)]
-    for n, rep in tqdm(settings, desc="reconstruction", disable=disable):
+    for n, rep in bar(settings, desc="reconstruction", progress=progress):
         seed = random_state * 1000 + rep
         data = simulate_block_sparse(n_samples=n, n_features=N_FEATURES, group_size=GROUP_SIZE,
                                      n_active_groups=N_ACTIVE, noise_std=NOISE_STD, random_state=seed)  # fmt: skip
@@ -179,7 +179,7 @@ def _run(size, full, random_state, disable):
 
     design_rows = []
     histories = {"sequential": [], "random": []}
-    for rep in tqdm(range(size.design_repetitions), desc="design", disable=disable):
+    for rep in bar(range(size.design_repetitions), desc="design", progress=progress):
         seed = random_state * 1000 + 500 + rep
         data = simulate_block_sparse(n_samples=size.design_start, n_features=N_FEATURES, group_size=GROUP_SIZE,
                                      n_active_groups=N_ACTIVE, noise_std=NOISE_STD, random_state=seed)  # fmt: skip
@@ -206,9 +206,7 @@ def _run(size, full, random_state, disable):
     report.checks = _checks(summary_rows, design_rows, size)
     report.figures = {"error_against_n": _figure_errors(summary_rows), "design": _figure_design(histories),
                       "inclusion_probabilities": _figure_inclusion(random_state)}  # fmt: skip
-    report.summary = "\n".join([
-        "# Block-sparse signal reconstruction (spec §7.5)",
-        "",
+    report.summary = summary_markdown("Block-sparse signal reconstruction (spec §7.5)", [
         f"d = {N_FEATURES}, groups of {GROUP_SIZE}, {N_ACTIVE} active groups with N(0, 1) values, unit-norm Gaussian "
         f"rows, σ0 = {NOISE_STD}; v_s = 1, p0 = {N_ACTIVE}/{n_groups} (SS: {N_ACTIVE * GROUP_SIZE}/{N_FEATURES}); "
         f"{size.repetitions} repetitions per n (Gibbs: {'all' if full else 'the first'}, "
@@ -224,11 +222,7 @@ def _run(size, full, random_state, disable):
         "and is about the same for both designs; the lasting gain of the design is the error after it.",
         "",
         markdown_table(design_rows),
-        "## Checks",
-        "",
-        *checks_markdown(report.checks),
-        "",
-    ])  # fmt: skip
+    ], report.checks, heading="Checks")  # fmt: skip
     return report
 
 

@@ -67,7 +67,7 @@ def _fit_and_score(data, settings, random_state, n_jobs, *, order, prior, compre
     row, (model, _) = fit_and_score(model, data.X, data.y, data.X_test, data.y_test)
     row["n_sampled"] = int(model.n_compressed_ if compressed else model.n_original_)
     # the autocorrelation figure needs the σ_o draws at the highest order only
-    return row, draws(model, "log_sigma") if order == max(settings["orders"]) else None
+    return row, np.log(draws(model, "sigma")) if order == max(settings["orders"]) else None
 
 
 def autocorrelation(x, max_lag=MAX_LAG):

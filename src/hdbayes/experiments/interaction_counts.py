@@ -20,10 +20,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from hdbayes.datasets import simulate_hmm
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import bar, summary_markdown
 from hdbayes.experiments._runtime import split_timings
 from hdbayes.interactions.patterns import count_parameters
 
@@ -63,20 +63,19 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     -------
     Report
     """
-    disable = None if progress is None else not progress
-    hmm = simulate_hmm(n_train=500, n_test=1, random_state=random_state)
+    hmm = simulate_hmm(n_samples=500, n_test=1, random_state=random_state)
     orders = [o for o in SEQUENCE_ORDERS if full or o <= 12]
     sequence_rows = []
-    for order in tqdm(orders, desc="sequence orders", disable=disable):
+    for order in bar(orders, desc="sequence orders", progress=progress):
         start = time.perf_counter()
-        original, compressed = count_parameters(hmm.X_train, order, kind="sequence")
+        original, compressed = count_parameters(hmm.X, order, kind="sequence")
         sequence_rows.append(
             {"order": order, "original": int(original), "compressed": int(compressed),
              "ratio": compressed / original, "seconds": time.perf_counter() - start}
         )  # fmt: skip
 
     classification_rows = []
-    for sweep, p, values, order in tqdm(_classification_sweeps(full), desc="classification", disable=disable):
+    for sweep, p, values, order in bar(_classification_sweeps(full), desc="classification", progress=progress):
         # one data set per (p, K), shared by all orders: the draw of spec §5.4's reference counts
         X = np.random.default_rng(random_state).integers(0, values, size=(200, p))
         start = time.perf_counter()
@@ -99,10 +98,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         "sequence_counts": _figure_sequences(sequence_rows),
         "classification_counts": _figure_classification(classification_rows),
     }
-    report.summary = "\n".join(
+    report.summary = summary_markdown(
+        "Interaction counts: original against compressed parameters",
         [
-            "# Interaction counts: original against compressed parameters",
-            "",
             f"Sequences: 500 training histories of the 8-state hidden Markov model (seed {random_state}); "
             "counts per class (the intercept included).",
             "",
@@ -113,11 +111,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
             "are lost; here K varied at p = 7, O = 5; p varied at K = 3, O = 5; O varied at p = 7, K = 3.",
             "",
             markdown_table(classification_rows),
-            "## Checks",
-            "",
-            *checks_markdown(report.checks),
-            "",
-        ]
+        ],
+        report.checks,
+        heading="Checks",
     )
     return report
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.model_selection import KFold
-from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_lymphoma
 from hdbayes.experiments._gaussian_cv import (
@@ -35,10 +34,12 @@ from hdbayes.experiments._gaussian_cv import (
     cross_validate_methods,
     error_gap,
     gaussian_model,
+    loss_matrix_rows,
     probability_rows,
     seeds,
 )
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import bar, draws, summary_markdown
 from hdbayes.experiments._runtime import choose_size, split_timings
 from hdbayes.metrics import random_lognormal_loss
 
@@ -90,7 +91,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     size_name, (n_folds, mcmc) = choose_size(SIZES, full, size)
     full = size_name == "full"
     data = load_lymphoma(data_home=data_home)
-    X, y = data.data, data.target
+    X, y = data.X, data.y
     class_names = [str(name) for name in getattr(data, "target_names", CLASS_NAMES)]
     n, p = X.shape
     cv_seed, model_seed, loss_seed = seeds(random_state, 3)
@@ -98,9 +99,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     cv = KFold(n_folds, shuffle=True, random_state=cv_seed)
 
     rows, probabilities = [], []
-    for k in tqdm(KS, desc="lymphoma k", disable=None if progress is None else not progress):
+    for k in bar(KS, desc="lymphoma k", progress=progress):
         k_rows, proba = cross_validate_methods(
-            X, y, cv=cv, n_features=k, loss=loss, random_state=model_seed, n_jobs=n_jobs, **PRIOR, **mcmc
+            X, y, cv=cv, n_features_to_select=k, loss=loss, random_state=model_seed, n_jobs=n_jobs, **PRIOR, **mcmc
         )
         rows += k_rows
         probabilities += probability_rows(y, proba, class_names, k=k)
@@ -109,9 +110,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     fits = []
     for k in KS:
         for method, correct in METHODS.items():
-            model = gaussian_model(n_features=k, correct=correct, random_state=model_seed, **PRIOR, **mcmc)
+            model = gaussian_model(n_features_to_select=k, correct=correct, random_state=model_seed, **PRIOR, **mcmc)
             model.fit(X, y)
-            trace = model.log_tau_mu_trace_[:, mcmc["burn_in"] :]
+            trace = draws(model, "log_tau_mu")
             fits.append(
                 {
                     "k": k,
@@ -139,10 +140,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     report.tables["results"] = rows
     report.tables["probabilities"] = probabilities
     report.tables["whole_data_fit"] = fits
-    report.tables["loss_matrix"] = [
-        {"true": class_names[i], **{f"guess_{name}": float(loss[i, j]) for j, name in enumerate(class_names)}}
-        for i in range(len(class_names))
-    ]
+    report.tables["loss_matrix"] = loss_matrix_rows(loss, class_names)
     report.figures["measures_vs_k"] = _figure(pairs)
 
     comparison = [
@@ -155,8 +153,6 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
         " (the paper's)" if full else " (short chains; `--full` for the paper's 6000/750/15)"
     )
     summary = [
-        "# Lymphoma data (Gaussian model of Li 2009)",
-        "",
         f"{n} cases ({', '.join(f'{name} {c}' for name, c in zip(class_names, np.bincount(y)))}), {p} genes. "
         f"{n_folds}-fold CV (KFold, shuffled, seed {random_state}) on all cases and genes; the top k genes by F "
         f"chosen inside each training fold, k = {', '.join(map(str, KS))}. **No whitening** (the paper applies "
@@ -187,12 +183,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
         "The paper reports no lymphoma numbers, so the checks are only its general claims: without correction the "
         "expected error is below the actual one, and the correction changes the actual error rate little.",
         "",
-        "## Acceptance checks",
-        "",
-        *checks_markdown(report.checks),
-        "",
     ]
-    report.summary = "\n".join(summary)
+    report.summary = summary_markdown("Lymphoma data (Gaussian model of Li 2009)", summary, report.checks)
     return report
 
 

@@ -12,10 +12,10 @@ uniform p0 = 10/128 and with the informed p0,g, at several n.
 from __future__ import annotations
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from hdbayes.datasets.regression import simulate_block_sparse
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import bar, summary_markdown
 from hdbayes.experiments.group_sparse_reconstruction import (
     GROUP_SIZE,
     N_ACTIVE,
@@ -62,11 +62,10 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     Report
     """
     n_grid, repetitions = SIZES["full" if full else "small"]
-    disable = None if progress is None else not progress
     n_groups = N_FEATURES // GROUP_SIZE
     uniform = np.full(n_groups, N_ACTIVE / n_groups)
     rows = []
-    for n, rep in tqdm([(n, r) for n in n_grid for r in range(repetitions)], desc="prior knowledge", disable=disable):
+    for n, rep in bar([(n, r) for n in n_grid for r in range(repetitions)], desc="prior knowledge", progress=progress):
         seed = random_state * 1000 + rep
         data = simulate_block_sparse(n_samples=n, n_features=N_FEATURES, group_size=GROUP_SIZE,
                                      n_active_groups=N_ACTIVE, noise_std=NOISE_STD, random_state=seed)  # fmt: skip
@@ -95,20 +94,14 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         f"(got {improvement[0]:.3f})": bool(improvement[0] >= 0.05),
     }
     report.figures = {"error_against_n": _figure(summary, n_grid)}
-    report.summary = "\n".join([
-        "# Prior knowledge about relevant groups (claim C7)",
-        "",
+    report.summary = summary_markdown("Prior knowledge about relevant groups (claim C7)", [
         f"Block-sparse signals of spec §7.5 (d = {N_FEATURES}, groups of {GROUP_SIZE}, {N_ACTIVE} active, "
         f"σ0 = {NOISE_STD}), {repetitions} repetitions per n. Informed p0: the {N_ACTIVE} active groups and "
         f"{N_ACTIVE} random inactive ones get p0 = {CANDIDATE_P0}, the others share the rest of an expected "
         f"{N_ACTIVE} active groups. Uniform p0 = {N_ACTIVE}/{n_groups}.",
         "",
         markdown_table(summary),
-        "## Checks",
-        "",
-        *checks_markdown(report.checks),
-        "",
-    ])  # fmt: skip
+    ], report.checks, heading="Checks")  # fmt: skip
     return report
 
 

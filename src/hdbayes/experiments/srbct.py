@@ -24,18 +24,20 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.model_selection import KFold, LeaveOneOut
-from tqdm.auto import tqdm
 
 from hdbayes.datasets import load_srbct
+from hdbayes.experiments._figures import diagonal
 from hdbayes.experiments._gaussian_cv import (
     MCMC_PAPER,
     compare_methods,
     cross_validate_methods,
     error_gap,
+    loss_matrix_rows,
     probability_rows,
     seeds,
 )
-from hdbayes.experiments._report import Report, checks_markdown, markdown_table
+from hdbayes.experiments._report import Report, markdown_table
+from hdbayes.experiments._runner import bar, summary_markdown
 from hdbayes.experiments._runtime import choose_size, split_timings
 from hdbayes.metrics import paired_t_test, random_lognormal_loss
 
@@ -127,7 +129,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     full = size_name == "full"
     mcmc, mcmc_whole = size.mcmc, size.mcmc_whole
     data = load_srbct(data_home=data_home)
-    X, y = data.data, data.target
+    X, y = data.X, data.y
     class_names = [str(name) for name in data.target_names]
     n, p = X.shape
     _, cv_seed, model_seed, loss_seed = seeds(random_state, 4)
@@ -141,24 +143,24 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     whole_name = "LOOCV" if size.whole_folds is None else f"{size.whole_folds}-fold CV"
 
     rows, probabilities = [], []
-    bar = tqdm(total=len(groups) + 1, desc="SRBCT", disable=None if progress is None else not progress)
+    steps = bar(total=len(groups) + 1, desc="SRBCT", progress=progress)
     for g, columns in enumerate(groups):
         group_rows, proba = cross_validate_methods(
-            X[:, columns], y, cv=cv, n_features=N_SELECTED, loss=loss, lam=LAM,
+            X[:, columns], y, cv=cv, n_features_to_select=N_SELECTED, loss=loss, lam=LAM,
             random_state=model_seed, n_jobs=n_jobs, **PRIOR, **mcmc,
         )  # fmt: skip
         rows += [{"group": g + 1, "p": columns.shape[0], **row} for row in group_rows]
         probabilities += probability_rows(y, proba, class_names, group=g + 1)
-        bar.update()
+        steps.update()
     whole, whole_proba = cross_validate_methods(
-        X, y, cv=whole_cv, n_features=WHOLE_SELECTED, loss=loss, random_state=model_seed,
+        X, y, cv=whole_cv, n_features_to_select=WHOLE_SELECTED, loss=loss, random_state=model_seed,
         n_jobs=n_jobs, **PRIOR, **mcmc_whole,
     )  # fmt: skip
     for row in whole:
         row["misclassified"] = int(round(row["actual_error"] * n))
     probabilities += probability_rows(y, whole_proba, class_names, group=f"all genes, {whole_name}")
-    bar.update()
-    bar.close()
+    steps.update()
+    steps.close()
 
     pairs = compare_methods(rows, "group")
     n_groups = len(pairs)
@@ -201,10 +203,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     report.tables["results"] = rows
     report.tables["whole_data"] = whole
     report.tables["probabilities"] = probabilities
-    report.tables["loss_matrix"] = [
-        {"true": class_names[i], **{f"guess_{name}": float(loss[i, j]) for j, name in enumerate(class_names)}}
-        for i in range(len(class_names))
-    ]
+    report.tables["loss_matrix"] = loss_matrix_rows(loss, class_names)
     report.figures["fig4_srbct"] = _figure(pairs)
 
     tests = []
@@ -218,8 +217,6 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
         " (the paper's)" if full else " (short chains; `--full` for the paper's 6000/750/15)"
     )
     summary = [
-        "# SRBCT data (Li 2009, §4.2)",
-        "",
         f"{n} cases ({', '.join(f'{name} {c}' for name, c in zip(class_names, np.bincount(y)))}), {p} genes split "
         f"at random into {N_GROUPS} groups of {min(map(len, all_groups))}–{max(map(len, all_groups))} genes "
         f"(seed {random_state}); "
@@ -261,12 +258,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
         "genes, corrected and uncorrected almost identical, error rate 0.024 (2 of 83).",
         "",
         markdown_table(whole),
-        "## Acceptance checks",
-        "",
-        *checks_markdown(report.checks),
-        "",
     ]
-    report.summary = "\n".join(summary)
+    report.summary = summary_markdown("SRBCT data (Li 2009, §4.2)", summary, report.checks)
     return report
 
 
@@ -275,12 +268,6 @@ def _scatter(ax, xs, ys, *, label=None, marker="o", filled=True):
         ax.scatter(xs, ys, s=18, color="black", marker=marker, label=label)
     else:
         ax.scatter(xs, ys, s=18, facecolors="none", edgecolors="black", marker=marker, label=label)
-
-
-def _diagonal(ax, values):
-    low, high = min(values), max(values)
-    pad = 0.05 * (high - low or 1.0)
-    ax.plot([low - pad, high + pad], [low - pad, high + pad], color="grey", linewidth=0.6)
 
 
 def _figure(pairs):
@@ -298,7 +285,7 @@ def _figure(pairs):
         _scatter(ax, [r[actual] for r in corrected], [r[expected] for r in corrected], label="corrected")
         _scatter(ax, [r[actual] for r in uncorrected], [r[expected] for r in uncorrected], label="uncorrected",
                  filled=False)  # fmt: skip
-        _diagonal(ax, [r[key] for r in corrected + uncorrected for key in (actual, expected)])
+        diagonal(ax, [r[key] for r in corrected + uncorrected for key in (actual, expected)])
         ax.set_xlabel(f"actual {title.split(' ')[0]}")
         ax.set_ylabel(f"expected {title.split(' ')[0]}")
         ax.set_title(title, fontsize=10)
@@ -309,7 +296,7 @@ def _figure(pairs):
         (amlp, "amlp", "average minus log probability"),
     ):
         _scatter(ax, [r[measure] for r in uncorrected], [r[measure] for r in corrected])
-        _diagonal(ax, [r[measure] for r in corrected + uncorrected])
+        diagonal(ax, [r[measure] for r in corrected + uncorrected])
         ax.set_xlabel("uncorrected")
         ax.set_ylabel("corrected")
         ax.set_title(title, fontsize=10)
