@@ -91,16 +91,23 @@ def _exceedance_counts(indptr, counts):
 
 
 @jit
+def _free_total(alpha, free):
+    """Σ α_k over the words above the floor (``free``)."""
+    total = 0.0
+    for k in range(alpha.shape[0]):
+        if free[k]:
+            total += alpha[k]
+    return total
+
+
+@jit
 def _scale_objective(scale, alpha, free, pointer, exceed, length_exceed, fixed_mass):
     """Log-likelihood along α_free = e^u · α_free/Σα_free (u = log of the scale; the other
     words fixed, with total ``fixed_mass``) and its first two u-derivatives, up to a constant.
 
     L(u) = Σ_{k free} Σ_l G_k(l) log(e^u m_k + l) − Σ_l H(l) log(e^u + fixed + l).
     """
-    total = 0.0
-    for k in range(alpha.shape[0]):
-        if free[k]:
-            total += alpha[k]
+    total = _free_total(alpha, free)
     value = 0.0
     first = 0.0
     second = 0.0
@@ -207,10 +214,7 @@ def _real_scale_objective(scale, alpha, free, columns, data, lengths, held):
 
     L(u) = Σ_{free k} Σ_i log Γ(x_ik + a_k)/Γ(a_k) − Σ_i log Γ(N_i + α_0)/Γ(α_0), a_k = e^u m_k.
     """
-    total = 0.0
-    for k in range(alpha.shape[0]):
-        if free[k]:
-            total += alpha[k]
+    total = _free_total(alpha, free)
     value = 0.0
     first = 0.0
     second = 0.0
