@@ -14,6 +14,7 @@ __all__ = [
     "CompressedRunSize",
     "counts_figure",
     "fit_and_score",
+    "fit_order",
     "medians_figure",
     "plot_by_prior",
     "plot_counts",
@@ -135,6 +136,18 @@ def fit_and_score(model, X_train, y_train, X_test, y_test):
         "amlp": average_minus_log_probability(y_test, proba),
     }
     return row, (model, proba)
+
+
+def fit_order(model_class, data, size, seed, n_jobs, *, order, prior, last_columns=False):
+    """:func:`fit_and_score` of a compressed ``model_class`` of ``order`` and ``prior`` with the MCMC of ``size``.
+
+    ``last_columns``: the model sees only the last ``order`` columns of the data (the most recent symbols of a
+    history). Used by the runner as ``partial(fit_order, model_class, data, size, seed, n_jobs)``.
+    """
+    model = model_class(order=order, prior=prior, compress=True, n_iter=size.n_iter, burn_in=size.burn_in,
+                        thin=size.thin, random_state=seed, n_jobs=n_jobs)  # fmt: skip
+    columns = slice(-order, None) if last_columns else slice(None)
+    return fit_and_score(model, data.X[:, columns], data.y, data.X_test[:, columns], data.y_test)
 
 
 #: The wall-clock columns of :func:`fit_and_score`'s rows.

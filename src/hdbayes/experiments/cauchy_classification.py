@@ -24,7 +24,7 @@ from hdbayes.experiments._compressed import (
     TIME_KEYS,
     CompressedRunSize,
     counts_figure,
-    fit_and_score,
+    fit_order,
     medians_figure,
     prior_figure,
 )
@@ -47,14 +47,6 @@ SIZES = {
     "small": CompressedRunSize(orders=(1, 2, 3, 4, 5), n_samples=300, n_test=1000, n_iter=300, burn_in=100, thin=2),
     "tiny": CompressedRunSize(orders=(1, 2, 3, 4, 5), n_samples=300, n_test=500, n_iter=200, burn_in=80, thin=2),
 }  # fmt: skip
-
-
-def _fit_and_score(data, size, seed, n_jobs, *, order, prior):
-    model = CompressedInteractionClassifier(
-        order=order, prior=prior, compress=True, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
-        random_state=seed, n_jobs=n_jobs,
-    )  # fmt: skip
-    return fit_and_score(model, data.X, data.y, data.X_test, data.y_test)
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
@@ -90,8 +82,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     true_error = error_rate(data.y_test, data.proba_test)
     results = run_settings(
         [{"order": order, "prior": prior} for order in size.orders for prior in PRIORS],
-        partial(_fit_and_score, data, size, random_state, n_jobs), desc="cauchy-classification fits",
-        progress=progress, time_keys=TIME_KEYS,
+        partial(fit_order, CompressedInteractionClassifier, data, size, random_state, n_jobs),
+        desc="cauchy-classification fits", progress=progress, time_keys=TIME_KEYS,
     )  # fmt: skip
     rows, by, timings = results.rows, results.by, results.timings
     models = {key: model for key, (model, _) in results.extras.items()}

@@ -55,14 +55,6 @@ SIZES = {
 }  # fmt: skip
 
 
-def _fit_and_score(data, size, seed, n_jobs, *, order, prior):
-    model = CompressedSequenceModel(
-        order=order, prior=prior, compress=True, n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
-        random_state=seed, n_jobs=n_jobs,
-    )  # fmt: skip
-    return compressed.fit_and_score(model, data.X[:, -order:], data.y, data.X_test[:, -order:], data.y_test)
-
-
 def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     """Run the experiment.
 
@@ -91,7 +83,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     data = load_english_text(order=max_order, n_samples=size.n_samples, n_test=size.n_test)
     results = run_settings(
         [{"order": order, "prior": prior} for order in size.orders for prior in PRIORS],
-        partial(_fit_and_score, data, size, random_state, n_jobs), desc="english-text fits", progress=progress,
+        partial(compressed.fit_order, CompressedSequenceModel, data, size, random_state, n_jobs, last_columns=True),
+        desc="english-text fits", progress=progress,
         time_keys=compressed.TIME_KEYS,
     )  # fmt: skip
     rows, by, timings = results.rows, results.by, results.timings
