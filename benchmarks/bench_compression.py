@@ -30,10 +30,10 @@ from hdbayes.datasets import simulate_cauchy_classification, simulate_hmm
 from hdbayes.metrics import average_minus_log_probability, error_rate
 
 
-def kneser_ney(X_train, y_train, X_test, order):
+def kneser_ney(X, y, X_test, order):
     from nltk.lm import KneserNeyInterpolated
 
-    sentences = [[str(v) for v in row] + [str(t)] for row, t in zip(X_train, y_train)]
+    sentences = [[str(v) for v in row] + [str(t)] for row, t in zip(X, y)]
     ngrams = [
         [tuple(s[i - n + 1 : i + 1]) for n in range(1, order + 2) for i in range(n - 1, len(s))] for s in sentences
     ]
@@ -66,25 +66,25 @@ def main():
     warnings.filterwarnings("ignore", category=FutureWarning)  # scikit-learn's parameter transitions
     mcmc = dict(n_iter=args.n_iter, burn_in=args.n_iter * 3 // 8, thin=5, random_state=0)
 
-    hmm = simulate_hmm(n_train=500, n_test=5000, random_state=0)
+    hmm = simulate_hmm(n_samples=500, n_test=5000, random_state=0)
     print("## Sequences (HMM)\n\n| order | method | AMLP | error | seconds |\n|---:|---:|---:|---:|---:|")
     for order in args.orders:
         for compress in (True, False):
             model = CompressedSequenceModel(order=order, compress=compress, **mcmc)
-            proba, seconds = timed(lambda: model.fit(hmm.X_train, hmm.y_train).predict_proba(hmm.X_test))
+            proba, seconds = timed(lambda: model.fit(hmm.X, hmm.y).predict_proba(hmm.X_test))
             name = "Bayes, compressed" if compress else "Bayes, uncompressed"
             print(f"| {order} | {name} | {average_minus_log_probability(hmm.y_test, proba):.4f} | "
                   f"{error_rate(hmm.y_test, proba):.4f} | {seconds:.1f} |")  # fmt: skip
-        proba, seconds = timed(lambda: kneser_ney(hmm.X_train, hmm.y_train, hmm.X_test, order))
+        proba, seconds = timed(lambda: kneser_ney(hmm.X, hmm.y, hmm.X_test, order))
         print(f"| {order} | Kneser–Ney (nltk) | {average_minus_log_probability(hmm.y_test, proba):.4f} | "
               f"{error_rate(hmm.y_test, proba):.4f} | {seconds:.1f} |")  # fmt: skip
 
-    data = simulate_cauchy_classification(n_train=500, n_test=5000, random_state=0)
+    data = simulate_cauchy_classification(n_samples=500, n_test=5000, random_state=0)
     print("\n## Classification (Cauchy model, true order 4)\n")
     print("| order | method | AMLP | error | seconds |\n|---:|---:|---:|---:|---:|")
     for order in (1, 2, 3, 4):
         model = CompressedInteractionClassifier(order=order, **mcmc)
-        proba, seconds = timed(lambda: model.fit(data.X_train, data.y_train).predict_proba(data.X_test))
+        proba, seconds = timed(lambda: model.fit(data.X, data.y).predict_proba(data.X_test))
         print(f"| {order} | Bayes, compressed | {average_minus_log_probability(data.y_test, proba):.4f} | "
               f"{error_rate(data.y_test, proba):.4f} | {seconds:.1f} |")  # fmt: skip
         logistic = make_pipeline(
@@ -92,7 +92,7 @@ def main():
             PolynomialFeatures(degree=order, interaction_only=True, include_bias=False),
             LogisticRegressionCV(Cs=10, cv=5, scoring="neg_log_loss", max_iter=2000),
         )
-        proba, seconds = timed(lambda: logistic.fit(data.X_train, data.y_train).predict_proba(data.X_test))
+        proba, seconds = timed(lambda: logistic.fit(data.X, data.y).predict_proba(data.X_test))
         print(f"| {order} | LogisticRegressionCV, one-hot interactions | "
               f"{average_minus_log_probability(data.y_test, proba):.4f} | {error_rate(data.y_test, proba):.4f} | "
               f"{seconds:.1f} |")  # fmt: skip

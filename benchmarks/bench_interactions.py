@@ -66,22 +66,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-iter", type=int, default=2000)
     args = parser.parse_args()
-    hmm = simulate_hmm(n_train=100_000, n_test=1, random_state=0)
+    hmm = simulate_hmm(n_samples=100_000, n_test=1, random_state=0)
     classification = np.random.default_rng(0).integers(0, 3, size=(500, 7))
-    group_sequence_patterns(hmm.X_train[:100], 20)
+    group_sequence_patterns(hmm.X[:100], 20)
     group_classification_patterns(classification[:50], 7)
-    seconds, grouping = best_time(lambda: group_sequence_patterns(hmm.X_train, 20))
+    seconds, grouping = best_time(lambda: group_sequence_patterns(hmm.X, 20))
     print(f"sequences: 100000 histories, order 20: {seconds:.2f} s, {grouping.n_groups} groups, "
           f"{grouping.n_patterns} patterns")  # fmt: skip
     seconds, grouping = best_time(lambda: group_classification_patterns(classification, 7))
     print(f"classification: 500 cases x 7 features (3 values), order 7: {seconds:.3f} s, "
           f"{grouping.n_groups} groups, {grouping.n_patterns} patterns")  # fmt: skip
-    small = simulate_hmm(n_train=500, n_test=1, random_state=0)
+    small = simulate_hmm(n_samples=500, n_test=1, random_state=0)
     print("\n| order | original | compressed | ratio |\n|---:|---:|---:|---:|")
     for order in (1, 5, 10, 15, 20):
-        original, compressed = count_parameters(small.X_train, order, kind="sequence")
+        original, compressed = count_parameters(small.X, order, kind="sequence")
         print(f"| {order} | {original} | {compressed} | {compressed / original:.3f} |")
-    rows = model_times(small.X_train, small.y_train, 20, args.n_iter)
+    rows = model_times(small.X, small.y, 20, args.n_iter)
     print(f"\nCompressedSequenceModel, HMM, order 20, {args.n_iter} iterations (CPU seconds)\n")
     print("| σ updates per iteration | parameters | fit s | case visits per sweep |\n|---|---|---:|---:|")
     for n_sigma_updates, compress, seconds, n_params, visits in rows:
