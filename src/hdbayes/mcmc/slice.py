@@ -14,9 +14,11 @@ The update leaves the distribution with density ∝ f invariant. Compiled with n
 it draws only from the :class:`numpy.random.Generator` passed in (a chain's own, see
 :func:`hdbayes.mcmc.run_chains`), so chains in threads neither share nor reseed a
 generator. It is the one slice sampler of hdbayes: a model supplies only a compiled
-log density ``(float, tuple) -> float``. It is compiled per log density in memory, not
-cached on disk (see :mod:`hdbayes._numba`); a cached model kernel that calls it carries
-its code.
+log density ``(float, tuple) -> float``. It is inlined into its caller at numba's IR level
+(``inline="always"``), so a model kernel that calls it with a fixed log density is an
+ordinary function of arrays and scalars, which the disk cache keeps (see
+:mod:`hdbayes._numba`); on its own it is never cached, because a signature holding a
+compiled function cannot be.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from hdbayes._numba import jit
 __all__ = ["slice_sample"]
 
 
-@jit(cache=False)
+@jit(cache=False, inline="always")
 def slice_sample(x, current_log_density, log_density, args, width, max_steps, lower, upper, rng):
     """One slice-sampling update of a scalar.
 

@@ -67,7 +67,7 @@ def _theta_log_density(theta, args):
     return _log_u_pair(alpha, theta, ones0, zeros0, ones1, zeros1)
 
 
-@jit(cache=False)  # it passes a log density to the slice sampler, which numba cannot cache ("dynamic globals")
+@jit
 def _update_thetas(theta, ones, sizes, alpha0, alpha, n_updates, width, rng):
     """θ_j | … ∝ ∏_z U(α_j θ, α_j(1−θ), I_zj, O_zj) on (0, 1), by slice sampling (spec §5.3)."""
     for j in range(theta.shape[0]):
