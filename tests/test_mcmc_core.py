@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import joblib
 import numba
@@ -161,6 +162,14 @@ def test_run_chains_shapes_groups_and_independence_of_n_jobs():
     assert "lp" in idata.sample_stats
     summary = trace.summary()
     assert set(summary) == {"x"} and np.isfinite(summary["x"]["r_hat"])
+
+
+def test_summary_of_a_constant_variable_is_nan_without_a_warning():
+    trace = Trace({"k": np.ones((2, 10))}, monitored=("k",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        row = trace.summary()["k"]
+    assert row["mean"] == 1.0 and row["sd"] == 0.0
 
 
 def test_run_chains_reports_a_chain_with_the_wrong_number_of_draws():

@@ -28,6 +28,7 @@ import dataclasses
 import os
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -186,8 +187,11 @@ class Trace:
             values = np.asarray(self.posterior[name], dtype=float)
             if values.ndim != 2:
                 raise ValueError(f"summary needs scalar variables; {name!r} has shape {values.shape[2:]} per draw")
-            ess = float(az.ess(values, method="bulk")) if values.shape[1] >= 4 else float("nan")
-            r_hat = float(az.rhat(values)) if values.shape[0] >= 2 and values.shape[1] >= 4 else float("nan")
+            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+                # a variable constant over the draws has no defined ESS or R-hat: NaN, without a warning
+                warnings.simplefilter("ignore", RuntimeWarning)
+                ess = float(az.ess(values, method="bulk")) if values.shape[1] >= 4 else float("nan")
+                r_hat = float(az.rhat(values)) if values.shape[0] >= 2 and values.shape[1] >= 4 else float("nan")
             result[name] = {"mean": float(values.mean()), "sd": float(values.std()), "ess_bulk": ess, "r_hat": r_hat}
         return result
 
