@@ -12,6 +12,7 @@ __all__ = [
     "PRIOR_STYLE",
     "TIME_KEYS",
     "CompressedRunSize",
+    "counts_check",
     "counts_figure",
     "fit_and_score",
     "fit_order",
@@ -61,6 +62,12 @@ def plot_counts(ax_counts, ax_ratio, by, orders, priors):
         ax.set_xlabel("order O")
         ax.set_ylabel(label)
         ax.legend(frameon=False, fontsize=7)
+
+
+def counts_check(by, orders):
+    """The check that the parameter counts do not depend on the prior (spec §5.1): {name: held}."""
+    same = all(by[o, "cauchy"][key] == by[o, "gaussian"][key] for o in orders for key in ("n_compressed", "n_original"))
+    return {"parameter counts identical for the two priors": bool(same)}
 
 
 def counts_figure(by, orders, priors, title):

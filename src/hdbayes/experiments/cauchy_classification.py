@@ -23,6 +23,7 @@ from hdbayes.experiments._compressed import (
     PRIOR_STYLE,
     TIME_KEYS,
     CompressedRunSize,
+    counts_check,
     counts_figure,
     fit_order,
     medians_figure,
@@ -111,11 +112,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
             f"compressed count O = 6 → 7 grows only by the cases with no private 6-feature pattern "
             f"({growth} = {expected_growth}, < 0.1%)"
         ] = bool(growth == expected_growth and growth < 1e-3 * by[6, "cauchy"]["n_compressed"])
-    checks["parameter counts identical for the two priors"] = all(
-        by[o, "cauchy"]["n_compressed"] == by[o, "gaussian"]["n_compressed"]
-        and by[o, "cauchy"]["n_original"] == by[o, "gaussian"]["n_original"]
-        for o in size.orders
-    )
+    checks |= counts_check(by, size.orders)
 
     report = Report(name="cauchy-classification")
     report.tables["results"] = rows
