@@ -37,11 +37,10 @@ from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
     "METHODS",
+    "PSEUDO_COUNT",
     "GenerativeClassifier",
-    "check_class_labels",
     "check_non_negative_features",
     "feature_thresholds",
-    "first_entry",
     "log_dirichlet_estimate",
     "masked_log_dot",
     "overflow_cause",

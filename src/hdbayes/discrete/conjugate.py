@@ -29,8 +29,8 @@ from scipy import stats
 from scipy.special import gammaln
 
 from hdbayes._numba import jit
-from hdbayes._validation import check_finite_output, feature_label
-from hdbayes.discrete._base import first_entry, overflow_cause
+from hdbayes._validation import check_finite_output, feature_label, first_entry
+from hdbayes.discrete._base import overflow_cause
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.special import beta_binomial_log_pmf_table, log_beta_bernoulli, log_rising_factorial
 

@@ -27,8 +27,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import binarize_features, check_positive, feature_label, validate_input
-from hdbayes.discrete._base import check_class_labels, check_non_negative_features, feature_thresholds
+from hdbayes._validation import binarize_features, check_class_labels, check_positive, feature_label, validate_input
+from hdbayes.discrete._base import check_non_negative_features, feature_thresholds
 from hdbayes.discrete.conjugate import _MAX_CODE, check_count_matrix
 from hdbayes.exceptions import InputValueError
 from hdbayes.selection import select_from_scores

@@ -35,13 +35,12 @@ from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_binary_features, feature_label
+from hdbayes._validation import check_binary_features, feature_label, first_entry
 from hdbayes.discrete._base import (
     PSEUDO_COUNT,
     GenerativeClassifier,
     _check_prior_array,
     feature_thresholds,
-    first_entry,
     log_dirichlet_estimate,
     masked_log_dot,
     plain,
