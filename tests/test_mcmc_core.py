@@ -187,7 +187,9 @@ import sys
 sys.path.insert(0, {root!r})
 import hdbayes._numba as hn
 hn._PACKAGE = __import__("pathlib").Path({root!r}) / "pkg"
-from pkg.caller import twice
+import numpy as np
+from pkg.caller import draw, twice
+assert 0.0 < draw(np.random.default_rng(0)) < 1.0
 print(twice(1.0))
 """
 
@@ -199,8 +201,12 @@ def test_cache_recompiles_a_caller_when_a_callee_in_another_module_changes(tmp_p
     (package / "__init__.py").write_text("")
     (package / "callee.py").write_text("from hdbayes._numba import jit\n\n@jit\ndef value(x):\n    return x + 1.0\n")
     (package / "caller.py").write_text(
-        "from hdbayes._numba import jit\nfrom pkg.callee import value\n\n"
-        "@jit\ndef twice(x):\n    return 2.0 * value(x)\n"
+        "import numpy as np\nfrom hdbayes._numba import jit\nfrom hdbayes.mcmc import slice_sample\n"
+        "from pkg.callee import value\n\n"
+        "@jit\ndef twice(x):\n    return 2.0 * value(x)\n\n"
+        "@jit\ndef flat(x, args):\n    return 0.0\n\n"
+        "@jit\ndef draw(rng):  # passes a compiled density to the slice sampler, and is cached all the same\n"
+        "    return slice_sample(0.5, 0.0, flat, (), 1.0, 10, 0.0, 1.0, rng)[0]\n"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
 
@@ -210,7 +216,8 @@ def test_cache_recompiles_a_caller_when_a_callee_in_another_module_changes(tmp_p
         return float(out.stdout.strip())
 
     assert run() == 4.0
-    assert any((tmp_path / "cache").rglob("*.nbi"))  # the caller was cached
+    cached = {path.name.split("-")[0] for path in (tmp_path / "cache").rglob("*.nbi")}
+    assert {"caller.twice", "caller.draw"} <= cached, cached  # both callers were cached
     assert run() == 4.0  # loaded from the cache
     (package / "callee.py").write_text("from hdbayes._numba import jit\n\n@jit\ndef value(x):\n    return x + 2.0\n")
     assert run() == 6.0  # numba's own cache (keyed by caller.py alone) would still give 4.0

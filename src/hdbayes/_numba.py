@@ -13,10 +13,12 @@ by numba through a temporary file and a rename, so concurrent processes see eith
 old index (whose fingerprint then does not match and is ignored) or a new one.
 
 A kernel that takes a compiled function as an argument (the generic slice sampler)
-is compiled with ``cache=False``: numba cannot cache such signatures reliably (the
-cached type refers to a function object of another process, "underlying object has
-vanished"). The kernels that call it with a fixed log density are cached, and carry
-its code inside them.
+is never cached on its own: numba cannot cache such signatures (the cached type refers
+to a function object of another process, "underlying object has vanished"), and a
+cached caller would embed the function's address ("dynamic globals"). It is therefore
+compiled with ``cache=False, inline="always"``: inlined into each caller at numba's IR
+level, where the log density is a fixed, static call, so the caller is an ordinary
+kernel of arrays and scalars and is cached with its callee's code inside it.
 
 The cache goes where numba puts it (``NUMBA_CACHE_DIR`` if the user set it, else the
 package's ``__pycache__`` folders, else numba's user-wide cache folder).

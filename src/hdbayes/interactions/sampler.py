@@ -51,12 +51,6 @@ __all__ = [
     "tau_log_slice_density",
 ]
 
-# The one slice sampler, inlined into the chain at numba IR level. Passing a log density to the
-# out-of-line kernel makes numba embed the function object's address in the caller ("dynamic
-# globals"), which disables the caller's disk cache: run_chain would be recompiled in every
-# process (tens of seconds). Inlined, the density is a static call and run_chain is cached.
-_slice_sample = jit(cache=False, inline="always")(getattr(slice_sample, "py_func", slice_sample))
-
 #: |log σ_o| is confined to this bound (spec §4.3: guard exp() overflow).
 TAU_BOUND = 30.0
 _LN2 = math.log(2.0)
@@ -487,7 +481,7 @@ def run_chain(
                     odds[j] = math.exp(shift[j]) if shift[j] < 300.0 else np.inf
                 args = (m, n_k, odds, shift, widths[g], index)
                 f0 = s_log_density(old, args)
-                new, _ = _slice_sample(old, f0, s_log_density, args, coef_width, max_steps, -np.inf, np.inf, rng)
+                new, _ = slice_sample(old, f0, s_log_density, args, coef_width, max_steps, -np.inf, np.inf, rng)
                 s[g, k] = new
                 for j in range(m):
                     lv[case_indices[lo + j], k] = base[j] + new
@@ -516,7 +510,7 @@ def run_chain(
             targs = (alpha_o[o], lam[o], index, n_cls, class_ptr, class_rest, class_count, class_sumsq, values)
             f0 = tau_log_slice_density(tau, targs)
             for _ in range(n_sigma_updates):
-                tau, f0 = _slice_sample(
+                tau, f0 = slice_sample(
                     tau, f0, tau_log_slice_density, targs, sigma_width, max_steps, -TAU_BOUND, TAU_BOUND, rng
                 )
             sigma[o] = math.exp(tau)
