@@ -60,12 +60,14 @@ def test_every_package_follows_the_export_rule(package):
     module = import_module(package)
     names = module.__all__
     assert isinstance(names, list) and names == sorted(names) and len(set(names)) == len(names)
-    assert set(module._EXPORTS) == set(names) - {"__version__"}
+    source = {name: where for where, exported in module._EXPORTS.items() for name in exported}
+    assert sum(map(len, module._EXPORTS.values())) == len(source)  # no name exported twice
+    assert set(source) == set(names) - {"__version__"}
     for name in names:
         value = getattr(module, name)
         assert name in dir(module)
         if name != "__version__":
-            assert getattr(import_module(module._EXPORTS[name], package), name) is value
+            assert getattr(import_module(source[name], package), name) is value
     with pytest.raises(AttributeError, match=f"module '{package}' has no attribute 'not_exported'"):
         module.not_exported  # noqa: B018
 

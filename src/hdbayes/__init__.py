@@ -8,8 +8,8 @@ Export rule, followed by every package ``__init__`` of hdbayes (this one and eac
 subpackage's; ``tests/test_package.py`` checks it):
 
 1. The package's public names are listed in an explicit, sorted ``__all__``; each is
-   defined in a submodule, and a table ``_EXPORTS`` maps every name of ``__all__``
-   (but ``__version__``; nothing else) to that submodule.
+   defined in a submodule, and a table ``_EXPORTS`` maps each submodule to the names of
+   ``__all__`` it defines (every name but ``__version__`` once; nothing else).
 2. The names are imported lazily, on first use, by the module ``__getattr__`` that
    :func:`_lazy_exports` builds (PEP 562); ``dir()`` lists them. ``from hdbayes.discrete
    import DCMClassifier`` and ``hdbayes.discrete.DCMClassifier`` both work.
@@ -26,39 +26,25 @@ from importlib import import_module
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    "BayesianBernoulliNB": "hdbayes.discrete.naive_bayes",
-    "BayesianCategoricalNB": "hdbayes.discrete.naive_bayes",
-    "BayesianMultinomialNB": "hdbayes.discrete.naive_bayes",
-    "BiasCorrectedGaussianClassifier": "hdbayes.selection_bias.gaussian",
-    "BiasCorrectedMixture": "hdbayes.selection_bias.mixture",
-    "BiasCorrectedNaiveBayes": "hdbayes.selection_bias.naive_bayes",
-    "CompressedInteractionClassifier": "hdbayes.interactions.models",
-    "CompressedSequenceModel": "hdbayes.interactions.models",
-    "DCMClassifier": "hdbayes.discrete.dcm",
-    "FeatureBinarizer": "hdbayes.binarizer",
-    "GroupSpikeSlabGibbs": "hdbayes.spike_slab.gibbs",
-    "GroupSpikeSlabRegression": "hdbayes.spike_slab.estimator",
-    "MutualInformationSelector": "hdbayes.discrete.mutual_information",
-    "ShrunkCovarianceWhitener": "hdbayes.preprocessing",
+_EXPORTS = {  # module -> the names it exports
+    "hdbayes.binarizer": ("FeatureBinarizer",),
+    "hdbayes.discrete.dcm": ("DCMClassifier",),
+    "hdbayes.discrete.mutual_information": ("MutualInformationSelector",),
+    "hdbayes.discrete.naive_bayes": ("BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"),
+    "hdbayes.interactions.models": ("CompressedInteractionClassifier", "CompressedSequenceModel"),
+    "hdbayes.preprocessing": ("ShrunkCovarianceWhitener",),
+    "hdbayes.selection_bias.gaussian": ("BiasCorrectedGaussianClassifier",),
+    "hdbayes.selection_bias.mixture": ("BiasCorrectedMixture",),
+    "hdbayes.selection_bias.naive_bayes": ("BiasCorrectedNaiveBayes",),
+    "hdbayes.spike_slab.estimator": ("GroupSpikeSlabRegression",),
+    "hdbayes.spike_slab.gibbs": ("GroupSpikeSlabGibbs",),
 }
 
 __all__ = [
-    "BayesianBernoulliNB",
-    "BayesianCategoricalNB",
-    "BayesianMultinomialNB",
-    "BiasCorrectedGaussianClassifier",
-    "BiasCorrectedMixture",
-    "BiasCorrectedNaiveBayes",
-    "CompressedInteractionClassifier",
-    "CompressedSequenceModel",
-    "DCMClassifier",
-    "FeatureBinarizer",
-    "GroupSpikeSlabGibbs",
-    "GroupSpikeSlabRegression",
-    "MutualInformationSelector",
-    "ShrunkCovarianceWhitener",
-    "__version__",
+    "BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB", "BiasCorrectedGaussianClassifier",
+    "BiasCorrectedMixture", "BiasCorrectedNaiveBayes", "CompressedInteractionClassifier",
+    "CompressedSequenceModel", "DCMClassifier", "FeatureBinarizer", "GroupSpikeSlabGibbs",
+    "GroupSpikeSlabRegression", "MutualInformationSelector", "ShrunkCovarianceWhitener", "__version__",
 ]
 
 
@@ -69,9 +55,9 @@ def _lazy_exports(package, exports):
     ----------
     package : str
         The package's ``__name__``.
-    exports : dict of str to str
-        Each exported name → the module defining it, absolute (``"hdbayes.discrete.dcm"``) or
-        relative to the package (``".dcm"``).
+    exports : dict of str to tuple of str
+        Each module, absolute (``"hdbayes.discrete.dcm"``) or relative to the package
+        (``".dcm"``) → the names it exports.
 
     Returns
     -------
@@ -80,6 +66,7 @@ def _lazy_exports(package, exports):
         name imports its module and stores the value in the package, so later accesses are
         plain attribute look-ups.
     """
+    exports = {name: module for module, names in exports.items() for name in names}
 
     def __getattr__(name):
         if name not in exports:

@@ -15,44 +15,20 @@ Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily
 
 from hdbayes import _lazy_exports
 
-_EXPORTS = {
-    "DataDownloadError": "._fetch",
-    "data_path": "._fetch",
-    "encode_english_text": ".sequences",
-    "get_data_home": "._fetch",
-    "load_colon": ".real",
-    "load_english_text": ".sequences",
-    "load_lymphoma": ".real",
-    "load_srbct": ".real",
-    "measurement_rows": ".regression",
-    "sample_polya_urn": ".documents",
-    "simulate_block_sparse": ".regression",
-    "simulate_bursty_documents": ".documents",
-    "simulate_cauchy_classification": ".sequences",
-    "simulate_gaussian": ".simulate",
-    "simulate_hmm": ".sequences",
-    "simulate_mixture": ".simulate",
-    "simulate_naive_bayes": ".simulate",
+_EXPORTS = {  # module -> the names it exports
+    "._fetch": ("DataDownloadError", "data_path", "get_data_home"),
+    ".documents": ("sample_polya_urn", "simulate_bursty_documents"),
+    ".real": ("load_colon", "load_lymphoma", "load_srbct"),
+    ".regression": ("measurement_rows", "simulate_block_sparse"),
+    ".sequences": ("encode_english_text", "load_english_text", "simulate_cauchy_classification", "simulate_hmm"),
+    ".simulate": ("simulate_gaussian", "simulate_mixture", "simulate_naive_bayes"),
 }
 
 __all__ = [
-    "DataDownloadError",
-    "data_path",
-    "encode_english_text",
-    "get_data_home",
-    "load_colon",
-    "load_english_text",
-    "load_lymphoma",
-    "load_srbct",
-    "measurement_rows",
-    "sample_polya_urn",
-    "simulate_block_sparse",
-    "simulate_bursty_documents",
-    "simulate_cauchy_classification",
-    "simulate_gaussian",
-    "simulate_hmm",
-    "simulate_mixture",
-    "simulate_naive_bayes",
+    "DataDownloadError", "data_path", "encode_english_text", "get_data_home", "load_colon", "load_english_text",
+    "load_lymphoma", "load_srbct", "measurement_rows", "sample_polya_urn", "simulate_block_sparse",
+    "simulate_bursty_documents", "simulate_cauchy_classification", "simulate_gaussian", "simulate_hmm",
+    "simulate_mixture", "simulate_naive_bayes",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

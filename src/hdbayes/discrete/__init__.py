@@ -16,38 +16,20 @@ Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily
 
 from hdbayes import _lazy_exports
 
-_EXPORTS = {
-    "BayesianBernoulliNB": ".naive_bayes",
-    "BayesianCategoricalNB": ".naive_bayes",
-    "BayesianConceptLearner": ".concept_learning",
-    "BayesianMultinomialNB": ".naive_bayes",
-    "BetaBinomial": ".conjugate",
-    "DCMClassifier": ".dcm",
-    "DirichletMultinomial": ".conjugate",
-    "GenerativeClassifier": "._base",
-    "MutualInformationSelector": ".mutual_information",
-    "dirichlet_multinomial_log_pmf": ".conjugate",
-    "fit_dirichlet_multinomial": ".dcm",
-    "mutual_information_binary": ".mutual_information",
-    "mutual_information_discrete": ".mutual_information",
-    "number_game_hypotheses": ".concept_learning",
+_EXPORTS = {  # module -> the names it exports
+    "._base": ("GenerativeClassifier",),
+    ".concept_learning": ("BayesianConceptLearner", "number_game_hypotheses"),
+    ".conjugate": ("BetaBinomial", "DirichletMultinomial", "dirichlet_multinomial_log_pmf"),
+    ".dcm": ("DCMClassifier", "fit_dirichlet_multinomial"),
+    ".mutual_information": ("MutualInformationSelector", "mutual_information_binary", "mutual_information_discrete"),
+    ".naive_bayes": ("BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"),
 }
 
 __all__ = [
-    "BayesianBernoulliNB",
-    "BayesianCategoricalNB",
-    "BayesianConceptLearner",
-    "BayesianMultinomialNB",
-    "BetaBinomial",
-    "DCMClassifier",
-    "DirichletMultinomial",
-    "GenerativeClassifier",
-    "MutualInformationSelector",
-    "dirichlet_multinomial_log_pmf",
-    "fit_dirichlet_multinomial",
-    "mutual_information_binary",
-    "mutual_information_discrete",
-    "number_game_hypotheses",
+    "BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianConceptLearner", "BayesianMultinomialNB",
+    "BetaBinomial", "DCMClassifier", "DirichletMultinomial", "GenerativeClassifier", "MutualInformationSelector",
+    "dirichlet_multinomial_log_pmf", "fit_dirichlet_multinomial", "mutual_information_binary",
+    "mutual_information_discrete", "number_game_hypotheses",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

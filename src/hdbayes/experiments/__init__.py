@@ -6,8 +6,12 @@ modules themselves (``hdbayes.experiments.colon`` ...) are imported only when ru
 
 from hdbayes import _lazy_exports
 
-_EXPORTS = {"EXPERIMENTS": ".registry", "Experiment": ".registry"}
+_EXPORTS = {  # module -> the names it exports
+    ".registry": ("EXPERIMENTS", "Experiment"),
+}
 
-__all__ = ["EXPERIMENTS", "Experiment"]
+__all__ = [
+    "EXPERIMENTS", "Experiment",
+]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

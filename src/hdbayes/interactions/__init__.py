@@ -15,30 +15,19 @@ Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily
 
 from hdbayes import _lazy_exports
 
-_EXPORTS = {
-    "ClassificationGrouping": ".patterns",
-    "CompressedInteractionClassifier": ".models",
-    "CompressedSequenceModel": ".models",
-    "SequenceGrouping": ".patterns",
-    "compressed_width": ".stable",
-    "count_parameters": ".patterns",
-    "group_classification_patterns": ".patterns",
-    "group_sequence_patterns": ".patterns",
-    "log_prior": ".stable",
-    "split": ".stable",
+_EXPORTS = {  # module -> the names it exports
+    ".models": ("CompressedInteractionClassifier", "CompressedSequenceModel"),
+    ".patterns": (
+        "ClassificationGrouping", "SequenceGrouping", "count_parameters", "group_classification_patterns",
+        "group_sequence_patterns",
+    ),
+    ".stable": ("compressed_width", "log_prior", "split"),
 }
 
 __all__ = [
-    "ClassificationGrouping",
-    "CompressedInteractionClassifier",
-    "CompressedSequenceModel",
-    "SequenceGrouping",
-    "compressed_width",
-    "count_parameters",
-    "group_classification_patterns",
-    "group_sequence_patterns",
-    "log_prior",
-    "split",
+    "ClassificationGrouping", "CompressedInteractionClassifier", "CompressedSequenceModel", "SequenceGrouping",
+    "compressed_width", "count_parameters", "group_classification_patterns", "group_sequence_patterns",
+    "log_prior", "split",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

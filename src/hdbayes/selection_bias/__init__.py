@@ -12,22 +12,17 @@ Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily
 
 from hdbayes import _lazy_exports
 
-_EXPORTS = {
-    "BiasCorrectedGaussianClassifier": ".gaussian",
-    "BiasCorrectedMixture": ".mixture",
-    "BiasCorrectedNaiveBayes": ".naive_bayes",
-    "GaussianAdjustment": ".gaussian_adjustment",
-    "mixture_log_discard_probability": ".adjustment",
-    "naive_bayes_log_discard_probability": ".adjustment",
+_EXPORTS = {  # module -> the names it exports
+    ".adjustment": ("mixture_log_discard_probability", "naive_bayes_log_discard_probability"),
+    ".gaussian": ("BiasCorrectedGaussianClassifier",),
+    ".gaussian_adjustment": ("GaussianAdjustment",),
+    ".mixture": ("BiasCorrectedMixture",),
+    ".naive_bayes": ("BiasCorrectedNaiveBayes",),
 }
 
 __all__ = [
-    "BiasCorrectedGaussianClassifier",
-    "BiasCorrectedMixture",
-    "BiasCorrectedNaiveBayes",
-    "GaussianAdjustment",
-    "mixture_log_discard_probability",
-    "naive_bayes_log_discard_probability",
+    "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "BiasCorrectedNaiveBayes", "GaussianAdjustment",
+    "mixture_log_discard_probability", "naive_bayes_log_discard_probability",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

@@ -17,26 +17,17 @@ Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily
 
 from hdbayes import _lazy_exports
 
-_EXPORTS = {
-    "EPResult": ".ep",
-    "ExactPosterior": ".exact",
-    "GroupSpikeSlabGibbs": ".gibbs",
-    "GroupSpikeSlabRegression": ".estimator",
-    "SiteParameters": ".ep",
-    "check_groups": ".model",
-    "exact_posterior": ".exact",
-    "expectation_propagation": ".ep",
+_EXPORTS = {  # module -> the names it exports
+    ".ep": ("EPResult", "SiteParameters", "expectation_propagation"),
+    ".estimator": ("GroupSpikeSlabRegression",),
+    ".exact": ("ExactPosterior", "exact_posterior"),
+    ".gibbs": ("GroupSpikeSlabGibbs",),
+    ".model": ("check_groups",),
 }
 
 __all__ = [
-    "EPResult",
-    "ExactPosterior",
-    "GroupSpikeSlabGibbs",
-    "GroupSpikeSlabRegression",
-    "SiteParameters",
-    "check_groups",
-    "exact_posterior",
-    "expectation_propagation",
+    "EPResult", "ExactPosterior", "GroupSpikeSlabGibbs", "GroupSpikeSlabRegression", "SiteParameters",
+    "check_groups", "exact_posterior", "expectation_propagation",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
