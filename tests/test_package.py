@@ -88,7 +88,7 @@ def test_importing_a_package_imports_no_heavy_dependency(package):
 LAYERS = [
     {"__init__", "exceptions", "_numba", "special", "metrics", "plotting"},  # foundations
     {"_validation", "_io"},  # input checks and file writing
-    {"selection", "quadrature", "mcmc", "base"},  # shared statistics and rules, the inference core, the contract
+    {"selection", "statistics", "quadrature", "mcmc", "base"},  # shared statistics and rules, the core, the contract
     {"selection_bias", "discrete", "interactions", "spike_slab", "preprocessing", "binarizer", "datasets"},  # models
     {"experiments"},  # the papers' experiments
     {"cli"},  # the command line
