@@ -1,0 +1,60 @@
+"""Fast checks of benchmarks/bench_gaussian_real.py (the real-data harness of issue 13): folds, measures, and the
+numpy Gibbs samplers of its diagnosis on small simulated data."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+bench = pytest.importorskip("bench_gaussian_real")
+
+
+def test_author_folds_are_i_mod_10():
+    cv = bench.author_folds(23)
+    folds = list(cv.split(np.zeros((23, 1))))
+    assert len(folds) == 10
+    for f, (train, test) in enumerate(folds):
+        np.testing.assert_array_equal(test, np.arange(f, 23, 10))
+        assert np.intersect1d(train, test).size == 0 and train.size + test.size == 23
+
+
+def test_measures_match_hand_computation():
+    y = np.array([0, 1, 2, 0])
+    proba = np.array([[0.9, 0.05, 0.05], [0.2, 0.7, 0.1], [0.6, 0.3, 0.1], [0.5, 0.25, 0.25]])
+    row = bench.measures(y, proba, exclude=(2,))
+    assert row["AMLP"] == pytest.approx(-np.mean(np.log([0.9, 0.7, 0.1, 0.5])))
+    assert row["error"] == pytest.approx(0.25)
+    assert row["expected error"] == pytest.approx(np.mean([0.1, 0.3, 0.4, 0.5]))
+    assert row["AMLP w/o cases 1, 42"] == pytest.approx(-np.mean(np.log([0.9, 0.7, 0.5])))
+
+
+def test_t_density_integrates_to_one_and_tends_to_normal():
+    x = np.linspace(-200, 200, 400001)
+    density = np.exp(bench.t_log_density(x, 1.0, 4.0, 4.0))
+    assert np.trapezoid(density, x) == pytest.approx(1.0, abs=1e-4)
+    near = np.linspace(0.0, 2.0, 21)  # within 2 sd of the centre, where t_df − normal is O(z⁴/df)
+    normal = -0.5 * 4.0 * (near - 1.0) ** 2 + 0.5 * np.log(4.0 / (2 * np.pi))
+    assert np.max(np.abs(bench.t_log_density(near, 1.0, 4.0, 1e8) - normal)) < 1e-5
+
+
+@pytest.mark.parametrize(("class_tau", "per_case", "df"), bench.GIBBS_VARIANTS)
+def test_gibbs_variants_recover_well_separated_classes(class_tau, per_case, df):
+    """Three classes 3 sd apart in 5 features: every variant classifies new cases well (margin: error ≤ 0.1 where
+    the Bayes error is about 0.01) and its draws have the right shapes."""
+    rng = np.random.default_rng(0)
+    means = rng.normal(0.0, 3.0, size=(3, 5))
+    codes = np.repeat(np.arange(3), 20)
+    X = means[codes] + rng.standard_normal((60, 5))
+    prior = {"alpha_x": 2.0, "w_x": 0.3, "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5, "w_nu": 0.01}
+    mcmc = {"n_iter": 300, "burn_in": 100, "thin": 4}
+    mus, taus = bench.student_t_gibbs(X, codes, 3, df, prior, mcmc, np.random.default_rng(1), per_case, class_tau)
+    assert mus.shape == (50, 3, 5) and taus.shape == (50, 3, 5)
+    assert np.all(taus > 0)
+    test_codes = np.repeat(np.arange(3), 10)
+    X_test = means[test_codes] + rng.standard_normal((30, 5))
+    log_prior = np.log(np.full(3, 1 / 3))
+    proba = np.array([bench.student_t_predict(x, mus, taus, df, log_prior, per_case) for x in X_test])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.mean(proba.argmax(axis=1) != test_codes) <= 0.1
