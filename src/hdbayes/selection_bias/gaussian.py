@@ -57,7 +57,9 @@ from hdbayes.selection_bias._base import (
 )
 from hdbayes.selection_bias.gaussian_adjustment import (
     GaussianAdjustment,
+    PerFeatureGaussianAdjustment,
     interpolated_log_discard_probability,
+    interpolated_per_feature_log_discard_probability,
     new_interpolation_table,
 )
 
@@ -66,11 +68,13 @@ __all__ = [
     "class_statistics",
     "gibbs_chain",
     "log_class_numerators",
+    "per_feature_chain",
     "rao_blackwell_log_class_numerators",
 ]
 
 _PREDICT_CHUNK = 256
 _PRIOR_NAMES = ("alpha_x", "w_x", "alpha_mu", "w_mu", "alpha_nu", "w_nu")
+_PER_FEATURE_PRIOR_NAMES = ("alpha1_x", "alpha1_mu", *_PRIOR_NAMES)
 
 
 def class_statistics(X, codes, n_classes):
@@ -271,6 +275,211 @@ def gibbs_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, ad
     )
 
 
+@jit
+def _log_s_target(eta, other, k_alpha_half, a_prior, b_prior, alpha_half_sum_inverse, sign, n_discarded, table,
+                  eta_min, step, v0, h, log_a, d1, d2, log_norm):  # fmt: skip
+    """log π(η) for η = log s_μ (sign = +1, ``other`` = log s_x) or η = log s_x (sign = −1, other = log s_μ)
+    (docs/gaussian.md, eq. P9–P10): (kα1/2 − a) η − b e^{−η} − (α1/2) e^η Σ_j 1/w_j + (p−k) log A(ρ),
+    log ρ = log s_μ − log s_x."""
+    value = (k_alpha_half - a_prior) * eta - b_prior * np.exp(-eta) - alpha_half_sum_inverse * np.exp(eta)
+    if n_discarded > 0:
+        log_rho = sign * (eta - other)
+        value += n_discarded * interpolated_per_feature_log_discard_probability(
+            log_rho, table, eta_min, step, v0, h, log_a, d1, d2, log_norm
+        )
+    return value
+
+
+@jit
+def _per_feature_chain_kernel(
+    counts, sums, squares, burn_in, slots, n_saved, alpha1_x, alpha1_mu, alpha_x, w_x, alpha_mu, w_mu, alpha_nu,
+    w_nu, n_discarded, table, eta_min, step, v0, h, log_a, d1, d2, log_norm, proposal_sd_mu, proposal_sd_x,
+    n_metropolis, init_jitter, rng,
+):  # fmt: skip
+    """One chain of the per-feature-spread model (docs/gaussian.md, eq. P5–P10), drawing only from ``rng``.
+
+    Per iteration: μ (P5), w^x_j (P6), ν (P7), w^μ_j (P8), τ^ν, then ``n_metropolis`` random-walk
+    Metropolis steps on log s_μ and on log s_x (P9–P10, with (p − k) log A(s_μ/s_x) when corrected).
+    """
+    n_classes, k = sums.shape
+    n = counts.sum()
+    n_iter = slots.shape[0]
+    mu_samples = np.empty((n_saved, n_classes, k))
+    w_x_samples = np.empty((n_saved, k))
+    w_mu_samples = np.empty((n_saved, k))
+    nu_samples = np.empty((n_saved, k))
+    log_s_mu_samples = np.empty(n_saved)
+    log_s_x_samples = np.empty(n_saved)
+    log_tau_nu_samples = np.empty(n_saved)
+    acceptance = np.zeros(n_saved)
+    warm_s_mu = np.empty(burn_in)
+    warm_s_x = np.empty(burn_in)
+    warm_tau_nu = np.empty(burn_in)
+    accepted = 0
+    window = 0
+    a_mu, b_mu = alpha_mu / 2.0, alpha_mu * w_mu / 2.0
+    a_x, b_x = alpha_x / 2.0, alpha_x * w_x / 2.0
+
+    # initial state: class means, their average, pooled within-class variances, spreads of the means
+    mu = sums / np.maximum(counts, 1.0).reshape(-1, 1)
+    nu = np.empty(k)
+    w_x = np.empty(k)
+    w_mu = np.empty(k)
+    spread_nu = 0.0
+    log_sum_x = 0.0
+    log_sum_mu = 0.0
+    for j in range(k):
+        nu[j] = mu[:, j].mean()
+        within = 0.0
+        between = 0.0
+        for g in range(n_classes):
+            within += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+            between += (mu[g, j] - nu[j]) ** 2
+        w_x[j] = max(within, 1e-12) / (n - n_classes)
+        w_mu[j] = max(between / n_classes, 1e-6 * w_x[j])
+        log_sum_x += np.log(w_x[j])
+        log_sum_mu += np.log(w_mu[j])
+        spread_nu += nu[j] ** 2
+    log_s_x = log_sum_x / k + init_jitter * rng.standard_normal()
+    log_s_mu = log_sum_mu / k + init_jitter * rng.standard_normal()
+    tau_nu = k / max(spread_nu, 1e-12)
+
+    for iteration in range(n_iter):
+        # μ_gj (P5)
+        for j in range(k):
+            for g in range(n_classes):
+                precision = 1.0 / w_mu[j] + counts[g] / w_x[j]
+                mean = (nu[j] / w_mu[j] + sums[g, j] / w_x[j]) / precision
+                mu[g, j] = mean + rng.standard_normal() / np.sqrt(precision)
+        # w^x_j (P6)
+        s_x = np.exp(log_s_x)
+        sum_inverse_x = 0.0
+        for j in range(k):
+            residual = 0.0
+            for g in range(n_classes):
+                residual += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+            residual = max(residual, 0.0)
+            w_x[j] = 1.0 / rng.gamma((alpha1_x + n) / 2.0, 2.0 / (alpha1_x * s_x + residual))
+            sum_inverse_x += 1.0 / w_x[j]
+        # ν_j (P7)
+        for j in range(k):
+            precision = tau_nu + n_classes / w_mu[j]
+            mean = mu[:, j].sum() / w_mu[j] / precision
+            nu[j] = mean + rng.standard_normal() / np.sqrt(precision)
+        # w^μ_j (P8)
+        s_mu = np.exp(log_s_mu)
+        sum_inverse_mu = 0.0
+        for j in range(k):
+            spread = 0.0
+            for g in range(n_classes):
+                spread += (mu[g, j] - nu[j]) ** 2
+            w_mu[j] = 1.0 / rng.gamma((alpha1_mu + n_classes) / 2.0, 2.0 / (alpha1_mu * s_mu + spread))
+            sum_inverse_mu += 1.0 / w_mu[j]
+        # τ^ν
+        spread_nu = 0.0
+        for j in range(k):
+            spread_nu += nu[j] ** 2
+        tau_nu = rng.gamma((alpha_nu + k) / 2.0, 2.0 / (alpha_nu * w_nu + spread_nu))
+        # log s_μ (P9), then log s_x (P10): random-walk Metropolis
+        current = _log_s_target(log_s_mu, log_s_x, k * alpha1_mu / 2.0, a_mu, b_mu, alpha1_mu / 2.0 * sum_inverse_mu,
+                                1.0, n_discarded, table, eta_min, step, v0, h, log_a, d1, d2, log_norm)  # fmt: skip
+        for _ in range(n_metropolis):
+            proposal = log_s_mu + proposal_sd_mu * rng.standard_normal()
+            candidate = _log_s_target(proposal, log_s_x, k * alpha1_mu / 2.0, a_mu, b_mu,
+                                      alpha1_mu / 2.0 * sum_inverse_mu, 1.0, n_discarded, table, eta_min, step, v0, h,
+                                      log_a, d1, d2, log_norm)  # fmt: skip
+            if np.log(rng.random()) < candidate - current:
+                log_s_mu = proposal
+                current = candidate
+                accepted += 1
+        current = _log_s_target(log_s_x, log_s_mu, k * alpha1_x / 2.0, a_x, b_x, alpha1_x / 2.0 * sum_inverse_x,
+                                -1.0, n_discarded, table, eta_min, step, v0, h, log_a, d1, d2, log_norm)  # fmt: skip
+        for _ in range(n_metropolis):
+            proposal = log_s_x + proposal_sd_x * rng.standard_normal()
+            candidate = _log_s_target(proposal, log_s_mu, k * alpha1_x / 2.0, a_x, b_x,
+                                      alpha1_x / 2.0 * sum_inverse_x, -1.0, n_discarded, table, eta_min, step, v0, h,
+                                      log_a, d1, d2, log_norm)  # fmt: skip
+            if np.log(rng.random()) < candidate - current:
+                log_s_x = proposal
+                current = candidate
+                accepted += 1
+
+        if iteration < burn_in:
+            warm_s_mu[iteration] = log_s_mu
+            warm_s_x[iteration] = log_s_x
+            warm_tau_nu[iteration] = np.log(tau_nu)
+            accepted = 0
+            continue
+        window += 1
+        slot = slots[iteration]
+        if slot >= 0:
+            mu_samples[slot] = mu
+            w_x_samples[slot] = w_x
+            w_mu_samples[slot] = w_mu
+            nu_samples[slot] = nu
+            log_s_mu_samples[slot] = log_s_mu
+            log_s_x_samples[slot] = log_s_x
+            log_tau_nu_samples[slot] = np.log(tau_nu)
+            acceptance[slot] = accepted / (2.0 * n_metropolis * window)
+            accepted = 0
+            window = 0
+    return (mu_samples, w_x_samples, w_mu_samples, nu_samples, log_s_mu_samples, log_s_x_samples, log_tau_nu_samples,
+            acceptance, warm_s_mu, warm_s_x, warm_tau_nu)  # fmt: skip
+
+
+def per_feature_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, adjustment=None, n_discarded=0,
+                      proposal_sd=0.5, n_metropolis=5, init_jitter=0.5):  # fmt: skip
+    """Run one chain of the per-feature-spread model (Li 2012; docs/gaussian.md, eq. P1–P10).
+
+    Per iteration: the conjugate Gibbs updates of μ, w^x_j, ν, w^μ_j and τ^ν, then ``n_metropolis``
+    random-walk Metropolis steps on log s_μ and on log s_x, whose targets include
+    (p − k) log A(s_μ/s_x) when ``adjustment`` (a :class:`PerFeatureGaussianAdjustment`) is given and
+    p − k > 0. The proposal sd of log s is min(``proposal_sd``, 2.4 √(2/(k α1))), 2.4 times the sd of
+    its conditional without the prior and the correction (a log-Gamma of shape kα1/2). Compiled
+    with numba; the signature is that of a chain of :func:`hdbayes.mcmc.run_chains` once the keyword
+    arguments are bound.
+
+    Parameters
+    ----------
+    prior : dict
+        ``alpha1_mu, alpha1_x, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu``.
+
+    Returns
+    -------
+    hdbayes.mcmc.ChainDraws
+        ``posterior``: ``mu`` (S, G, k); ``w_x``, ``w_mu``, ``nu`` (S, k); ``log_s_mu``, ``log_s_x``,
+        ``log_tau_nu`` (S,); ``warmup``: the three scalars at every burn-in iteration;
+        ``sample_stats``: ``acceptance_rate`` (S,) of the Metropolis steps (both scales).
+    """
+    k = np.shape(sums)[1]
+    if adjustment is None or n_discarded == 0:
+        n_discarded = 0
+        v0, h, log_a, d1, d2, log_norm = 0.0, 1.0, np.zeros(1), 1.0, 1.0, 0.0
+    else:
+        v0, h, log_a, d1, d2, log_norm = adjustment.kernel_arguments()
+    table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
+    slots = np.full(schedule.n_iter, -1, dtype=np.int64)
+    slots[schedule.saved_iterations] = np.arange(schedule.n_saved)
+    sd_mu = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_mu"])))
+    sd_x = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_x"])))
+    out = _per_feature_chain_kernel(
+        np.asarray(counts, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
+        np.ascontiguousarray(squares, dtype=np.float64), int(schedule.burn_in), slots, int(schedule.n_saved),
+        *(float(prior[name]) for name in _PER_FEATURE_PRIOR_NAMES), float(n_discarded), table, float(eta_min),
+        float(step), float(v0), float(h), log_a, float(d1), float(d2), float(log_norm), sd_mu, sd_x,
+        int(n_metropolis), float(init_jitter), rng,
+    )  # fmt: skip
+    mu, w_x, w_mu, nu, log_s_mu, log_s_x, log_tau_nu, acceptance, warm_mu, warm_x, warm_nu = out
+    if advance is not None:
+        advance(schedule.n_iter)
+    return ChainDraws(
+        posterior={"mu": mu, "w_x": w_x, "w_mu": w_mu, "nu": nu, "log_s_mu": log_s_mu, "log_s_x": log_s_x,
+                   "log_tau_nu": log_tau_nu},  # fmt: skip
+        warmup={"log_s_mu": warm_mu, "log_s_x": warm_x, "log_tau_nu": warm_nu} if schedule.burn_in > 0 else {},
+        sample_stats={"acceptance_rate": acceptance},
+    )
+
+
 def log_class_numerators(X, mu, tau_x, class_log_prior):
     """log P(y* = g, x* | training data) by the ratio of Monte Carlo averages (eq. 13–15).
 
@@ -320,7 +529,8 @@ def rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, class
     ----------
     X : ndarray of shape (N, k)
     nu, tau_x : ndarray of shape (S, k)
-    tau_mu : ndarray of shape (S,)
+    tau_mu : ndarray of shape (S,) or (S, k)
+        1/w^μ: one per draw (the shared model) or one per draw and feature (``spread="per-feature"``).
     counts : ndarray of shape (G,)
     sums : ndarray of shape (G, k)
         Training class counts and class sums of the selected features.
@@ -332,8 +542,9 @@ def rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, class
     """
     n_samples, k = nu.shape
     n_classes = counts.shape[0]
-    precision = tau_mu[:, None, None] + counts[None, :, None] * tau_x[:, None, :]  # (S, G, k)
-    mean = (nu[:, None, :] * tau_mu[:, None, None] + sums[None] * tau_x[:, None, :]) / precision
+    tau_mu = np.asarray(tau_mu).reshape(n_samples, 1, -1)  # (S, 1, 1) or (S, 1, k)
+    precision = tau_mu + counts[None, :, None] * tau_x[:, None, :]  # (S, G, k)
+    mean = (nu[:, None, :] * tau_mu + sums[None] * tau_x[:, None, :]) / precision
     variance = 1.0 / tau_x[:, None, :] + 1.0 / precision
     constant = -0.5 * (np.log(2.0 * np.pi * variance) + mean * mean / variance).sum(axis=-1)  # (S, G)
     inverse = (1.0 / variance).reshape(n_samples * n_classes, k)
@@ -378,6 +589,18 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         Standard deviation of the random-walk proposal on log τ^μ.
     n_metropolis : int, default=5
         Metropolis updates of log τ^μ per iteration (corrected model).
+    spread : {"shared", "per-feature"}, default="shared"
+        ``"shared"``: one τ^μ for all features and τ_j^x with a fixed prior (Li 2009, above).
+        ``"per-feature"``: the published model (Li 2012, BCBCSF; docs/gaussian.md eq. P1–P17):
+        x_ij | y = g ~ N(μ_gj, w^x_j), μ_gj | ν_j ~ N(ν_j, w^μ_j), w^μ_j ~ scaled-Inv-χ²(α1_μ, s_μ),
+        w^x_j ~ scaled-Inv-χ²(α1_x, s_x), 1/s_μ ~ Gamma(α^μ/2, rate α^μ w^μ/2) and
+        1/s_x ~ Gamma(α^x/2, rate α^x w^x/2) (so ``alpha_mu, w_mu, alpha_x, w_x`` become the priors
+        of the global scales); the correction is the exact factor A(s_μ/s_x)^{p−k} computed by
+        quadrature (:class:`~hdbayes.selection_bias.gaussian_adjustment.PerFeatureGaussianAdjustment`;
+        ``n_mc`` is unused).
+    alpha1_mu, alpha1_x : float, default=3.0, 10.0
+        Degrees of freedom of the per-feature spreads' priors (``spread="per-feature"`` only; the
+        published package's defaults).
     predictive : {"rao-blackwell", "samples"}, default="rao-blackwell"
         How P(x* | class, training data) is estimated from the draws:
         ``"samples"`` averages ∏_j N(x*_j; μ_j^(g), 1/τ_j^x) over the sampled class
@@ -448,6 +671,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         "proposal_sd": [POSITIVE],
         "n_metropolis": [Interval(Integral, 1, None, closed="left")],
         "predictive": [StrOptions({"rao-blackwell", "samples"})],
+        "spread": [StrOptions({"shared", "per-feature"})],
+        "alpha1_mu": [POSITIVE],
+        "alpha1_x": [POSITIVE],
         **MCMC_PARAMETER_CONSTRAINTS,
     }
 
@@ -468,6 +694,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         proposal_sd=0.5,
         n_metropolis=5,
         predictive="rao-blackwell",
+        spread="shared",
+        alpha1_mu=3.0,
+        alpha1_x=10.0,
         n_iter=6000,
         burn_in=750,
         thin=15,
@@ -490,6 +719,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         self.proposal_sd = proposal_sd
         self.n_metropolis = n_metropolis
         self.predictive = predictive
+        self.spread = spread
+        self.alpha1_mu = alpha1_mu
+        self.alpha1_x = alpha1_x
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.thin = thin
@@ -544,25 +776,35 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             count_f, sums, squares = class_statistics(X[:, selection.indices], codes, n_classes)
         self._check_kept_magnitudes(X, selection.indices, sums, squares)
         n_discarded = selection.n_discarded if self.correct else 0
+        per_feature = self.spread == "per-feature"
         self.adjustment_ = None
-        if n_discarded > 0:
+        if n_discarded > 0 and per_feature:
+            self.adjustment_ = PerFeatureGaussianAdjustment.create(
+                selection.threshold, tuple(int(c) for c in counts), self.alpha1_mu, self.alpha1_x
+            )
+        elif n_discarded > 0:
             self.adjustment_ = GaussianAdjustment.create(
                 selection.threshold, tuple(int(c) for c in counts), self.alpha_x, self.w_x,
                 n_mc=self.n_mc, random_state=rng,
             )  # fmt: skip
         chain = functools.partial(
-            gibbs_chain, counts=count_f, sums=sums, squares=squares,
-            prior={name: getattr(self, name) for name in _PRIOR_NAMES}, adjustment=self.adjustment_,
-            n_discarded=n_discarded, proposal_sd=self.proposal_sd, n_metropolis=self.n_metropolis,
+            per_feature_chain if per_feature else gibbs_chain, counts=count_f, sums=sums, squares=squares,
+            prior={name: getattr(self, name) for name in (_PER_FEATURE_PRIOR_NAMES if per_feature else _PRIOR_NAMES)},
+            adjustment=self.adjustment_, n_discarded=n_discarded, proposal_sd=self.proposal_sd,
+            n_metropolis=self.n_metropolis,
         )  # fmt: skip
         names = getattr(self, "feature_names_in_", None)
         features = selection.indices if names is None else names[selection.indices]
+        if per_feature:
+            dims = {"mu": ["class", "feature"], "w_x": ["feature"], "w_mu": ["feature"], "nu": ["feature"]}
+            monitored = ("log_s_mu", "log_s_x", "log_tau_nu")
+        else:
+            dims = {"mu": ["class", "feature"], "tau_x": ["feature"], "nu": ["feature"]}
+            monitored = ("log_tau_mu", "log_tau_nu")
         trace = self._run_chains(
             chain, desc="Gaussian Gibbs", seeds=chain_seeds(rng, self.n_chains), schedule=schedule,
             trace_options={
-                "dims": {"mu": ["class", "feature"], "tau_x": ["feature"], "nu": ["feature"]},
-                "coords": {"class": self.classes_, "feature": features},
-                "monitored": ("log_tau_mu", "log_tau_nu"),
+                "dims": dims, "coords": {"class": self.classes_, "feature": features}, "monitored": monitored,
             },
         )  # fmt: skip
         cause = "a kept feature is too large for the model's arithmetic; rescale it"
@@ -585,12 +827,16 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         X_selected = X[:, self.selected_features_]
         trace = self.trace_
         with np.errstate(over="ignore", invalid="ignore"):
+            if "w_x" in trace.posterior:  # spread="per-feature"
+                tau_x, tau_mu = 1.0 / trace.flat("w_x"), 1.0 / trace.flat("w_mu")
+            else:
+                tau_x, tau_mu = trace.flat("tau_x"), np.exp(trace.flat("log_tau_mu"))
             if self.predictive == "samples":
-                out = log_class_numerators(X_selected, trace.flat("mu"), trace.flat("tau_x"), self.class_log_prior_)
+                out = log_class_numerators(X_selected, trace.flat("mu"), tau_x, self.class_log_prior_)
             else:
                 out = rao_blackwell_log_class_numerators(
-                    X_selected, trace.flat("nu"), trace.flat("tau_x"), np.exp(trace.flat("log_tau_mu")),
-                    self.class_counts_, self.class_sums_, self.class_log_prior_,
+                    X_selected, trace.flat("nu"), tau_x, tau_mu, self.class_counts_, self.class_sums_,
+                    self.class_log_prior_,
                 )  # fmt: skip
         # a class may have probability 0 (−inf); a NaN, a +inf or a row without a finite class is overflow
         bad = np.flatnonzero(np.isnan(out).any(axis=1) | (out == np.inf).any(axis=1) | ~np.isfinite(out).any(axis=1))

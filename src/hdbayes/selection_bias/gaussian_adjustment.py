@@ -55,11 +55,16 @@ from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = [
     "GaussianAdjustment",
+    "PerFeatureGaussianAdjustment",
+    "class_count_eigenvalues",
     "gaussian_f_series",
     "gaussian_poisson_means",
     "interpolated_log_discard_probability",
+    "interpolated_per_feature_log_discard_probability",
     "log_discard_probability_at",
+    "log_discard_probability_given_ratio",
     "new_interpolation_table",
+    "per_feature_log_discard_probability_at",
 ]
 
 DEFAULT_TOL = math.exp(-10.0)
@@ -268,6 +273,15 @@ def _log_discard_probabilities(tau_mu, poisson_means, log_f):
 
 
 @jit
+def _cubic_lagrange(s, v0, v1, v2, v3):
+    """The cubic through (−1, v0), (0, v1), (1, v2), (2, v3) at s ∈ [0, 1)."""
+    sp1 = s + 1.0
+    sm1 = s - 1.0
+    sm2 = s - 2.0
+    return -s * sm1 * sm2 / 6.0 * v0 + sp1 * sm1 * sm2 / 2.0 * v1 - sp1 * s * sm2 / 2.0 * v2 + sp1 * s * sm1 / 6.0 * v3
+
+
+@jit
 def interpolated_log_discard_probability(eta, table, eta_min, step, poisson_means, log_f):
     """log A(e^η) by 4-point (cubic) Lagrange interpolation in η = log τ^μ.
 
@@ -313,10 +327,7 @@ def interpolated_log_discard_probability(eta, table, eta_min, step, poisson_mean
     v0, v1, v2, v3 = table[i - 1], table[i], table[i + 1], table[i + 2]
     if not (np.isfinite(v0) and np.isfinite(v1) and np.isfinite(v2) and np.isfinite(v3)):
         return log_discard_probability_at(np.exp(eta), poisson_means, log_f)
-    sp1 = s + 1.0
-    sm1 = s - 1.0
-    sm2 = s - 2.0
-    return -s * sm1 * sm2 / 6.0 * v0 + sp1 * sm1 * sm2 / 2.0 * v1 - sp1 * s * sm2 / 2.0 * v2 + sp1 * s * sm1 / 6.0 * v3
+    return _cubic_lagrange(s, v0, v1, v2, v3)
 
 
 def new_interpolation_table(eta_min=-30.0, eta_max=30.0, step=1.0 / 64.0):
@@ -447,3 +458,257 @@ class GaussianAdjustment:
             raise InputValueError("tau_mu must be > 0 (and not NaN)")
         flat = np.ascontiguousarray(tau.ravel())
         return _log_discard_probabilities(flat, self.poisson_means, self.log_f).reshape(tau.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# The per-feature-spread model (Li 2012, BCBCSF): exact adjustment factor by quadrature
+# ---------------------------------------------------------------------------------------------
+
+PER_FEATURE_TOL = 1e-30
+"""Truncation of the f_k series for the per-feature model: the neglected tail is below 1e-30·P(K > K_max)."""
+
+
+def class_count_eigenvalues(class_counts):
+    """d_1..d_{G−1}, the nonzero eigenvalues of M = diag(n_g) − n nᵀ/N (docs/gaussian.md, eq. P11).
+
+    Λ(Z) = Σ_g n_g (Z_g − Z̃)² = Zᵀ M Z with Z i.i.d. N(0, 1), so Λ = Σ_i d_i χ²_1 (independent).
+    Balanced classes n_g = m give d_i = m.
+    """
+    counts = _check_class_counts(class_counts).astype(np.float64)
+    matrix = np.diag(counts) - np.outer(counts, counts) / counts.sum()
+    values = np.sort(np.linalg.eigvalsh(matrix))[1:]  # the smallest is 0 (constant vector)
+    return np.ascontiguousarray(np.maximum(values, 0.0))
+
+
+@jit
+def log_discard_probability_given_ratio(log_r, eigenvalues, log_f):
+    """log a(r) = log P(F ≤ γ | r), r = w^μ/w^x, exactly (docs/gaussian.md, eq. P12–P14).
+
+    Given r, the Poisson component K of the noncentral χ² has probability generating function
+    E[z^K] = Π_i (1 + (1 − z) d_i r)^{−1/2}: K is a sum of independent negative binomials
+    NB(1/2, π_i), π_i = d_i r/(1 + d_i r). Their pmfs (1 − π_i)^{1/2} c_k π_i^k with
+    c_k = Γ(k + 1/2)/(Γ(1/2) k!) are convolved up to k = K_max (positive terms, no cancellation),
+    and a(r) = Σ_k f_k P(K = k). Cost O(G K_max²) flops, no Monte Carlo.
+    """
+    n_terms = log_f.shape[0]
+    conv = np.zeros(n_terms)
+    conv[0] = 1.0
+    log_scale = 0.0
+    single = np.empty(n_terms)
+    new = np.empty(n_terms)
+    for i in range(eigenvalues.shape[0]):
+        dr = eigenvalues[i] * np.exp(log_r)
+        # π = dr/(1 + dr); log(1 − π) = −log1p(dr)
+        log_scale += -0.5 * np.log1p(dr)
+        if dr == np.inf:
+            return -np.inf
+        pi = dr / (1.0 + dr)
+        single[0] = 1.0
+        for k in range(1, n_terms):
+            single[k] = single[k - 1] * pi * (k - 0.5) / k
+        if i == 0:  # the first factor needs no convolution
+            for k in range(n_terms):
+                new[k] = single[k]
+        else:
+            for k in range(n_terms):
+                total = 0.0
+                for m in range(k + 1):
+                    total += conv[m] * single[k - m]
+                new[k] = total
+        # rescale to keep the largest coefficient near 1 (π → 1 makes them grow slowly)
+        peak = 0.0
+        for k in range(n_terms):
+            if new[k] > peak:
+                peak = new[k]
+        for k in range(n_terms):
+            conv[k] = new[k] / peak
+        log_scale += np.log(peak)
+    peak = -np.inf
+    for k in range(n_terms):
+        if conv[k] > 0.0 and log_f[k] > -np.inf:
+            value = log_f[k] + np.log(conv[k])
+            if value > peak:
+                peak = value
+    if peak == -np.inf:
+        return -np.inf
+    total = 0.0
+    for k in range(n_terms):
+        if conv[k] > 0.0 and log_f[k] > -np.inf:
+            total += np.exp(log_f[k] + np.log(conv[k]) - peak)
+    return log_scale + peak + np.log(total)
+
+
+@jit
+def _log_discard_probabilities_given_ratio(log_r, eigenvalues, log_f):
+    out = np.empty(log_r.shape[0])
+    for i in range(log_r.shape[0]):
+        out[i] = log_discard_probability_given_ratio(log_r[i], eigenvalues, log_f)
+    return out
+
+
+@jit
+def log_f_density_of_log(u, d1, d2, log_norm):
+    """log density of U = log T, T ~ F(d1, d2): log_norm + (d1/2) u − ((d1+d2)/2) log(1 + (d1/d2) e^u)."""
+    x = np.log(d1 / d2) + u
+    if x > 0.0:
+        softplus = x + np.log1p(np.exp(-x))
+    else:
+        softplus = np.log1p(np.exp(x))
+    return log_norm + 0.5 * d1 * u - 0.5 * (d1 + d2) * softplus
+
+
+@jit
+def per_feature_log_discard_probability_at(log_rho, v0, h, log_a, d1, d2, log_norm):
+    """log A(ρ) = log ∫ a(e^v) p_U(v − log ρ) dv by the trapezoidal rule on the fixed grid
+    v_i = v0 + i h (docs/gaussian.md, eq. P15–P17), as a log-sum-exp; p_U is the density of
+    log T, T ~ F(α1_x, α1_μ), and ``log_a`` holds log a(e^{v_i})."""
+    n = log_a.shape[0]
+    peak = -np.inf
+    terms = np.empty(n)
+    for i in range(n):
+        value = log_a[i] + log_f_density_of_log(v0 + i * h - log_rho, d1, d2, log_norm)
+        terms[i] = value
+        if value > peak:
+            peak = value
+    if peak == -np.inf:
+        return -np.inf
+    total = 0.0
+    for i in range(n):
+        total += np.exp(terms[i] - peak)
+    return peak + np.log(total * h)
+
+
+@jit
+def _per_feature_log_discard_probabilities(log_rho, v0, h, log_a, d1, d2, log_norm):
+    out = np.empty(log_rho.shape[0])
+    for i in range(log_rho.shape[0]):
+        out[i] = per_feature_log_discard_probability_at(log_rho[i], v0, h, log_a, d1, d2, log_norm)
+    return out
+
+
+@jit
+def interpolated_per_feature_log_discard_probability(log_rho, table, eta_min, step, v0, h, log_a, d1, d2, log_norm):
+    """log A(ρ) by cubic Lagrange interpolation in log ρ between nodes computed on demand; the same
+    grid, node cache and fallback rules as :func:`interpolated_log_discard_probability` (a table
+    from :func:`new_interpolation_table`, tied to this adjustment)."""
+    n_nodes = table.shape[0]
+    t = (log_rho - eta_min) / step
+    if not (t >= 1.0 and t < n_nodes - 2.0):
+        return per_feature_log_discard_probability_at(log_rho, v0, h, log_a, d1, d2, log_norm)
+    i = int(np.floor(t))
+    for j in range(i - 1, i + 3):
+        if np.isnan(table[j]):
+            table[j] = per_feature_log_discard_probability_at(eta_min + j * step, v0, h, log_a, d1, d2, log_norm)
+    v_0, v_1, v_2, v_3 = table[i - 1], table[i], table[i + 1], table[i + 2]
+    if not (np.isfinite(v_0) and np.isfinite(v_1) and np.isfinite(v_2) and np.isfinite(v_3)):
+        return per_feature_log_discard_probability_at(log_rho, v0, h, log_a, d1, d2, log_norm)
+    return _cubic_lagrange(t - i, v_0, v_1, v_2, v_3)
+
+
+@dataclass(frozen=True, eq=False)
+class PerFeatureGaussianAdjustment:
+    """The exact adjustment factor A(ρ), ρ = s_μ/s_x, of the per-feature-spread model (Li 2012).
+
+    A(ρ) = P(F ≤ γ | ρ) for one feature drawn from the prior: w^μ_j ~ scaled-Inv-χ²(α1_μ, s_μ),
+    w^x_j ~ scaled-Inv-χ²(α1_x, s_x), so the only quantity F depends on, r = w^μ_j/w^x_j, is ρ T
+    with T ~ F(α1_x, α1_μ), and A(ρ) = ∫ a(ρ t) dF_{α1_x, α1_μ}(t) with a(r) exact
+    (:func:`log_discard_probability_given_ratio`). The integral is the trapezoidal rule in
+    v = log r on a fixed grid of step ``h`` (exponentially convergent: the integrand is analytic in
+    the strip |Im v| < π), whose nodes log a(e^{v_i}) are computed once here. No Monte Carlo, no
+    floor. Build it with :meth:`create`.
+
+    Attributes
+    ----------
+    threshold : float
+    class_counts : tuple of int
+    alpha1_mu, alpha1_x : float
+    log_f : ndarray (K + 1,)
+        The f_k series (:func:`gaussian_f_series`, tol :data:`PER_FEATURE_TOL`).
+    eigenvalues : ndarray (G − 1,)
+        :func:`class_count_eigenvalues`.
+    v0, h : float
+        The grid v_i = v0 + i h.
+    log_a : ndarray
+        log a(e^{v_i}).
+
+    Examples
+    --------
+    >>> adj = PerFeatureGaussianAdjustment.create(4.0, [20, 21, 21], alpha1_mu=3.0, alpha1_x=10.0)
+    >>> bool(adj.log_discard_probability([0.0])[0] < 0)
+    True
+    """
+
+    threshold: float
+    class_counts: tuple
+    alpha1_mu: float
+    alpha1_x: float
+    log_f: np.ndarray
+    eigenvalues: np.ndarray
+    v0: float
+    h: float
+    log_a: np.ndarray
+
+    @classmethod
+    def create(cls, threshold, class_counts, alpha1_mu=3.0, alpha1_x=10.0, h=0.5, tail=40.0,
+               log_rho_range=(-30.0, 30.0), tol=PER_FEATURE_TOL):  # fmt: skip
+        """Compute the series, the eigenvalues and the grid values log a(e^{v_i}).
+
+        The grid covers v from ``log_rho_range[0]`` − 2·``tail``/α1_x − log max d_i − 5 (below it the
+        integrand is less than e^{−tail} relative, for every ρ in the range) up to where
+        log a(e^v) < log f_0 − 2·``tail`` − (α1_μ/2)(the range's width) (eq. P17).
+        """
+        threshold = check_positive("threshold", threshold, allow_zero=True)
+        alpha1_mu = check_positive("alpha1_mu", alpha1_mu)
+        alpha1_x = check_positive("alpha1_x", alpha1_x)
+        h = check_positive("h", h)
+        counts = _check_class_counts(class_counts)
+        log_f = gaussian_f_series(threshold, counts, tol=tol) if threshold > 0 else np.zeros(1)
+        eigenvalues = class_count_eigenvalues(counts)
+        lo, hi = float(log_rho_range[0]), float(log_rho_range[1])
+        v_start = lo - 2.0 * tail / alpha1_x - math.log(eigenvalues.max()) - 5.0
+        stop_level = log_f[0] - 2.0 * tail - 0.5 * alpha1_mu * max(hi - lo, 0.0)
+        pieces, start = [], v_start
+        while True:
+            v = start + h * np.arange(256)
+            values = _log_discard_probabilities_given_ratio(v, eigenvalues, log_f)
+            pieces.append(values)
+            if values[-1] < stop_level and start > hi + 5.0:
+                break
+            start = v[-1] + h
+            if len(pieces) > 400:
+                raise InputValueError("the adjustment grid did not reach its lower level; alpha1_mu is too small")
+        log_a = np.concatenate(pieces)
+        return cls(float(threshold), tuple(int(c) for c in counts), float(alpha1_mu), float(alpha1_x),
+                   log_f, eigenvalues, float(v_start), float(h), log_a)  # fmt: skip
+
+    def __post_init__(self):
+        for name in ("log_f", "eigenvalues", "log_a"):
+            value = np.array(getattr(self, name), dtype=np.float64, order="C", copy=True)
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    @property
+    def density_parameters(self):
+        """(d1, d2, log normaliser) of the density of log T, T ~ F(α1_x, α1_μ)."""
+        d1, d2 = self.alpha1_x, self.alpha1_mu
+        log_beta = math.lgamma(d1 / 2) + math.lgamma(d2 / 2) - math.lgamma((d1 + d2) / 2)
+        log_norm = 0.5 * d1 * math.log(d1 / d2) - log_beta
+        return d1, d2, log_norm
+
+    def kernel_arguments(self):
+        """(v0, h, log_a, d1, d2, log_norm): the arguments of the compiled functions (writeable copies)."""
+        return (self.v0, self.h, np.array(self.log_a), *self.density_parameters)
+
+    def log_discard_probability(self, log_rho):
+        """log A(ρ) elementwise, for log ρ = log s_μ − log s_x."""
+        x = np.asarray(log_rho, dtype=np.float64)
+        if np.any(np.isnan(x)):
+            raise InputValueError("log_rho must not be NaN")
+        flat = np.ascontiguousarray(x.ravel())
+        return _per_feature_log_discard_probabilities(flat, *self.kernel_arguments()).reshape(x.shape)
+
+    def log_discard_probability_given_ratio(self, log_r):
+        """log a(r) elementwise (the factor for one feature with known r = w^μ/w^x)."""
+        x = np.ascontiguousarray(np.asarray(log_r, dtype=np.float64).ravel())
+        out = _log_discard_probabilities_given_ratio(x, self.eigenvalues, np.array(self.log_f))
+        return out.reshape(np.shape(log_r))
