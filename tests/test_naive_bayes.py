@@ -850,3 +850,126 @@ def test_fit_stores_the_alpha_posterior_of_the_pure_function(nb_data, alpha_rule
     assert np.any(model.log_adjustment_ < 0)
     np.testing.assert_array_equal(model.alpha_posterior_, posterior)
     np.testing.assert_array_equal(model.posterior_density_of_log_alpha_, density)
+
+
+# ---------------------------------------------------------------------------
+# sufficient statistics and partial_fit (issue 14)
+# ---------------------------------------------------------------------------
+
+
+def chunks(n, sizes):
+    """Row slices of sizes cycling through ``sizes`` (which need not divide n)."""
+    start, q = 0, 0
+    while start < n:
+        yield slice(start, start + sizes[q % len(sizes)])
+        start += sizes[q % len(sizes)]
+        q += 1
+
+
+def test_fit_keeps_the_sufficient_statistics(nb_data):
+    from hdbayes.statistics import BinaryClassCounts
+
+    X, y, _, _ = nb_data
+    model = BiasCorrectedNaiveBayes(n_features_to_select=10).fit(X, y)
+    assert model.statistics_ == BinaryClassCounts.from_data(X, np.searchsorted(model.classes_, y))
+    np.testing.assert_array_equal(model.selection_.scores, abs_correlation(X, np.searchsorted(model.classes_, y)))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(n_features_to_select=10),
+        dict(n_features_to_select=25, correct=False),
+        dict(threshold=0.25),
+        dict(),
+        dict(n_features_to_select=8, alpha_rule="midpoint", theta_rule="simpson"),
+        dict(n_features_to_select=12, binarize=None),
+    ],
+)
+@pytest.mark.parametrize("kind", ["dense", "csr", "dataframe"])
+def test_partial_fit_equals_fit_on_the_concatenated_chunks(nb_data, params, kind):
+    X, y, X_test, _ = nb_data
+    labels = np.array(["neg", "pos"])[y]
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    data = {"dense": X, "csr": sp.csr_matrix(X), "dataframe": frame}[kind]
+    test = pd.DataFrame(X_test, columns=data.columns) if kind == "dataframe" else X_test
+    batch = BiasCorrectedNaiveBayes(**params, random_state=0).fit(data, labels)
+    stream = BiasCorrectedNaiveBayes(**params, random_state=0)
+    for rows in chunks(X.shape[0], [7, 13, 1]):  # n = 60: sizes that do not divide it, a one-row chunk
+        part = data.iloc[rows] if kind == "dataframe" else data[rows]
+        stream.partial_fit(part, labels[rows], classes=["pos", "neg"])
+    assert stream.statistics_ == batch.statistics_
+    np.testing.assert_array_equal(stream.classes_, batch.classes_)
+    np.testing.assert_array_equal(stream.selected_features_, batch.selected_features_)
+    np.testing.assert_allclose(stream.predict_proba(test), batch.predict_proba(test), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(stream.alpha_posterior_, batch.alpha_posterior_, rtol=0, atol=1e-12)
+
+
+def test_partial_fit_after_fit_continues_and_fit_starts_again(nb_data):
+    X, y, X_test, _ = nb_data
+    batch = BiasCorrectedNaiveBayes(n_features_to_select=10, random_state=0).fit(X, y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=10, random_state=0).fit(X[:23], y[:23])
+    model.partial_fit(X[23:], y[23:])
+    np.testing.assert_allclose(model.predict_proba(X_test), batch.predict_proba(X_test), rtol=0, atol=1e-12)
+    model.fit(X[:23], y[:23])
+    assert model.statistics_.n_samples == 23
+
+
+def test_partial_fit_waits_for_both_classes(nb_data):
+    X, y, X_test, _ = nb_data
+    order = np.argsort(y, kind="stable")  # all of class 0 first
+    X, y = X[order], y[order]
+    model = BiasCorrectedNaiveBayes(n_features_to_select=10, random_state=0)
+    model.partial_fit(X[:11], y[:11], classes=[0, 1])
+    assert model.statistics_.class_counts.tolist() == [11, 0]
+    with pytest.raises(NotFittedError):
+        model.predict_proba(X_test)
+    for rows in chunks(X.shape[0] - 11, [17]):
+        model.partial_fit(X[11:][rows], y[11:][rows])
+    batch = BiasCorrectedNaiveBayes(n_features_to_select=10, random_state=0).fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X_test), batch.predict_proba(X_test), rtol=0, atol=1e-12)
+
+
+def test_partial_fit_input_errors(small):
+    X, y = small
+    with pytest.raises(InputValueError, match="classes must be passed on the first call"):
+        BiasCorrectedNaiveBayes().partial_fit(X, y)
+    with pytest.raises(InputValueError, match="not 'median'"):
+        BiasCorrectedNaiveBayes(binarize="median").partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(InputValueError, match="classes must hold two labels, got 3"):
+        BiasCorrectedNaiveBayes().partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(InputValueError, match="the label 2, which is not in classes"):
+        BiasCorrectedNaiveBayes().partial_fit(X, np.where(y == 1, 2, 0), classes=[0, 1])
+    model = BiasCorrectedNaiveBayes(n_features_to_select=2).partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(InputValueError, match=r"classes=\[0, 2\] differs from the classes of the first call \[0, 1\]"):
+        model.partial_fit(X, y, classes=[0, 2])
+    with pytest.raises(InputValueError, match="binary features"):
+        BiasCorrectedNaiveBayes(binarize=None).partial_fit(X * 2, y, classes=[0, 1])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda X, y: (X[:, :2], y),  # another number of features
+        lambda X, y: (np.where(X == 1, np.nan, X), y),  # NaN
+        lambda X, y: (X, np.full(y.shape, 7)),  # an unknown label
+        lambda X, y: (X, y[:-1]),  # X and y of different lengths
+    ],
+)
+def test_a_failed_partial_fit_leaves_the_estimator_as_it_was(small, bad):
+    X, y = small
+    model = BiasCorrectedNaiveBayes(n_features_to_select=2, random_state=0).partial_fit(X, y, classes=[0, 1])
+    before = pickle.dumps(model)
+    proba = model.predict_proba(X)
+    with pytest.raises(InputValueError):
+        model.partial_fit(*bad(X.astype(float), y))
+    assert pickle.dumps(model) == before
+    np.testing.assert_array_equal(model.predict_proba(X), proba)
+
+
+def test_a_failed_first_partial_fit_leaves_the_estimator_unfitted():
+    X = np.zeros((4, 3))  # every feature constant: nothing to select
+    model = BiasCorrectedNaiveBayes(n_features_to_select=1)
+    with pytest.raises(InputValueError, match="every feature is constant"):
+        model.partial_fit(X, [0, 1, 0, 1], classes=[0, 1])
+    assert not hasattr(model, "statistics_") and not hasattr(model, "n_features_in_")

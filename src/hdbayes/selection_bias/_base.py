@@ -74,13 +74,14 @@ class SelectionBiasClassifier(BayesianClassifier):
         if self.n_features_to_select is not None and self.threshold is not None:
             raise InputValueError("give at most one of n_features_to_select and threshold")
 
-    def _select_features(self, scores, statistic, random_state, X=None):
+    def _select_features(self, scores, statistic, random_state, X=None, *, constant=None):
         """Top-k (``n_features_to_select``) or threshold selection on the training statistics;
         with neither, all features. Sets ``selection_``, ``selected_features_``, ``threshold_``.
 
-        With the training matrix ``X`` (after any binarisation), a training set on which
-        every feature is constant is refused; a selection that keeps features whose
-        statistic is 0 warns once; a threshold that keeps nothing is refused.
+        With the training matrix ``X`` (after any binarisation), or the mask ``constant`` of
+        its constant features (from sufficient statistics), a training set on which every
+        feature is constant is refused; a selection that keeps features whose statistic is 0
+        warns once; a threshold that keeps nothing is refused.
         """
         p = scores.shape[0]
         k = self.n_features_to_select
@@ -88,7 +89,9 @@ class SelectionBiasClassifier(BayesianClassifier):
         if k is not None and k > p:
             raise InputValueError(f"n_features_to_select={k} is larger than the number of features p={p}")
         selecting = k is not None or self.threshold is not None
-        if selecting and X is not None and p > 0 and constant_features(X).all():
+        if selecting and constant is None and X is not None:
+            constant = constant_features(X)
+        if selecting and constant is not None and p > 0 and constant.all():
             binarized = getattr(self, "binarize", None) is not None
             hint = (
                 f" after binarize={self.binarize!r}; choose a threshold inside the range of the feature values"

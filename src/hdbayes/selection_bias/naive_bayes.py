@@ -30,19 +30,33 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._numba import jit
-from hdbayes._validation import check_count, check_finite_output
+from hdbayes._validation import (
+    check_class_labels,
+    check_count,
+    check_finite_output,
+    fit_binarize_thresholds,
+    plain_value,
+    validate_input,
+)
+from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import (
     QuadratureRule,
     adaptive_inverse_gamma_rule,
     inverse_gamma_midpoint_grid,
 )
-from hdbayes.selection_bias._base import BINARY_PARAMETER_CONSTRAINTS, POSITIVE, BinarySelectionBiasClassifier
+from hdbayes.selection_bias._base import (
+    BINARY_PARAMETER_CONSTRAINTS,
+    POSITIVE,
+    BinarySelectionBiasClassifier,
+    class_pseudo_counts,
+)
 from hdbayes.selection_bias.adjustment import (
     check_theta_rule,
     naive_bayes_log_discard_probability,
     theta_quadrature,
 )
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
+from hdbayes.statistics import BinaryClassCounts
 
 __all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "log_class_numerators"]
 
@@ -432,15 +446,102 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         self
         """
         self._check_params()
-        X, y01, selection, f = self._fit_selection(X, y, self.random_state)
+        self._check_selection_params()
+        X, y01 = self._validate_training_data(X, y)
+        self.statistics_ = BinaryClassCounts.from_data(X, y01, feature_names=getattr(self, "feature_names_in_", None))
+        return self._fit_statistics(self.statistics_)
 
-        n1 = int(y01.sum())
-        class_sizes = (y01.shape[0] - n1, n1)
-        X_selected = X[:, selection.indices]
-        ones1 = np.asarray(X_selected.T @ y01).ravel()
-        ones0 = np.asarray(X_selected.sum(axis=0)).ravel() - ones1
-        ones = np.rint(np.vstack([ones0, ones1])).astype(np.int64)
-        theta_rule = theta_quadrature(self.theta_rule, self.n_theta, y01.shape[0], simpson_points=21)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None):
+        """Add a chunk of training cases; the model equals ``fit`` on all chunks so far.
+
+        The chunks' sufficient statistics (:class:`hdbayes.statistics.BinaryClassCounts`,
+        ``statistics_``) are added up and the selection and the model are computed again
+        from them after every call, so the result equals one ``fit`` on the concatenated
+        chunks (any chunk sizes, in any order). Until both classes have been seen the
+        statistics are only accumulated and the model is not fitted yet. A call that raises
+        leaves the estimator as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, p)
+            A chunk of all p candidate features: 0/1, or values binarized by ``binarize``,
+            which must be a fixed threshold or None ("median" depends on all the data at once).
+        y : array-like of shape (n_samples,)
+            The chunk's labels, each one of ``classes``.
+        classes : array-like of shape (2,), optional
+            The two class labels; required on the first call (scikit-learn's convention),
+            checked against ``classes_`` on later ones.
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "statistics_")
+        if first and classes is None:
+            raise InputValueError("classes must be passed on the first call to partial_fit")
+        if isinstance(self.binarize, str):
+            raise InputValueError(
+                "partial_fit needs binarize to be a fixed threshold or None, not 'median': the medians of all the "
+                "data cannot be accumulated chunk by chunk (compute the medians first and pass the data binarized, "
+                "or use fit)"
+            )
+        self._check_params()
+        self._check_selection_params()
+        check_class_labels(y, single_class_allowed=True)
+        if first:
+            classes_ = check_class_labels(np.asarray(classes))
+            if classes_.shape[0] != 2:
+                raise InputValueError(f"classes must hold two labels, got {classes_.shape[0]}")
+        else:
+            classes_ = self.classes_
+            if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), classes_):
+                raise InputValueError(
+                    f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
+                    f"{classes_.tolist()}"
+                )
+        state = dict(self.__dict__)
+        try:
+            X, y = validate_input(
+                self, X, y, reset=first, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True,
+                ensure_min_samples=1,
+            )  # fmt: skip
+            y = np.asarray(y)
+            known = np.isin(y, classes_)
+            if not known.all():
+                raise InputValueError(
+                    f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes_.tolist()}"
+                )
+            if first:
+                self.classes_ = classes_
+                self.binarize_thresholds_ = fit_binarize_thresholds(X, self.binarize)
+            counts = BinaryClassCounts.from_data(
+                self._binary_features(X), (y == classes_[1]).astype(np.float64),
+                feature_names=getattr(self, "feature_names_in_", None),
+            )  # fmt: skip
+            self.statistics_ = counts if first else self.statistics_ + counts
+            if (self.statistics_.class_counts > 0).all():
+                self._fit_statistics(self.statistics_)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+        return self
+
+    def __sklearn_is_fitted__(self):
+        # partial_fit may have accumulated statistics of one class only, without a model yet
+        return hasattr(self, "log_integral_one_")
+
+    def _fit_statistics(self, counts):
+        """Select features and fit the model from the sufficient statistics of the training data."""
+        f = class_pseudo_counts(self.class_pseudo_count, 2)
+        selection = self._select_features(
+            counts.correlation(), "correlation", self.random_state, constant=counts.constant_features()
+        )
+        n = counts.n_samples
+        class_sizes = (int(counts.class_counts[0]), int(counts.class_counts[1]))
+        ones = counts.ones[:, selection.indices]
+        theta_rule = theta_quadrature(self.theta_rule, self.n_theta, n, simpson_points=21)
         corrected = self.correct and selection.n_discarded > 0
 
         pieces = []
@@ -495,7 +596,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
         )
 
-        self.class_log_prior_ = np.log((f + np.asarray(class_sizes)) / (f.sum() + y01.shape[0]))
+        self.class_log_prior_ = np.log((f + np.asarray(class_sizes)) / (f.sum() + n))
         return self
 
     def _joint_log_likelihood(self, X):
