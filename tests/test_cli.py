@@ -162,7 +162,8 @@ def test_classify_with_the_thesis_quadrature_by_name(csv_files, tmp_path):
     assert exit_info.value.code == 2
 
 
-def test_classify_gaussian_multiclass(tmp_path, capsys):
+@pytest.mark.parametrize("spread", [None, "per-feature"])
+def test_classify_gaussian_multiclass(tmp_path, capsys, spread):
     from hdbayes.datasets import simulate_gaussian
 
     data = simulate_gaussian(n_features=60, n_samples=90, n_test=20, random_state=2)
@@ -173,19 +174,23 @@ def test_classify_gaussian_multiclass(tmp_path, capsys):
         frame.to_csv(tmp_path / f"{name}.csv", index=False)
     out = tmp_path / "pred.csv"
     argv = ["--model", "gaussian", "--n-features", "5", "--n-iter", "300", "--burn-in", "100", "--thin", "4"]
+    argv += ["--spread", spread] if spread else []
     status = main(["classify", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"),
                    "--target", "kind", "--out", str(out), *argv])  # fmt: skip
     assert status == 0
     predictions = pd.read_csv(out)
     assert list(predictions.columns) == ["prediction"] + [f"P(kind={c})" for c in "ABCDEF"]
     np.testing.assert_allclose(predictions.iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
-    assert "R-hat" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "R-hat" in printed and ("log_s_mu" in printed) == (spread == "per-feature")
 
 
 def test_classify_rejects_options_of_the_other_model(csv_files, tmp_path, capsys):
     train, test, _, _ = csv_files
     assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--n-iter", "100") == 2
     assert "--n-iter applies to --model gaussian or mixture only" in capsys.readouterr().err
+    assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--spread", "per-feature") == 2
+    assert "--spread applies to --model gaussian only" in capsys.readouterr().err
 
 
 def test_classify_mixture(csv_files, tmp_path, capsys):

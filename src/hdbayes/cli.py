@@ -86,6 +86,7 @@ _MODEL_OPTIONS = {
     "binarize": (_BINARY_MODELS, None),
     "theta_rule": ({"naive-bayes"}, "theta_rule"),
     "alpha_rule": ({"naive-bayes"}, "alpha_rule"),
+    "spread": ({"gaussian"}, "spread"),
     "n_iter": ({"gaussian", "mixture"}, "n_iter"),
     "burn_in": ({"gaussian", "mixture"}, "burn_in"),
     "thin": ({"gaussian", "mixture"}, "thin"),
@@ -278,6 +279,12 @@ def _build_parser():
         choices=("adaptive", "midpoint"),
         help="naive-bayes: α integration by the adaptive rule in log α (default, converged to 1e-4) or the "
         "thesis's 30-point midpoint rule in prior quantiles (with --theta-rule simpson: the thesis's setting)",
+    )
+    classify.add_argument(
+        "--spread",
+        choices=("shared", "per-feature"),
+        help="gaussian: one spread of the class means for all features (Li 2009, default) or one per feature "
+        "with its own variance (Li 2012)",
     )
     classify.add_argument("--n-iter", type=int, metavar="N", help="gaussian, mixture: MCMC iterations per chain")
     classify.add_argument("--burn-in", type=int, metavar="N", help="gaussian, mixture: iterations discarded")
