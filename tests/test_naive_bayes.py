@@ -973,3 +973,34 @@ def test_a_failed_first_partial_fit_leaves_the_estimator_unfitted():
     with pytest.raises(InputValueError, match="every feature is constant"):
         model.partial_fit(X, [0, 1, 0, 1], classes=[0, 1])
     assert not hasattr(model, "statistics_") and not hasattr(model, "n_features_in_")
+
+
+def test_fit_statistics_of_shards_equals_fit_on_their_union(nb_data):
+    from hdbayes.statistics import BinaryClassCounts
+
+    X, y, X_test, _ = nb_data
+    names = [f"g{j}" for j in range(X.shape[1])]
+    frame, test = pd.DataFrame(X, columns=names), pd.DataFrame(X_test, columns=names)
+    labels = np.array(["neg", "pos"])[y]
+    shards = [slice(0, 17), slice(17, 17), slice(17, 60)]
+    counts = sum(BinaryClassCounts.from_data(frame.iloc[rows], y[rows]) for rows in shards)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=10, random_state=0).fit_statistics(counts, ["neg", "pos"])
+    batch = BiasCorrectedNaiveBayes(n_features_to_select=10, random_state=0).fit(frame, labels)
+    np.testing.assert_array_equal(model.predict_proba(test), batch.predict_proba(test))
+    assert list(model.feature_names_in_) == names and model.n_features_in_ == X.shape[1]
+    assert list(model.predict(test)) == list(batch.predict(test))
+
+
+def test_fit_statistics_input_errors():
+    from hdbayes.exceptions import InputTypeError
+    from hdbayes.statistics import BinaryClassCounts
+
+    counts = BinaryClassCounts([2, 3], [[1, 0], [2, 3]])
+    with pytest.raises(InputTypeError, match="BinaryClassCounts"):
+        BiasCorrectedNaiveBayes().fit_statistics(np.zeros((2, 2)))
+    with pytest.raises(InputValueError, match="increasing order"):
+        BiasCorrectedNaiveBayes().fit_statistics(counts, ["b", "a"])
+    with pytest.raises(InputValueError, match="not 'median'"):
+        BiasCorrectedNaiveBayes(binarize="median").fit_statistics(counts)
+    with pytest.raises(InputValueError, match="one class only"):
+        BiasCorrectedNaiveBayes().fit_statistics(BinaryClassCounts([0, 3], [[0, 0], [2, 3]]))

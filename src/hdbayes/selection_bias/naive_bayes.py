@@ -38,7 +38,7 @@ from hdbayes._validation import (
     plain_value,
     validate_input,
 )
-from hdbayes.exceptions import InputValueError
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.quadrature import (
     QuadratureRule,
     adaptive_inverse_gamma_rule,
@@ -334,6 +334,9 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
         p, the number of candidate features seen in ``fit``.
+    statistics_ : hdbayes.statistics.BinaryClassCounts
+        The sufficient statistics of the training data (class sizes and ones per class and
+        feature) the selection and the model were computed from; ``partial_fit`` adds to them.
     selection_ : hdbayes.selection.Selection
         The selection (indices, γ, p, strictness, all |COR| values).
     selected_features_ : ndarray of shape (k,)
@@ -522,6 +525,57 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             self.statistics_ = counts if first else self.statistics_ + counts
             if (self.statistics_.class_counts > 0).all():
                 self._fit_statistics(self.statistics_)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_statistics(self, statistics, classes=(0, 1)):
+        """Fit from the sufficient statistics of binary training data alone.
+
+        For data that are never in one place: the sum of the statistics of several shards or
+        sites (:class:`hdbayes.statistics.BinaryClassCounts`) gives the same model as ``fit``
+        on their union. Test data are binarized by ``binarize`` (a fixed threshold or None;
+        "median" is refused, the training medians being unknown).
+
+        Parameters
+        ----------
+        statistics : hdbayes.statistics.BinaryClassCounts
+            Class sizes and ones per class and feature of 0/1 training data; their feature
+            names, if any, become ``feature_names_in_``.
+        classes : array-like of shape (2,), default=(0, 1)
+            The labels of class 0 and class 1 of the statistics, in increasing order.
+
+        Returns
+        -------
+        self
+        """
+        if not isinstance(statistics, BinaryClassCounts):
+            raise InputTypeError(f"statistics must be a BinaryClassCounts, got {type(statistics).__name__}")
+        if isinstance(self.binarize, str):
+            raise InputValueError("fit_statistics needs binarize to be a fixed threshold or None, not 'median'")
+        classes = np.asarray(classes)
+        if classes.shape != (2,) or not np.array_equal(np.unique(classes), classes):
+            raise InputValueError(f"classes must be two distinct labels in increasing order, got {classes.tolist()}")
+        if not (statistics.class_counts > 0).all():
+            raise InputValueError(
+                f"the statistics hold cases of one class only (class sizes {statistics.class_counts.tolist()})"
+            )
+        self._check_params()
+        self._check_selection_params()
+        state = dict(self.__dict__)
+        try:
+            for name in ("feature_names_in_", "log_integral_one_"):
+                self.__dict__.pop(name, None)
+            self.classes_ = classes
+            self.n_features_in_ = statistics.n_features
+            if statistics.feature_names is not None:
+                self.feature_names_in_ = np.asarray(statistics.feature_names, dtype=object)
+            self.binarize_thresholds_ = fit_binarize_thresholds(None, self.binarize)
+            self.statistics_ = statistics
+            self._fit_statistics(statistics)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(state)
