@@ -94,8 +94,9 @@ LAYERS = [
     {"cli"},  # the command line
     {"__main__"},  # python -m hdbayes
 ]
-# inside a layer only the core may use itself (base runs chains through mcmc); model packages stay apart
-SAME_LAYER_ALLOWED = {("base", "mcmc")}
+# inside a layer only the core may use itself (base runs chains through mcmc; the statistics use selection's
+# correlation); model packages stay apart
+SAME_LAYER_ALLOWED = {("base", "mcmc"), ("statistics", "selection")}
 
 
 def _imports_by_unit():

@@ -183,9 +183,9 @@ class BinaryClassCounts:
     def correlation(self):
         """|COR_j|, the absolute sample correlation of every feature with the class (thesis eq. 2.1).
 
-        Bit-identical to :func:`hdbayes.selection.abs_correlation` on the data (the same
-        arithmetic as :func:`hdbayes.selection.correlation_from_sums` with Σ x y = I_1 and
-        Σ x = Σ x² = I_0 + I_1); 0 for a constant feature or a constant class, and for no data.
+        Bit-identical to :func:`hdbayes.selection.abs_correlation` on the data: it is
+        :func:`hdbayes.selection.correlation_from_sums` with Σ x y = I_1 and
+        Σ x = Σ x² = I_0 + I_1; 0 for a constant feature or a constant class, and for no data.
 
         Returns
         -------
@@ -194,17 +194,10 @@ class BinaryClassCounts:
         n = self.n_samples
         if n == 0:
             return np.zeros(self.n_features)
+        from hdbayes.selection import correlation_from_sums
+
         sum_x = self.ones.sum(axis=0).astype(np.float64)
-        sum_xx = sum_x
-        sum_xy = self.ones[1].astype(np.float64)
-        ybar = np.float64(self.class_counts[1]) / n
-        numerator = sum_xy - ybar * sum_x
-        ss_x = sum_xx - sum_x * sum_x / n
-        ss_x = np.where(ss_x > 1e-12 * sum_xx, ss_x, 0.0)
-        denominator = np.sqrt(n * ybar * (1.0 - ybar)) * np.sqrt(ss_x)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cor = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1.0), 0.0)
-        return np.abs(np.clip(cor, -1.0, 1.0))
+        return np.abs(correlation_from_sums(self.ones[1], sum_x, sum_x, n, self.class_counts[1]))
 
     # -- algebra -----------------------------------------------------------------------------
     def __add__(self, other):
