@@ -459,7 +459,8 @@ def main():
         print("## GaussianNB on the same fold and genes\n")
         print(markdown_table(gaussian_nb_view(X, y)))
         print("## Heavy tails: plug-in t likelihoods and Student-t Gibbs samplers (uncorrected)\n")
-        print(markdown_table(robust_variants(X, y, mcmc)))
+        rows = robust_variants(X, y, mcmc)
+        print(markdown_table(rows, columns=list(dict.fromkeys(column for row in rows for column in row))))
 
 
 if __name__ == "__main__":
