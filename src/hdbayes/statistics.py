@@ -10,19 +10,97 @@ gathered in one place. The objects here can be added, compared, pickled and stor
   They determine |COR_j| (thesis eq. 2.1, the statistic of the correlation selection), the
   Bayesian naive Bayes model of the selected features and its adjustment factor (which
   needs only N_0, N_1 and γ).
+
+:meth:`BinaryClassCounts.from_dask` computes them from a chunked ``dask.array`` on the
+workers (one chunk at a time, tree-reduced), so X is never gathered; dask is an optional
+dependency, imported only there (importing hdbayes never imports dask).
 """
 
 from __future__ import annotations
+
+import math
+import sys
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 from sklearn.utils.validation import _get_feature_names
 
-from hdbayes._validation import check_binary_features
+from hdbayes._validation import binarize_features, check_binary_features, feature_label, first_entry
 from hdbayes.exceptions import InputTypeError, InputValueError
 
-__all__ = ["BinaryClassCounts"]
+__all__ = ["BinaryClassCounts", "is_dask_array"]
+
+
+def is_dask_array(X) -> bool:
+    """Whether ``X`` is a ``dask.array.Array`` (without importing dask: an array of it can only
+    exist once ``dask.array`` has been imported)."""
+    module = sys.modules.get("dask.array")
+    return module is not None and isinstance(X, module.Array)
+
+
+def chunk_label(index, row_chunks):
+    """How a message names row chunk ``index`` of a dask array: ``chunk 3 of X (rows 300..399)``."""
+    sizes = row_chunks[:index + 1]
+    if any(math.isnan(size) for size in sizes):
+        return f"chunk {index} of X (rows unknown)"
+    start = int(sum(sizes[:-1]))
+    return f"chunk {index} of X (rows {start}..{start + int(sizes[-1]) - 1})"
+
+
+def check_binary_chunk(x, threshold, where, columns, feature_names=None):
+    """A chunk of X with values 0/1 (dense, or sparse as CSC), as the in-memory checks make it.
+
+    ``threshold`` is None (X must already be 0/1), a float or an array of per-column
+    thresholds (values above become 1). A value that is not finite, or not 0/1 without a
+    threshold, is an input error naming the chunk (``where``, see :func:`chunk_label`) and the
+    column: ``columns`` is the global index of the chunk's first column (an int) or the global
+    index of each of its columns (an array).
+    """
+    if sp.issparse(x):
+        x = x.tocsc()
+        values = x.data
+    else:
+        x = np.asarray(x)
+        values = x
+    if values.dtype.kind not in "biuf":
+        raise InputTypeError(f"X must hold numbers; {where} has dtype {values.dtype}")
+
+    def feature(column):
+        j = int(columns[column]) if isinstance(columns, np.ndarray) else int(columns) + column
+        return feature_label(j, feature_names)
+
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values)
+        if bad.any():
+            column, value = first_entry(x, bad)
+            raise InputValueError(f"{where} holds {value:g} in {feature(column)}; X must be finite")
+    if threshold is not None:
+        return binarize_features(x, threshold)
+    bad = (values != 0) & (values != 1)
+    if bad.any():
+        column, value = first_entry(x, bad)
+        raise InputValueError(
+            f"X must hold binary features (0/1): {feature(column)} has the value {value:g} in {where}; "
+            "pass binarize=<threshold> to binarize continuous data"
+        )
+    return x
+
+
+def _chunk_ones(x, y01, row_block, col_block, *, row_chunks, col_starts, threshold, feature_names):
+    """I_{c,j} of one chunk of X (shape (1, 2, chunk columns)), after checking it and its labels."""
+    i, j = int(row_block[0]), int(col_block[0])
+    where = chunk_label(i, row_chunks)
+    x = check_binary_chunk(x, threshold, where, col_starts[j], feature_names)
+    y01 = np.asarray(y01)
+    if y01.shape != (x.shape[0],):
+        raise InputValueError(
+            f"{where} has {x.shape[0]} rows but the matching chunk of y has shape {y01.shape}: X and y must have "
+            "the same row chunks"
+        )
+    if y01.dtype.kind not in "biuf" or not np.all((y01 == 0) | (y01 == 1)):
+        raise InputValueError(f"y must be the class coded 0/1; its part for {where} is not")
+    return _count_ones(x, y01)[1][None]
 
 
 def _names_array(feature_names, p):
@@ -158,6 +236,101 @@ class BinaryClassCounts:
         if y.dtype.kind not in "biuf" or not np.all((y == 0) | (y == 1)):
             raise InputValueError("y must be the class coded 0/1")
         return cls(*_count_ones(X, y), feature_names=names)
+
+    @classmethod
+    def from_dask(cls, X, y, *, binarize=None, feature_names=None, split_every=None):
+        """The statistics of binary data held in a chunked ``dask.array``, computed on the workers.
+
+        Every chunk of X (any row and column chunking; dense or ``scipy.sparse`` chunks) is
+        checked and counted where it lives, together with the matching part of y (re-chunked
+        to X's row chunks); the (2, chunk columns) counts are summed over the row chunks by a
+        tree reduction and joined over the column chunks, so only p-length statistics move
+        and X is never gathered. Exact integers: equal to :meth:`from_data` on the whole data.
+        Runs on the current dask scheduler (a ``distributed.Client`` if one is active).
+
+        Parameters
+        ----------
+        X : dask.array.Array of shape (n_samples, p)
+            Values 0/1, or numbers binarized by ``binarize``. A chunk with NaN, infinity or
+            (without ``binarize``) a value other than 0/1 is an input error naming the chunk
+            (its rows) and the column.
+        y : dask.array.Array or array-like of shape (n_samples,)
+            The class coded 0/1. With row chunks of X of unknown size, y must be a dask
+            array with the same number of row chunks (a chunk of another length is an
+            input error naming it).
+        binarize : float, optional
+            A fixed threshold (values above it become 1), applied chunk by chunk.
+        feature_names : array-like of shape (p,), optional
+        split_every : int, optional
+            Fan-in of the tree reduction (dask's default if None).
+
+        Returns
+        -------
+        BinaryClassCounts
+        """
+        import dask
+        import dask.array as da
+
+        if not is_dask_array(X):
+            raise InputTypeError(f"X must be a dask array, got {type(X).__name__}")
+        if X.ndim != 2:
+            raise InputValueError(f"X must be 2-D (cases × features), got {X.ndim} dimension(s)")
+        if X.dtype.kind not in "biuf":
+            raise InputTypeError(f"X must hold numbers, got dtype {X.dtype}")
+        if isinstance(binarize, str) or not (binarize is None or np.isfinite(float(binarize))):
+            raise InputValueError(
+                f"binarize must be a fixed finite threshold or None for chunked data, got {binarize!r}"
+            )
+        threshold = None if binarize is None else float(binarize)
+        n, p = X.shape
+        if math.isnan(p):
+            raise InputValueError("X has an unknown number of columns")
+        names = _names_array(feature_names, p)
+        y = cls._dask_labels(y, X)
+        col_starts = tuple(int(start) for start in np.cumsum((0,) + X.chunks[1][:-1]))
+        ones = da.blockwise(
+            _chunk_ones, "icj", X, "ij", y, "i", da.arange(X.numblocks[0], chunks=1), "i",
+            da.arange(X.numblocks[1], chunks=1), "j", new_axes={"c": 2}, adjust_chunks={"i": 1},
+            align_arrays=False, meta=np.empty((0, 0, 0), dtype=np.int64),
+            row_chunks=X.chunks[0], col_starts=col_starts, threshold=threshold, feature_names=names,
+        )  # fmt: skip
+        ones = ones.sum(axis=0, dtype=np.int64, split_every=split_every)
+        n1 = y.sum(dtype=np.int64, split_every=split_every)
+        size = (y == y).sum(dtype=np.int64, split_every=split_every)  # the number of labels, even if unknown
+        ones, n1, size = dask.compute(ones, n1, size)
+        class_counts = np.array([int(size) - int(n1), int(n1)], dtype=np.int64)
+        return cls(class_counts, np.asarray(ones, dtype=np.int64).reshape(2, p), feature_names=names)
+
+    @staticmethod
+    def _dask_labels(y, X):
+        """y as a dask array with X's row chunks (checked chunk by chunk where sizes are unknown)."""
+        import dask.array as da
+
+        n = X.shape[0]
+        if is_dask_array(y):
+            if y.ndim != 1:
+                raise InputValueError(f"y must be 1-D, got shape {tuple(y.shape)}")
+            if math.isnan(n) or math.isnan(y.shape[0]):
+                if y.numblocks[0] != X.numblocks[0]:
+                    raise InputValueError(
+                        f"X and y have chunks of unknown size and different numbers of row chunks ({X.numblocks[0]} "
+                        f"and {y.numblocks[0]}); call compute_chunk_sizes() on them first"
+                    )
+                return y
+        else:
+            y = np.asarray(y)
+            if y.ndim != 1:
+                raise InputValueError(f"y must be 1-D, got shape {tuple(y.shape)}")
+            if math.isnan(n):
+                raise InputValueError(
+                    "X has row chunks of unknown size: call X.compute_chunk_sizes() first, or pass y as a dask array "
+                    "with the same row chunks"
+                )
+        if y.shape[0] != n:
+            raise InputValueError(f"y has {y.shape[0]} entries but X has {n} rows")
+        if not is_dask_array(y):
+            return da.from_array(y, chunks=(X.chunks[0],))
+        return y if y.chunks[0] == X.chunks[0] else y.rechunk((X.chunks[0],))
 
     @classmethod
     def zero(cls, n_features, *, feature_names=None):

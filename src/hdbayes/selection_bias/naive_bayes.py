@@ -18,6 +18,7 @@ p − k features were discarded, which multiplies the integrand in α by q(α)^{
 
 from __future__ import annotations
 
+import copy
 import warnings
 from numbers import Integral
 
@@ -31,6 +32,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._numba import jit
 from hdbayes._validation import (
+    check_binarize,
+    check_binary_target,
     check_class_labels,
     check_count,
     check_finite_output,
@@ -56,9 +59,41 @@ from hdbayes.selection_bias.adjustment import (
     theta_quadrature,
 )
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
-from hdbayes.statistics import BinaryClassCounts
+from hdbayes.statistics import BinaryClassCounts, check_binary_chunk, chunk_label, is_dask_array
 
 __all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "log_class_numerators"]
+
+
+def _dask_binary_target(y):
+    """(classes, y coded 0/1) of a numpy or dask y, with the in-memory checks; a dask y stays
+    a dask array (only its distinct labels are computed)."""
+    if not is_dask_array(y):
+        y = np.asarray(y)
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            raise InputValueError("Input y contains NaN or infinity.")
+        check_class_labels(y)
+        classes, y01 = check_binary_target(y)
+        return classes, y01.astype(np.int8)
+    if y.ndim != 1:
+        raise InputValueError(f"y must be 1-D, got shape {tuple(y.shape)}")
+    labels = np.asarray(y.map_blocks(np.unique, chunks=(np.nan,), dtype=y.dtype).compute())
+    labels = np.unique(labels)
+    if labels.dtype.kind == "f" and not np.isfinite(labels).all():
+        raise InputValueError("Input y contains NaN or infinity.")
+    check_class_labels(labels)
+    classes, _ = check_binary_target(labels)
+    return classes, y.map_blocks(_class_one_codes, classes[1], dtype=np.int8)
+
+
+def _class_one_codes(block, label):
+    return (np.asarray(block) == label).astype(np.int8)
+
+
+def _predict_chunk(block, *, view, method, kwargs, selected, names, thresholds, row_chunks, block_info=None):
+    """One row chunk of the selected columns predicted by ``view`` (see ``_predict_dask``)."""
+    where = chunk_label(block_info[0]["chunk-location"][0], row_chunks) if block_info else "a chunk of X"
+    block = check_binary_chunk(block, thresholds, where, selected, names)
+    return getattr(view, method)(block, **kwargs)
 
 
 @jit
@@ -437,11 +472,17 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     def fit(self, X, y):
         """Select features on (X, y) and fit the model.
 
+        X may be a ``dask.array`` (dense or ``scipy.sparse`` chunks, any chunking): the
+        sufficient statistics are then computed chunk by chunk on the workers and
+        tree-reduced (:meth:`hdbayes.statistics.BinaryClassCounts.from_dask`), X is never
+        gathered, and the model equals the in-memory fit bit for bit; ``binarize`` must be a
+        fixed threshold or None there ("median" is not mergeable).
+
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, p)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, p)
             All candidate features: 0/1, or values binarized by ``binarize``.
-        y : array-like of shape (n_samples,)
+        y : array-like or dask array of shape (n_samples,)
             Binary response (two distinct labels).
 
         Returns
@@ -450,6 +491,10 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         """
         self._check_params()
         self._check_selection_params()
+        if is_dask_array(X):
+            return self._fit_dask(X, y)
+        if is_dask_array(y):
+            y = y.compute()  # n labels; X is in memory anyway
         X, y01 = self._validate_training_data(X, y)
         self.statistics_ = BinaryClassCounts.from_data(X, y01, feature_names=getattr(self, "feature_names_in_", None))
         return self._fit_statistics(self.statistics_)
@@ -581,6 +626,90 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             self.__dict__.update(state)
             raise
         return self
+
+    def _fit_dask(self, X, y):
+        """``fit`` on a dask array X: statistics on the workers, the model on the client."""
+        if isinstance(self.binarize, str):
+            raise InputValueError(
+                "fit on a dask array needs binarize to be a fixed threshold or None, not 'median': the medians of "
+                "all the data cannot be computed chunk by chunk and merged (compute them first and binarize, or fit "
+                "in memory)"
+            )
+        if X.ndim != 2:
+            raise InputValueError(f"X must be 2-D (cases × features), got {X.ndim} dimension(s)")
+        if X.shape[1] == 0:
+            raise InputValueError("X has 0 features; at least 1 is required")
+        classes, y01 = _dask_binary_target(y)
+        counts = BinaryClassCounts.from_dask(X, y01, binarize=check_binarize(self.binarize))
+        for name in ("feature_names_in_", "log_integral_one_"):
+            self.__dict__.pop(name, None)
+        self.classes_ = classes
+        self.n_features_in_ = counts.n_features
+        self.binarize_thresholds_ = fit_binarize_thresholds(None, self.binarize)
+        self.statistics_ = counts
+        return self._fit_statistics(counts)
+
+    # -- predictions on dask arrays: the k selected columns, mapped over the row chunks ----------
+    def predict_joint_log_proba(self, X):
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict_joint_log_proba")
+        return super().predict_joint_log_proba(X)
+
+    def predict_log_proba(self, X):
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict_log_proba")
+        return super().predict_log_proba(X)
+
+    def predict_proba(self, X):
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict_proba")
+        return super().predict_proba(X)
+
+    def predict(self, X, loss=None):
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict", loss=loss)
+        return super().predict(X, loss=loss)
+
+    predict_joint_log_proba.__doc__ = BinarySelectionBiasClassifier.predict_joint_log_proba.__doc__
+    predict_log_proba.__doc__ = BinarySelectionBiasClassifier.predict_log_proba.__doc__
+    predict_proba.__doc__ = BinarySelectionBiasClassifier.predict_proba.__doc__
+    predict.__doc__ = BinarySelectionBiasClassifier.predict.__doc__
+
+    def _predict_dask(self, X, method, **kwargs):
+        """``method`` on a dask array X, as a dask array: only the k selected columns are taken
+        (one column chunk), and each row chunk is predicted where it lives by a copy of the model
+        restricted to them (the same computation as in memory)."""
+        check_is_fitted(self)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise InputValueError(
+                f"X has {X.shape[1] if X.ndim == 2 else X.shape} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        if X.dtype.kind not in "biuf":
+            raise InputTypeError(f"X must hold numbers, got dtype {X.dtype}")
+        selected = np.asarray(self.selected_features_)
+        thresholds = self.binarize_thresholds_
+        if thresholds is not None and np.ndim(thresholds) == 1:
+            thresholds = np.asarray(thresholds)[selected]
+        view = copy.copy(self)  # the model of the selected columns alone, small enough to ship with every task
+        for name in ("statistics_", "selection_", "feature_names_in_", "posterior_density_of_log_alpha_"):
+            view.__dict__.pop(name, None)
+        view.n_features_in_ = selected.shape[0]
+        view.selected_features_ = np.arange(selected.shape[0])
+        view.binarize_thresholds_ = None  # the chunks are binarized by _predict_chunk
+        columns = X[:, selected].rechunk({1: -1})
+        names = getattr(self, "feature_names_in_", None)
+        options = {"view": view, "method": method, "kwargs": kwargs, "selected": selected, "names": names,
+                   "thresholds": thresholds, "row_chunks": X.chunks[0]}  # fmt: skip
+        if method == "predict":
+            dtype = self.classes_.dtype
+            return columns.map_blocks(
+                _predict_chunk, drop_axis=1, dtype=dtype, meta=np.empty(0, dtype=dtype), **options
+            )
+        return columns.map_blocks(
+            _predict_chunk, chunks=(columns.chunks[0], (self.classes_.shape[0],)), dtype=np.float64,
+            meta=np.empty((0, 0), dtype=np.float64), **options,
+        )  # fmt: skip
 
     def __sklearn_is_fitted__(self):
         # partial_fit may have accumulated statistics of one class only, without a model yet
