@@ -171,31 +171,30 @@ def _check_case(tmp_path, capsys, model, train_text, test_text, n_test, extra):
     return "ok"
 
 
-@settings(max_examples=120, **SETTINGS)
-@given(data=st.data(), dataset=datasets(), model=st.sampled_from(["naive-bayes", "bernoulli-nb"]))
-def test_fast_models_refuse_or_answer(tmp_path, capsys, data, dataset, model):
+def _draw_and_check(tmp_path, capsys, data, dataset, model):
+    """Draw options for ``model`` sized to the dataset's features, then run and check the case."""
     train_text, test_text, n_test, _ = dataset
     n_features = max(1, train_text.split("\n", 1)[0].count(","))
     extra = data.draw(options(model, n_features))
     _check_case(tmp_path, capsys, model, train_text, test_text, n_test, extra)
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(data=st.data(), dataset=datasets(), model=st.sampled_from(["naive-bayes", "bernoulli-nb"]))
+def test_fast_models_refuse_or_answer(tmp_path, capsys, data, dataset, model):
+    _draw_and_check(tmp_path, capsys, data, dataset, model)
 
 
 @settings(max_examples=30, **SETTINGS)
 @given(data=st.data(), dataset=datasets(), model=st.sampled_from(["categorical-nb", "multinomial-nb", "dcm"]))
 def test_discrete_models_refuse_or_answer(tmp_path, capsys, data, dataset, model):
-    train_text, test_text, n_test, _ = dataset
-    n_features = max(1, train_text.split("\n", 1)[0].count(","))
-    extra = data.draw(options(model, n_features))
-    _check_case(tmp_path, capsys, model, train_text, test_text, n_test, extra)
+    _draw_and_check(tmp_path, capsys, data, dataset, model)
 
 
 @settings(max_examples=12, **SETTINGS)
 @given(data=st.data(), dataset=datasets(), model=st.sampled_from(["gaussian", "mixture"]))
 def test_mcmc_models_refuse_or_answer(tmp_path, capsys, data, dataset, model):
-    train_text, test_text, n_test, _ = dataset
-    n_features = max(1, train_text.split("\n", 1)[0].count(","))
-    extra = data.draw(options(model, n_features))
-    _check_case(tmp_path, capsys, model, train_text, test_text, n_test, extra)
+    _draw_and_check(tmp_path, capsys, data, dataset, model)
 
 
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
