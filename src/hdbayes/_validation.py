@@ -28,6 +28,7 @@ __all__ = [
     "check_positive",
     "feature_label",
     "first_entry",
+    "feature_thresholds",
     "fit_binarize_thresholds",
     "overflow_error",
     "plain_value",
@@ -117,6 +118,15 @@ def fit_binarize_thresholds(X, binarize):
     if sp.issparse(X):
         return _sparse_column_medians(X)
     return np.median(np.asarray(X, dtype=np.float64), axis=0)
+
+
+def feature_thresholds(X, binarize):
+    """The thresholds ``binarize`` stands for on the training X, one per column (None for
+    ``binarize=None``): :func:`fit_binarize_thresholds` broadcast to (p,)."""
+    thresholds = fit_binarize_thresholds(X, binarize)
+    if thresholds is None:
+        return None
+    return np.broadcast_to(np.asarray(thresholds, dtype=np.float64), (X.shape[1],)).copy()
 
 
 def _sparse_column_medians(X):

@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import binarize_features, fit_binarize_thresholds, validate_input
+from hdbayes._validation import binarize_features, feature_thresholds, validate_input
 
 __all__ = ["FeatureBinarizer"]
 
@@ -74,8 +74,7 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
         self : FeatureBinarizer
         """
         X = validate_input(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
-        thresholds = fit_binarize_thresholds(X, self.threshold)
-        self.thresholds_ = np.broadcast_to(np.asarray(thresholds, dtype=np.float64), (X.shape[1],)).copy()
+        self.thresholds_ = feature_thresholds(X, self.threshold)
         return self
 
     def transform(self, X):

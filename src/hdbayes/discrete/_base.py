@@ -28,8 +28,9 @@ from hdbayes._validation import (
     check_class_labels,
     check_finite_output,
     feature_label,
+    feature_thresholds,
     first_entry,
-    fit_binarize_thresholds,
+    plain_value,
     validate_input,
 )
 from hdbayes.base import BayesianClassifier
@@ -124,18 +125,7 @@ def plain(value):
     """A value as the user wrote it (``2.0``, ``'a'``), not its numpy repr (``np.float64(2.0)``)."""
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, float):
-        return f"{value:g}"
-    return repr(value)
-
-
-def feature_thresholds(X, binarize):
-    """The thresholds ``binarize`` stands for on the training X, one per column (None for
-    ``binarize=None``): :func:`hdbayes._validation.fit_binarize_thresholds` broadcast to (p,)."""
-    thresholds = fit_binarize_thresholds(X, binarize)
-    if thresholds is None:
-        return None
-    return np.broadcast_to(np.asarray(thresholds, dtype=np.float64), (X.shape[1],)).copy()
+    return f"{value:g}" if isinstance(value, float) else plain_value(value)
 
 
 def _plain_list(values):
