@@ -238,6 +238,12 @@ class BinaryClassCounts:
         return cls(*_count_ones(X, y), feature_names=names)
 
     @classmethod
+    def _from_checked(cls, X, y01, feature_names=None):
+        """:meth:`from_data` on data an estimator has already checked: X with values 0/1 (dense or
+        CSC) and y01 coded 0/1 of the same length; not checked again."""
+        return cls(*_count_ones(X, y01), feature_names=feature_names)
+
+    @classmethod
     def from_dask(cls, X, y, *, binarize=None, feature_names=None, split_every=None):
         """The statistics of binary data held in a chunked ``dask.array``, computed on the workers.
 

@@ -496,7 +496,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         if is_dask_array(y):
             y = y.compute()  # n labels; X is in memory anyway
         X, y01 = self._validate_training_data(X, y)
-        self.statistics_ = BinaryClassCounts.from_data(X, y01, feature_names=getattr(self, "feature_names_in_", None))
+        self.statistics_ = BinaryClassCounts._from_checked(X, y01, getattr(self, "feature_names_in_", None))
         return self._fit_statistics(self.statistics_)
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -563,9 +563,9 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             if first:
                 self.classes_ = classes_
                 self.binarize_thresholds_ = fit_binarize_thresholds(X, self.binarize)
-            counts = BinaryClassCounts.from_data(
+            counts = BinaryClassCounts._from_checked(
                 self._binary_features(X), (y == classes_[1]).astype(np.float64),
-                feature_names=getattr(self, "feature_names_in_", None),
+                getattr(self, "feature_names_in_", None),
             )  # fmt: skip
             self.statistics_ = counts if first else self.statistics_ + counts
             if (self.statistics_.class_counts > 0).all():
