@@ -612,15 +612,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         self._check_selection_params()
         state = dict(self.__dict__)
         try:
-            for name in ("feature_names_in_", "log_integral_one_"):
-                self.__dict__.pop(name, None)
-            self.classes_ = classes
-            self.n_features_in_ = statistics.n_features
-            if statistics.feature_names is not None:
-                self.feature_names_in_ = np.asarray(statistics.feature_names, dtype=object)
-            self.binarize_thresholds_ = fit_binarize_thresholds(None, self.binarize)
-            self.statistics_ = statistics
-            self._fit_statistics(statistics)
+            self._fit_counts(statistics, classes)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(state)
@@ -641,10 +633,17 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             raise InputValueError("X has 0 features; at least 1 is required")
         classes, y01 = _dask_binary_target(y)
         counts = BinaryClassCounts.from_dask(X, y01, binarize=check_binarize(self.binarize))
+        return self._fit_counts(counts, classes)
+
+    def _fit_counts(self, counts, classes):
+        """Fit from statistics gathered without ``_validate_training_data`` (``fit_statistics``, a
+        dask X): the fitted attributes of the input set from them, then the model."""
         for name in ("feature_names_in_", "log_integral_one_"):
             self.__dict__.pop(name, None)
         self.classes_ = classes
         self.n_features_in_ = counts.n_features
+        if counts.feature_names is not None:
+            self.feature_names_in_ = np.asarray(counts.feature_names, dtype=object)
         self.binarize_thresholds_ = fit_binarize_thresholds(None, self.binarize)
         self.statistics_ = counts
         return self._fit_statistics(counts)
