@@ -66,8 +66,6 @@ def plot_calibration(tables, ax=None):
     return ax
 
 
-
-
 def plot_trace(model, name, index=(), ax=None, *, chains=None, transform=None, warmup=True, burn_in_line=True,
                **kwargs):
     """Trace of one scalar of a fitted MCMC estimator: one line per chain against the iteration.

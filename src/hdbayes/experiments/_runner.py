@@ -161,14 +161,9 @@ def probability_measures(y, proba, *, loss=None, brier=True):
     return measures
 
 
-def draws(model, name, *, warmup=False):
-    """Draws of the variable ``name`` of a fitted MCMC model, shaped (chain, draw, ...).
+def draws(model, name):
+    """The saved post-burn-in draws of the variable ``name`` of a fitted MCMC model, shaped (chain, draw, ...).
 
-    The saved post-burn-in draws (``model.trace_``); with ``warmup=True`` what the model
-    recorded during burn-in comes first, so that a trace figure shows the whole chain.
+    (:func:`hdbayes.plotting.plot_trace` shows the burn-in too.)
     """
-    trace = model.trace_
-    values = np.asarray(trace[name])
-    if warmup and name in trace.warmup:
-        values = np.concatenate([np.asarray(trace.warmup[name]), values], axis=1)
-    return values
+    return np.asarray(model.trace_[name])
