@@ -117,24 +117,20 @@ def _encode_test_codes(x, categories):
     return out
 
 
-def _check_test_cases(X_test, n_columns, what):
+def _check_test_input(X_test, ndim, n_columns, what, exact=False):
+    """One test case (``ndim`` 1, ``x_test``) or a matrix of them (``ndim`` 2, ``X_test``) with at least
+    ``n_columns`` codes each (exactly ``n_columns`` features if ``exact``), none missing."""
     X = np.asarray(X_test)
-    if X.ndim != 2:
-        raise ValueError(f"X_test must be a 2-D array (cases × columns), got {X.ndim} dimension(s)")
-    if X.shape[1] < n_columns:
-        raise ValueError(f"X_test has {X.shape[1]} columns but {what} needs at least {n_columns}")
-    _check_no_missing(X, "X_test")
+    name, shape, unit = ("x_test", "a 1-D array (one case)", "entries") if ndim == 1 else (
+        "X_test", "a 2-D array (cases × columns)", "columns")  # fmt: skip
+    if X.ndim != ndim:
+        raise ValueError(f"{name} must be {shape}, got {X.ndim} dimension(s)")
+    if X.shape[-1] < n_columns:
+        raise ValueError(f"{name} has {X.shape[-1]} {unit} but {what} needs at least {n_columns}")
+    _check_no_missing(X, name)
+    if exact and X.shape[-1] != n_columns:
+        raise ValueError(f"{name} has {X.shape[-1]} features, the training data had {n_columns}")
     return X
-
-
-def _check_test_case(x_test, n_columns, what):
-    x = np.asarray(x_test)
-    if x.ndim != 1:
-        raise ValueError(f"x_test must be a 1-D array (one case), got {x.ndim} dimension(s)")
-    if x.shape[0] < n_columns:
-        raise ValueError(f"x_test has {x.shape[0]} entries but {what} needs at least {n_columns}")
-    _check_no_missing(x, "x_test")
-    return x
 
 
 # ---------------------------------------------------------------------------
@@ -391,7 +387,7 @@ class SequenceGrouping(_Grouping):
         Walks the trie from the root: O(order · log A) per test case (compiled, see
         :meth:`expressed_by_all`).
         """
-        x = _check_test_case(x_test, self.order, "a sequence model of this order")
+        x = _check_test_input(x_test, 1, self.order, "a sequence model of this order")
         _, groups, counts, new_counts = self._expressed_all(x[None, :])
         return ExpressedGroups(groups, counts, new_counts[0])
 
@@ -412,7 +408,7 @@ class SequenceGrouping(_Grouping):
             ``groups_expressed_by(X_test[t])`` gives them.
         new_counts : int64 ndarray of shape (T, order + 1)
         """
-        return self._expressed_all(_check_test_cases(X_test, self.order, "a sequence model of this order"))
+        return self._expressed_all(_check_test_input(X_test, 2, self.order, "a sequence model of this order"))
 
     def _expressed_all(self, X):
         """:meth:`expressed_by_all` for test cases already checked."""
@@ -772,9 +768,7 @@ class ClassificationGrouping(_Grouping):
         x_test; otherwise its unfixed positions that differ become absent and (3.49)
         counts its expressed members. Cost O(S · p) (compiled, see :meth:`expressed_by_all`).
         """
-        x = _check_test_case(x_test, self.n_features, "this classification model")
-        if x.shape[0] != self.n_features:
-            raise ValueError(f"x_test has {x.shape[0]} features, the training data had {self.n_features}")
+        x = _check_test_input(x_test, 1, self.n_features, "this classification model", exact=True)
         _, groups, counts, new_counts = self._expressed_all(x[None, :])
         return ExpressedGroups(groups, counts, new_counts[0])
 
@@ -790,10 +784,8 @@ class ClassificationGrouping(_Grouping):
         ptr, groups, counts, new_counts : int64 ndarrays
             As for :meth:`SequenceGrouping.expressed_by_all`.
         """
-        X = _check_test_cases(X_test, self.n_features, "this classification model")
-        if X.shape[1] != self.n_features:
-            raise ValueError(f"X_test has {X.shape[1]} features, the training data had {self.n_features}")
-        return self._expressed_all(X)
+        return self._expressed_all(_check_test_input(X_test, 2, self.n_features, "this classification model",
+                                                     exact=True))  # fmt: skip
 
     def _expressed_all(self, X):
         """:meth:`expressed_by_all` for test cases already checked."""
