@@ -41,7 +41,7 @@ from scipy.special import expit, log_expit, logit
 from sklearn.exceptions import ConvergenceWarning
 
 from hdbayes.exceptions import InputValueError
-from hdbayes.spike_slab.model import LOG_2PI, EvidenceStatistics, log_normal_at_zero
+from hdbayes.spike_slab.model import LOG_2PI, EvidenceStatistics, log_normal_at_zero, log_site_normaliser
 
 __all__ = [
     "EPResult",
@@ -400,10 +400,7 @@ def log_evidence(gaussian, sites, groups, prior_log_odds, slab_variance):
     # a zero column has a flat cavity (v^c → ∞): log κ_j − log N(0 | m^c − m̃, ṽ + v^c) → 0 in the limit
     cavity_mean, cavity_variance = np.where(flat, 0.0, cavity_mean), np.where(flat, 1.0, cavity_variance)
     cavity_log_odds = group_log_odds(sites.log_odds, groups, prior_log_odds)[groups] - sites.log_odds
-    log_kappa = np.logaddexp(
-        log_expit(cavity_log_odds) + log_normal_at_zero(cavity_mean, cavity_variance + slab_variance),
-        log_expit(-cavity_log_odds) + log_normal_at_zero(cavity_mean, cavity_variance),
-    )
+    log_kappa = log_site_normaliser(cavity_mean, cavity_variance, cavity_log_odds, slab_variance)
     bernoulli = np.logaddexp(log_expit(sites.log_odds) + log_expit(cavity_log_odds),
                              log_expit(-sites.log_odds) + log_expit(-cavity_log_odds))  # fmt: skip
     gaussian_ratio = log_kappa - log_normal_at_zero(cavity_mean - sites.mean, sites.variance + cavity_variance)

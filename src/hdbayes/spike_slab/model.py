@@ -48,6 +48,7 @@ __all__ = [
     "check_groups",
     "check_model_parameters",
     "log_normal_at_zero",
+    "log_site_normaliser",
     "matching_shift",
     "maximise_evidence",
     "prepare_fit",
@@ -71,6 +72,16 @@ MODEL_PARAMETER_CONSTRAINTS = {
 def log_normal_at_zero(mean, variance):
     """``log N(0 | mean, variance)``, elementwise."""
     return -0.5 * (LOG_2PI + np.log(variance) + mean * mean / variance)
+
+
+def log_site_normaliser(cavity_mean, cavity_variance, cavity_log_odds, slab_variance):
+    """``log κ_j = log(σ(p^c) N(0 | m^c, v^c + v_s) + σ(−p^c) N(0 | m^c, v^c))``, elementwise.
+
+    The normaliser of a coefficient's spike-and-slab factor against its Gaussian cavity (m^c, v^c)
+    with p^c the cavity log-odds of its group indicator (spec §3.2; eq. 28).
+    """
+    return np.logaddexp(log_expit(cavity_log_odds) + log_normal_at_zero(cavity_mean, cavity_variance + slab_variance),
+                        log_expit(-cavity_log_odds) + log_normal_at_zero(cavity_mean, cavity_variance))  # fmt: skip
 
 
 # ----------------------------------------------------------------------------------------------
@@ -416,9 +427,7 @@ def update_hyperparameters(statistics, noise_variance, base_logit, log_scale):
 
     def minus_log_z(kappa):
         vs = s.base_slab_variance * np.exp(kappa)
-        on = log_expit(s.cavity_log_odds) + log_normal_at_zero(s.cavity_mean, s.cavity_variance + vs)
-        off = log_expit(-s.cavity_log_odds) + log_normal_at_zero(s.cavity_mean, s.cavity_variance)
-        return -float(np.sum(np.logaddexp(on, off)))
+        return -float(np.sum(log_site_normaliser(s.cavity_mean, s.cavity_variance, s.cavity_log_odds, vs)))
 
     new_log_scale = log_scale
     if s.cavity_mean.size:  # zero columns have flat cavities and no say in v_s
