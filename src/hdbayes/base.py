@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import check_class_labels, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.mcmc.chains import Schedule, run_chains
 
 __all__ = ["MCMC_PARAMETER_CONSTRAINTS", "BayesianClassifier", "MCMCMixin"]
 
@@ -55,9 +56,9 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
 
     Subclasses implement ``_joint_log_likelihood(X)`` on validated X and set ``classes_``
     in ``fit``. ``_validate_for_prediction(X)`` validates test data (by default
-    scikit-learn's checks with the fitted number of features); ``_zero_probability_allowed``
-    says whether −inf is a legitimate joint log-likelihood (a class or a case of
-    probability zero), which is otherwise reported as overflow.
+    scikit-learn's checks with the fitted number of features); ``_overflow_entries(jll)``
+    says which −inf values are overflow rather than a legitimate probability zero (by
+    default a row with every class at −inf).
     """
 
     def _joint_log_likelihood(self, X):  # pragma: no cover - abstract
@@ -77,8 +78,10 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
     def _validate_for_prediction(self, X):
         return validate_input(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
 
-    def _zero_probability_allowed(self):
-        return False
+    def _overflow_entries(self, jll):
+        """Mask of the −inf entries of ``jll`` that are overflow rather than a legitimate
+        probability zero (hook). By default a row whose every class is −inf."""
+        return np.isneginf(jll).all(axis=1, keepdims=True)
 
     def _overflow_message(self, X):
         """Why a joint log-likelihood is not finite, in the user's terms (hook)."""
@@ -95,9 +98,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         X = self._validate_for_prediction(X)
         with np.errstate(over="ignore", invalid="ignore"):
             jll = np.asarray(self._joint_log_likelihood(X), dtype=np.float64)
-        bad = np.isnan(jll) | (jll == np.inf)
-        if not self._zero_probability_allowed():
-            bad |= np.isneginf(jll).all(axis=1, keepdims=True)
+        bad = np.isnan(jll) | (jll == np.inf) | self._overflow_entries(jll)
         if bad.any():
             raise InputValueError(f"the joint log-likelihood is not finite; {self._overflow_message(X)}")
         return jll
@@ -166,14 +167,10 @@ class MCMCMixin:
     """
 
     def _schedule(self):
-        from hdbayes.mcmc.chains import Schedule
-
         return Schedule(self.n_iter, self.burn_in, self.thin)
 
     def _run_chains(self, chain, *, desc, trace_options=None, seeds=None, schedule=None):
         """Run the chains, store and return the :class:`~hdbayes.mcmc.Trace` as ``trace_``."""
-        from hdbayes.mcmc.chains import run_chains
-
         self.trace_ = run_chains(
             chain, schedule or self._schedule(), n_chains=self.n_chains, random_state=self.random_state,
             n_jobs=self.n_jobs, progress=self.progress, desc=desc, trace_options=trace_options, seeds=seeds,

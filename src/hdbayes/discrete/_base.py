@@ -375,21 +375,12 @@ class GenerativeClassifier(BayesianClassifier):
                 return True
         return False
 
-    def _zero_probability_allowed(self):
-        # −inf is legitimate for a class of prior probability zero; the finer rule is in predict_joint_log_proba
-        return True
+    def _overflow_entries(self, jll):
+        """−inf (probability zero) is legitimate only for a class of prior probability zero, or where an
+        estimate can be zero; anywhere else it is overflow."""
+        if self._zero_probability_possible():
+            return np.zeros(jll.shape, dtype=bool)
+        return np.isneginf(jll) & np.isfinite(self.class_log_prior_)
 
     def _overflow_message(self, X):
         return overflow_cause(X, self._feature_names())
-
-    def predict_joint_log_proba(self, X):
-        """b_c(x) = log p(x | y = c, D) + log p(y = c | D) for every class, shape (n_samples, n_classes).
-
-        −inf (probability zero) only for a class of prior probability zero, or where an estimate
-        can be zero; anywhere else it is overflow, an InputValueError naming the value.
-        """
-        jll = super().predict_joint_log_proba(X)
-        if not self._zero_probability_possible() and (np.isneginf(jll) & np.isfinite(self.class_log_prior_)).any():
-            message = self._overflow_message(self._validate_for_prediction(X))
-            raise InputValueError(f"the joint log-likelihood is not finite; {message}")
-        return jll
