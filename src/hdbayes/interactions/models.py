@@ -228,15 +228,6 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
     def _default_order(self, n_columns):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    @staticmethod
-    def _check_X(X, name="X"):
-        X = np.asarray(X)
-        if X.ndim != 2:
-            raise InputValueError(f"{name} must be a 2-D array (cases × columns), got {X.ndim} dimension(s)")
-        if X.dtype.kind in "fc" and not np.all(np.isfinite(X)):
-            raise InputValueError(f"{name} contains NaN or infinite values; codes must be finite")
-        return X
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Run the MCMC: ``n_chains`` chains (in threads with ``n_jobs``), kept in ``trace_``.
@@ -259,7 +250,6 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
         # codes may be strings: dtype=None keeps them; sparse input, empty data, NaN and a 2-D y
         # get scikit-learn's standard messages
         X, y = validate_input(self, X, y, dtype=None, ensure_all_finite=True, ensure_min_samples=2)
-        X = self._check_X(X)
         order = self._default_order(X.shape[1]) if self.order is None else int(self.order)
         if order > X.shape[1]:
             raise InputValueError(
@@ -311,7 +301,7 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
         return ptr, groups, counts.astype(np.float64), new.astype(np.float64)
 
     def _validate_for_prediction(self, X):
-        return self._check_X(validate_input(self, X, reset=False, dtype=None, ensure_all_finite=True))
+        return validate_input(self, X, reset=False, dtype=None, ensure_all_finite=True)
 
     def _joint_log_likelihood(self, X):
         """log of the predictive class probabilities averaged over the saved draws (spec §2.4, §3.4).
