@@ -58,8 +58,9 @@ def leading_covariance_direction(result: EPResult, n_iter=100, tol=1e-10, random
     vector = rng.standard_normal(result.mean.shape[0])
     vector /= np.linalg.norm(vector)
     eigenvalue = 0.0
+    covariance = result.gaussian.covariance()
     for _ in range(check_count("n_iter", n_iter)):
-        product = result.gaussian.covariance().matvec(vector)
+        product = covariance.matvec(vector)
         new_eigenvalue = float(vector @ product)
         vector = product / np.linalg.norm(product)
         if abs(new_eigenvalue - eigenvalue) <= tol * abs(new_eigenvalue):
