@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.model_selection import cross_val_predict
 from sklearn.pipeline import make_pipeline
 
+from hdbayes.experiments._corrected import METHODS  # method name → the classifier's ``correct`` flag
 from hdbayes.experiments._runner import probability_measures
 from hdbayes.experiments._runtime import cap_n_jobs
 from hdbayes.preprocessing import ShrunkCovarianceWhitener
@@ -38,9 +39,6 @@ __all__ = [
 
 #: The paper's run lengths (spec §6.7): 6000 iterations, 750 burn-in, every 15th kept.
 MCMC_PAPER = {"n_iter": 6000, "burn_in": 750, "thin": 15}
-
-#: Method name → ``correct`` flag of the classifier.
-METHODS = {"corrected": True, "uncorrected": False}
 
 
 def gaussian_model(*, n_features_to_select, correct=True, lam=None, random_state=None, **params):
