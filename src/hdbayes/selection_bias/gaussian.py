@@ -37,13 +37,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._numba import jit
 from hdbayes._validation import (
-    check_class_labels,
     check_finite_output,
     check_generator,
     feature_label,
     overflow_error,
     plain_value,
-    validate_input,
 )
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
 from hdbayes.exceptions import InputValueError
@@ -751,9 +749,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         """
         self._check_selection_params()
         schedule = self._schedule()
-        X, y = validate_input(self, X, y, targets=True, dtype=np.float64, ensure_all_finite=True, ensure_min_samples=3)
-        check_class_labels(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        X, codes = self._validate_classification_data(X, y, targets=True, ensure_all_finite=True, ensure_min_samples=3)
         n_classes = self.classes_.shape[0]
         pseudo_counts = class_pseudo_counts(self.class_pseudo_count, n_classes)
         counts = np.bincount(codes)
