@@ -99,6 +99,7 @@ def test_schedule_saved_iterations_match_slot(n_iter, burn_in, thin):
     np.testing.assert_array_equal(schedule.saved_iterations, saved)
     assert [slots[i] for i in saved] == list(range(schedule.n_saved)) == list(range(len(saved)))
     assert schedule.n_saved == (n_iter - burn_in) // thin
+    np.testing.assert_array_equal(schedule.slots, slots)
 
 
 @pytest.mark.parametrize(

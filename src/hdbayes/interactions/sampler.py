@@ -335,7 +335,7 @@ def chain_arguments(
     order_groups = np.concatenate(order_lists).astype(np.int64)
     alpha = np.full(n_orders, float(alpha_o))
     w_o = np.concatenate([[1.0], float(w_o_scale) / np.arange(1, n_orders)])
-    slots = np.array([schedule.slot(it) for it in range(schedule.n_iter)], np.int64)
+    slots = schedule.slots
     return (
         np.asarray(grouping.case_indptr).astype(np.int64),
         np.asarray(grouping.case_indices).astype(np.int64),

@@ -71,6 +71,14 @@ class Schedule:
         """0-based indices of the saved iterations, shape (n_saved,)."""
         return np.arange(self.burn_in + self.thin - 1, self.n_iter, self.thin)[: self.n_saved]
 
+    @property
+    def slots(self) -> np.ndarray:
+        """For every iteration, its index among the saved draws or −1: int64, shape (n_iter,) (what a
+        compiled chain reads instead of doing the index arithmetic)."""
+        slots = np.full(self.n_iter, -1, dtype=np.int64)
+        slots[self.saved_iterations] = np.arange(self.n_saved)
+        return slots
+
     def slot(self, iteration: int) -> int:
         """Index among the saved draws of 0-based ``iteration``, or −1 if it is not saved."""
         offset = iteration + 1 - self.burn_in

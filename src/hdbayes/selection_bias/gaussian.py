@@ -255,8 +255,7 @@ def gibbs_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, ad
         # writeable copies: numba compiles a separate signature for read-only arrays
         poisson_means, log_f = np.array(adjustment.poisson_means), np.array(adjustment.log_f)
     table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
-    slots = np.full(schedule.n_iter, -1, dtype=np.int64)
-    slots[schedule.saved_iterations] = np.arange(schedule.n_saved)
+    slots = schedule.slots
     mu, tau_x, nu, log_tau_mu, log_tau_nu, acceptance, warm_mu, warm_nu = _gibbs_chain_kernel(
         np.asarray(counts, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
         np.ascontiguousarray(squares, dtype=np.float64), int(schedule.burn_in), slots, int(schedule.n_saved),
@@ -456,8 +455,7 @@ def per_feature_chain(rng, schedule, advance=None, *, counts, sums, squares, pri
     else:
         v0, h, log_a, d1, d2, log_norm = adjustment.kernel_arguments()
     table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
-    slots = np.full(schedule.n_iter, -1, dtype=np.int64)
-    slots[schedule.saved_iterations] = np.arange(schedule.n_saved)
+    slots = schedule.slots
     sd_mu = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_mu"])))
     sd_x = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_x"])))
     out = _per_feature_chain_kernel(
