@@ -8,6 +8,7 @@ the files (test_cli does the same for ``hdbayes demo``, the naive-bayes-simulati
 from __future__ import annotations
 
 import csv
+import importlib
 
 import matplotlib.figure
 import numpy as np
@@ -148,18 +149,10 @@ def test_mixture_simulation_tiny():
 
 
 @pytest.mark.slow
-def test_mixture_simulation_small():
-    from hdbayes.experiments import mixture_simulation
-
-    report = mixture_simulation.run(full=False, random_state=0, progress=False)
-    assert all(report.checks.values()), report.checks
-
-
-@pytest.mark.slow
-def test_gaussian_simulation_small():
-    from hdbayes.experiments import gaussian_simulation
-
-    report = gaussian_simulation.run(full=False, random_state=0, progress=False, n_jobs=2)
+@pytest.mark.parametrize(("name", "n_jobs"), [("mixture_simulation", None), ("gaussian_simulation", 2)])
+def test_simulation_small(name, n_jobs):
+    experiment = importlib.import_module(f"hdbayes.experiments.{name}")
+    report = experiment.run(full=False, random_state=0, progress=False, n_jobs=n_jobs)
     assert all(report.checks.values()), report.checks
 
 

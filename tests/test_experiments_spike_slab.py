@@ -37,18 +37,11 @@ def test_prior_knowledge_small(tmp_path):
 
 
 @pytest.mark.slow
-def test_group_sparse_reconstruction_small():
-    report = group_sparse_reconstruction.run(full=False, random_state=0, progress=False)
-    assert all(report.checks.values()), report.checks
-
-
-@pytest.mark.slow
-def test_group_sparse_reconstruction_paper_size():
-    report = group_sparse_reconstruction.run(full=True, random_state=0, progress=False)
-    assert all(report.checks.values()), report.checks
-
-
-@pytest.mark.slow
-def test_prior_knowledge_paper_size():
-    report = prior_knowledge.run(full=True, random_state=0, progress=False)
+@pytest.mark.parametrize(
+    ("experiment", "full"),
+    [(group_sparse_reconstruction, False), (group_sparse_reconstruction, True), (prior_knowledge, True)],
+    ids=["group_sparse_reconstruction-small", "group_sparse_reconstruction-paper_size", "prior_knowledge-paper_size"],
+)
+def test_checks_hold(experiment, full):
+    report = experiment.run(full=full, random_state=0, progress=False)
     assert all(report.checks.values()), report.checks
