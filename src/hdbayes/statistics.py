@@ -19,6 +19,7 @@ dependency, imported only there (importing hdbayes never imports dask).
 from __future__ import annotations
 
 import math
+import operator
 import sys
 
 import numpy as np
@@ -87,20 +88,169 @@ def check_binary_chunk(x, threshold, where, columns, feature_names=None):
     return x
 
 
-def _chunk_ones(x, y01, row_block, col_block, *, row_chunks, col_starts, threshold, feature_names):
-    """I_{c,j} of one chunk of X (shape (1, 2, chunk columns)), after checking it and its labels."""
-    i, j = int(row_block[0]), int(col_block[0])
-    where = chunk_label(i, row_chunks)
-    x = check_binary_chunk(x, threshold, where, col_starts[j], feature_names)
-    y01 = np.asarray(y01)
-    if y01.shape != (x.shape[0],):
-        raise InputValueError(
-            f"{where} has {x.shape[0]} rows but the matching chunk of y has shape {y01.shape}: X and y must have "
-            "the same row chunks"
-        )
+def _chunk_ones(x, y01, *, where, columns, threshold, feature_names):
+    """The :class:`BinaryClassCounts` of one block of X (its columns ``columns``), after checking it and its labels."""
+    x = check_binary_chunk(x, threshold, where, columns.start, feature_names)
     if y01.dtype.kind not in "biuf" or not np.all((y01 == 0) | (y01 == 1)):
         raise InputValueError(f"y must be the class coded 0/1; its part for {where} is not")
-    return _count_ones(x, y01)[1][None]
+    return BinaryClassCounts(*_count_ones(x, y01))
+
+
+def _join_counts(parts):
+    """The statistics of column blocks side by side (the class sizes are the same in every block)."""
+    return BinaryClassCounts(parts[0].class_counts, np.hstack([part.ones for part in parts]))
+
+
+# -- chunked data: one way to reduce statistics over the chunks of a dask array and to map over its rows --------
+
+
+def check_dask_matrix(X, *, numeric=True):
+    """Refuse what is not a 2-D ``dask.array`` of numbers with a known number of columns."""
+    if not is_dask_array(X):
+        raise InputTypeError(f"X must be a dask array, got {type(X).__name__}")
+    if X.ndim != 2:
+        raise InputValueError(f"X must be 2-D (cases × features), got {X.ndim} dimension(s)")
+    if numeric and X.dtype.kind not in "biuf":
+        raise InputTypeError(f"X must hold numbers, got dtype {X.dtype}")
+    if math.isnan(X.shape[1]):
+        raise InputValueError("X has an unknown number of columns")
+    return X
+
+
+def align_rows(y, X):
+    """y (numpy or dask, 1-D) as a dask array with X's row chunks.
+
+    With row chunks of X of unknown size y must be a dask array with as many chunks (each
+    chunk's length is then checked where it is used, see :func:`reduce_chunks`).
+    """
+    import dask.array as da
+
+    n = X.shape[0]
+    if is_dask_array(y):
+        if y.ndim != 1:
+            raise InputValueError(f"y must be 1-D, got shape {tuple(y.shape)}")
+        if math.isnan(n) or math.isnan(y.shape[0]):
+            if y.numblocks[0] != X.numblocks[0]:
+                raise InputValueError(
+                    f"X and y have chunks of unknown size and different numbers of row chunks ({X.numblocks[0]} "
+                    f"and {y.numblocks[0]}); call compute_chunk_sizes() on them first"
+                )
+            return y
+    else:
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise InputValueError(f"y must be 1-D, got shape {tuple(y.shape)}")
+        if math.isnan(n):
+            raise InputValueError(
+                "X has row chunks of unknown size: call X.compute_chunk_sizes() first, or pass y as a dask array "
+                "with the same row chunks"
+            )
+    if y.shape[0] != n:
+        raise InputValueError(f"y has {y.shape[0]} entries but X has {n} rows")
+    if not is_dask_array(y):
+        return da.from_array(y, chunks=(X.chunks[0],))
+    return y if y.chunks[0] == X.chunks[0] else y.rechunk((X.chunks[0],))
+
+
+def _name_the_chunk(error, where):
+    """An input error raised inside a chunk, with the chunk named in its message (once)."""
+    message = str(error)
+    if where in message:
+        return error
+    return type(error)(f"{where}: {message}")
+
+
+def _block_statistic(x, y, i, j, function, options, row_chunks, col_bounds):
+    """``function`` on block (i, j) of X with the labels of row chunk i: the chunk named in its errors."""
+    where = chunk_label(i, row_chunks)
+    if y is not None:
+        y = np.asarray(y)
+        if y.shape != (x.shape[0],):
+            raise InputValueError(
+                f"{where} has {x.shape[0]} rows but the matching chunk of y has shape {y.shape}: X and y must have "
+                "the same row chunks"
+            )
+    try:
+        return function(x, y, where=where, columns=slice(*col_bounds[j]), **options)
+    except (InputValueError, InputTypeError) as error:
+        raise _name_the_chunk(error, where) from None
+
+
+def _merge_all(merge, *parts):
+    result = parts[0]
+    for part in parts[1:]:
+        result = merge(result, part)
+    return result
+
+
+def reduce_chunks(X, y, function, *, merge=operator.add, join=None, split_every=None, **options):
+    """A mergeable statistic of a chunked ``dask.array``, computed where the chunks live.
+
+    ``function(x, y, where=..., columns=..., **options)`` computes the statistic of one block
+    ``x`` of X (a numpy array or ``scipy.sparse`` matrix) with ``y`` the matching labels (or
+    None), ``where`` the block's name for messages (:func:`chunk_label`) and ``columns`` the
+    slice of X's columns it holds; an input error it raises is re-raised with the chunk named.
+    The statistics of the row chunks are merged by a tree of ``merge`` (fan-in
+    ``split_every``, default 8) in row order, so only statistics move and X is never
+    gathered. With ``join=None`` X is first re-chunked to a single column chunk; otherwise
+    the statistics of the column blocks are computed apart and ``join(list)`` puts them
+    side by side (in column order). Runs on the current dask scheduler (a
+    ``distributed.Client`` if one is active). ``options`` are shipped once, not per task.
+
+    Returns
+    -------
+    The statistic of the whole of X (and y).
+    """
+    import dask
+
+    if join is None and X.numblocks[1] > 1:
+        X = X.rechunk({1: -1})
+    fan_in = 8 if split_every is None else int(split_every)
+    if fan_in < 2:
+        raise InputValueError(f"split_every must be at least 2, got {split_every}")
+    if y is not None:
+        y = align_rows(y, X)
+        y_blocks = y.to_delayed().ravel()
+    blocks = X.to_delayed()
+    col_bounds = tuple(zip(np.cumsum((0,) + X.chunks[1][:-1]).tolist(), np.cumsum(X.chunks[1]).tolist()))
+    shared = dask.delayed(options, traverse=False)
+    statistic = dask.delayed(_block_statistic, pure=True)
+    merged = dask.delayed(_merge_all, pure=True)
+    results = []
+    for j in range(X.numblocks[1]):
+        parts = [statistic(blocks[i, j], None if y is None else y_blocks[i], i, j, function, shared, X.chunks[0],
+                           col_bounds) for i in range(X.numblocks[0])]  # fmt: skip
+        while len(parts) > 1:
+            parts = [merged(merge, *parts[k:k + fan_in]) for k in range(0, len(parts), fan_in)]
+        results.append(parts[0])
+    results = dask.compute(*results)
+    return results[0] if join is None else join(list(results))
+
+
+def _map_block(x, function, options, row_chunks, block_info=None):
+    where = chunk_label(block_info[0]["chunk-location"][0], row_chunks) if block_info else "a chunk of X"
+    try:
+        return function(x, where=where, **options)
+    except (InputValueError, InputTypeError) as error:
+        raise _name_the_chunk(error, where) from None
+
+
+def map_row_chunks(X, function, *, n_outputs=None, dtype=np.float64, **options):
+    """``function(x, where=..., **options)`` on every row chunk of a dask X, as a dask array.
+
+    X is re-chunked to a single column chunk (select the columns a model uses first); the
+    result has X's row chunks and shape (n,) (``n_outputs=None``) or (n, n_outputs). An
+    input error raised on a chunk names it (:func:`chunk_label`).
+    """
+    X = X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
+    dtype = np.dtype(dtype)
+    arguments = {"function": function, "options": options, "row_chunks": X.chunks[0]}
+    if n_outputs is None:
+        return X.map_blocks(_map_block, drop_axis=1, dtype=dtype, meta=np.empty(0, dtype=dtype), **arguments)
+    return X.map_blocks(
+        _map_block, chunks=(X.chunks[0], (int(n_outputs),)), dtype=dtype, meta=np.empty((0, 0), dtype=dtype),
+        **arguments,
+    )  # fmt: skip
 
 
 def _names_array(feature_names, p):
@@ -274,69 +424,17 @@ class BinaryClassCounts:
         -------
         BinaryClassCounts
         """
-        import dask
-        import dask.array as da
-
-        if not is_dask_array(X):
-            raise InputTypeError(f"X must be a dask array, got {type(X).__name__}")
-        if X.ndim != 2:
-            raise InputValueError(f"X must be 2-D (cases × features), got {X.ndim} dimension(s)")
-        if X.dtype.kind not in "biuf":
-            raise InputTypeError(f"X must hold numbers, got dtype {X.dtype}")
+        X = check_dask_matrix(X)
         if isinstance(binarize, str) or not (binarize is None or np.isfinite(float(binarize))):
             raise InputValueError(
                 f"binarize must be a fixed finite threshold or None for chunked data, got {binarize!r}"
             )
         threshold = None if binarize is None else float(binarize)
-        n, p = X.shape
-        if math.isnan(p):
-            raise InputValueError("X has an unknown number of columns")
-        names = _names_array(feature_names, p)
-        y = cls._dask_labels(y, X)
-        col_starts = tuple(int(start) for start in np.cumsum((0,) + X.chunks[1][:-1]))
-        ones = da.blockwise(
-            _chunk_ones, "icj", X, "ij", y, "i", da.arange(X.numblocks[0], chunks=1), "i",
-            da.arange(X.numblocks[1], chunks=1), "j", new_axes={"c": 2}, adjust_chunks={"i": 1},
-            align_arrays=False, meta=np.empty((0, 0, 0), dtype=np.int64),
-            row_chunks=X.chunks[0], col_starts=col_starts, threshold=threshold, feature_names=names,
-        )  # fmt: skip
-        ones = ones.sum(axis=0, dtype=np.int64, split_every=split_every)
-        n1 = y.sum(dtype=np.int64, split_every=split_every)
-        size = (y == y).sum(dtype=np.int64, split_every=split_every)  # the number of labels, even if unknown
-        ones, n1, size = dask.compute(ones, n1, size)
-        class_counts = np.array([int(size) - int(n1), int(n1)], dtype=np.int64)
-        return cls(class_counts, np.asarray(ones, dtype=np.int64).reshape(2, p), feature_names=names)
-
-    @staticmethod
-    def _dask_labels(y, X):
-        """y as a dask array with X's row chunks (checked chunk by chunk where sizes are unknown)."""
-        import dask.array as da
-
-        n = X.shape[0]
-        if is_dask_array(y):
-            if y.ndim != 1:
-                raise InputValueError(f"y must be 1-D, got shape {tuple(y.shape)}")
-            if math.isnan(n) or math.isnan(y.shape[0]):
-                if y.numblocks[0] != X.numblocks[0]:
-                    raise InputValueError(
-                        f"X and y have chunks of unknown size and different numbers of row chunks ({X.numblocks[0]} "
-                        f"and {y.numblocks[0]}); call compute_chunk_sizes() on them first"
-                    )
-                return y
-        else:
-            y = np.asarray(y)
-            if y.ndim != 1:
-                raise InputValueError(f"y must be 1-D, got shape {tuple(y.shape)}")
-            if math.isnan(n):
-                raise InputValueError(
-                    "X has row chunks of unknown size: call X.compute_chunk_sizes() first, or pass y as a dask array "
-                    "with the same row chunks"
-                )
-        if y.shape[0] != n:
-            raise InputValueError(f"y has {y.shape[0]} entries but X has {n} rows")
-        if not is_dask_array(y):
-            return da.from_array(y, chunks=(X.chunks[0],))
-        return y if y.chunks[0] == X.chunks[0] else y.rechunk((X.chunks[0],))
+        names = _names_array(feature_names, X.shape[1])
+        counts = reduce_chunks(
+            X, y, _chunk_ones, join=_join_counts, split_every=split_every, threshold=threshold, feature_names=names
+        )
+        return cls(counts.class_counts, counts.ones, feature_names=names)
 
     @classmethod
     def zero(cls, n_features, *, feature_names=None):

@@ -59,7 +59,7 @@ from hdbayes.selection_bias.adjustment import (
     theta_quadrature,
 )
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
-from hdbayes.statistics import BinaryClassCounts, check_binary_chunk, chunk_label, is_dask_array
+from hdbayes.statistics import BinaryClassCounts, check_binary_chunk, is_dask_array, map_row_chunks
 
 __all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "log_class_numerators"]
 
@@ -89,9 +89,8 @@ def _class_one_codes(block, label):
     return (np.asarray(block) == label).astype(np.int8)
 
 
-def _predict_chunk(block, *, view, method, kwargs, selected, names, thresholds, row_chunks, block_info=None):
+def _predict_chunk(block, *, where, view, method, kwargs, selected, names, thresholds):
     """One row chunk of the selected columns predicted by ``view`` (see ``_predict_dask``)."""
-    where = chunk_label(block_info[0]["chunk-location"][0], row_chunks) if block_info else "a chunk of X"
     block = check_binary_chunk(block, thresholds, where, selected, names)
     return getattr(view, method)(block, **kwargs)
 
@@ -696,18 +695,11 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         view.n_features_in_ = selected.shape[0]
         view.selected_features_ = np.arange(selected.shape[0])
         view.binarize_thresholds_ = None  # the chunks are binarized by _predict_chunk
-        columns = X[:, selected].rechunk({1: -1})
         names = getattr(self, "feature_names_in_", None)
-        options = {"view": view, "method": method, "kwargs": kwargs, "selected": selected, "names": names,
-                   "thresholds": thresholds, "row_chunks": X.chunks[0]}  # fmt: skip
-        if method == "predict":
-            dtype = self.classes_.dtype
-            return columns.map_blocks(
-                _predict_chunk, drop_axis=1, dtype=dtype, meta=np.empty(0, dtype=dtype), **options
-            )
-        return columns.map_blocks(
-            _predict_chunk, chunks=(columns.chunks[0], (self.classes_.shape[0],)), dtype=np.float64,
-            meta=np.empty((0, 0), dtype=np.float64), **options,
+        n_outputs, dtype = (None, self.classes_.dtype) if method == "predict" else (self.classes_.shape[0], np.float64)
+        return map_row_chunks(
+            X[:, selected], _predict_chunk, n_outputs=n_outputs, dtype=dtype, view=view, method=method, kwargs=kwargs,
+            selected=selected, names=names, thresholds=thresholds,
         )  # fmt: skip
 
     def __sklearn_is_fitted__(self):
