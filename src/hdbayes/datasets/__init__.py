@@ -18,6 +18,7 @@ from hdbayes import _lazy_exports
 _EXPORTS = {  # module -> the names it exports
     "._fetch": ("DataDownloadError", "data_path", "get_data_home"),
     ".documents": ("sample_polya_urn", "simulate_bursty_documents"),
+    ".genotypes": ("read_plink", "simulate_genotypes"),
     ".real": ("load_colon", "load_lymphoma", "load_srbct"),
     ".regression": ("measurement_rows", "simulate_block_sparse"),
     ".sequences": ("encode_english_text", "load_english_text", "simulate_cauchy_classification", "simulate_hmm"),
@@ -26,9 +27,9 @@ _EXPORTS = {  # module -> the names it exports
 
 __all__ = [
     "DataDownloadError", "data_path", "encode_english_text", "get_data_home", "load_colon", "load_english_text",
-    "load_lymphoma", "load_srbct", "measurement_rows", "sample_polya_urn", "simulate_block_sparse",
-    "simulate_bursty_documents", "simulate_cauchy_classification", "simulate_gaussian", "simulate_hmm",
-    "simulate_mixture", "simulate_naive_bayes",
+    "load_lymphoma", "load_srbct", "measurement_rows", "read_plink", "sample_polya_urn", "simulate_block_sparse",
+    "simulate_bursty_documents", "simulate_cauchy_classification", "simulate_gaussian", "simulate_genotypes",
+    "simulate_hmm", "simulate_mixture", "simulate_naive_bayes",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
