@@ -27,7 +27,14 @@ import scipy.sparse as sp
 from sklearn.utils import check_array
 from sklearn.utils.validation import _get_feature_names
 
-from hdbayes._validation import binarize_features, check_binary_features, feature_label, first_entry
+from hdbayes._validation import (
+    binarize_features,
+    check_binary_features,
+    check_class_labels,
+    feature_label,
+    first_entry,
+    plain_value,
+)
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = ["BinaryClassCounts", "is_dask_array"]
@@ -150,6 +157,43 @@ def align_rows(y, X):
     if not is_dask_array(y):
         return da.from_array(y, chunks=(X.chunks[0],))
     return y if y.chunks[0] == X.chunks[0] else y.rechunk((X.chunks[0],))
+
+
+def _unique_labels(block):
+    return np.unique(np.asarray(block))
+
+
+def _label_codes(block, classes):
+    block = np.asarray(block)
+    codes = np.clip(np.searchsorted(classes, block), 0, classes.shape[0] - 1)
+    unknown = classes[codes] != block
+    if unknown.any():
+        raise InputValueError(
+            f"y contains the label {plain_value(block[unknown][0])}, which is not in classes {classes.tolist()}"
+        )
+    return codes.astype(np.int64)
+
+
+def dask_class_codes(y, classes=None, *, single_class_allowed=False):
+    """(classes, codes) of labels y (numpy or dask, 1-D): the sorted classes (computed from the
+    distinct labels of each chunk, with the in-memory checks of
+    :func:`hdbayes._validation.check_class_labels`, unless given) and the index of each case's
+    class, a dask array for a dask y (a label outside ``classes`` is an input error)."""
+    if not is_dask_array(y):
+        y = np.asarray(y)
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            raise InputValueError("Input y contains NaN or infinity.")
+        found = check_class_labels(y, single_class_allowed=single_class_allowed)
+        classes = found if classes is None else classes
+        return classes, _label_codes(y, classes)
+    if y.ndim != 1:
+        raise InputValueError(f"y must be 1-D, got shape {tuple(y.shape)}")
+    if classes is None:
+        labels = np.unique(np.asarray(y.map_blocks(_unique_labels, chunks=(np.nan,), dtype=y.dtype).compute()))
+        if labels.dtype.kind == "f" and not np.isfinite(labels).all():
+            raise InputValueError("Input y contains NaN or infinity.")
+        classes = check_class_labels(labels, single_class_allowed=single_class_allowed)
+    return classes, y.map_blocks(_label_codes, classes, dtype=np.int64, meta=np.empty(0, dtype=np.int64))
 
 
 def _name_the_chunk(error, where):

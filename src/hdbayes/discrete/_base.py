@@ -16,6 +16,7 @@ K = 2) from counts and pseudo-counts.
 
 from __future__ import annotations
 
+import copy
 from numbers import Real
 
 import numpy as np
@@ -23,6 +24,7 @@ import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import (
     check_class_labels,
@@ -35,6 +37,7 @@ from hdbayes._validation import (
 )
 from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.statistics import check_dask_matrix, dask_class_codes, is_dask_array, map_row_chunks, reduce_chunks
 
 __all__ = [
     "METHODS",
@@ -133,7 +136,10 @@ def _plain_list(values):
 
 
 def overflow_cause(X, feature_names=None):
-    """Name the largest value of X (dense or sparse) and its feature: the likely cause of an overflow."""
+    """Name the largest value of X (dense or sparse) and its feature: the likely cause of an overflow
+    (None when X is not at hand, e.g. chunked)."""
+    if X is None or is_dask_array(X):
+        return None
     if sp.issparse(X):
         X = X.tocsr()
     values = X.data if sp.issparse(X) else np.asarray(X)
@@ -195,6 +201,23 @@ def _check_prior_array(name, value, shape):
         return np.broadcast_to(array, shape)
     except ValueError as exc:
         raise InputValueError(f"{name} of shape {array.shape} does not broadcast to {shape}") from exc
+
+
+def _chunk_counts(x, codes, *, where, columns, model):
+    """The count statistics of one row chunk (all columns) of a dask X and its class codes: the
+    model's ``_counts_of`` and the class sizes ("class_count")."""
+    x = model._validate_chunk(x)
+    codes = np.asarray(codes)
+    n, C = x.shape[0], model.classes_.shape[0]
+    Y = sp.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, C))
+    counts = model._counts_of(x, Y)
+    counts["class_count"] = np.bincount(codes, minlength=C).astype(np.float64)
+    return counts
+
+
+def _predict_rows(x, *, where, model, method, kwargs):
+    """``method`` of the fitted ``model`` on one row chunk of a dask X."""
+    return getattr(model, method)(x, **kwargs)
 
 
 #: a pseudo-count: a number >= 0 (symmetric) or an array of them (checked and broadcast at fit)
@@ -271,10 +294,21 @@ class GenerativeClassifier(BayesianClassifier):
         Raises :class:`~hdbayes.exceptions.InputValueError` for a single class, a
         continuous target and bad X, before anything is fitted.
 
+        X may be a ``dask.array`` (dense or ``scipy.sparse`` chunks, any chunking) and y a numpy
+        or dask array: the count statistics of every row chunk are computed where it lives,
+        tree-reduced (:func:`hdbayes.statistics.reduce_chunks`) and the parameters updated once,
+        so X is never gathered; the result equals the in-memory fit (counts of 0/1 and integer
+        data exactly). A bad chunk (NaN, a negative count, a value that is not 0/1 for
+        ``binarize=None``) is an input error naming the chunk and the feature.
+
         Returns
         -------
         self
         """
+        if is_dask_array(X):
+            return self._fit_dask(X, y, classes=None, first=True)
+        if is_dask_array(y):
+            y = y.compute()  # n labels; X is in memory anyway
         check_class_labels(y)
         for name in ("classes_", "class_count_", "n_features_in_", "feature_names_in_"):
             if hasattr(self, name):
@@ -288,8 +322,9 @@ class GenerativeClassifier(BayesianClassifier):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            A batch; a dask array is counted chunk by chunk as in ``fit``.
+        y : array-like or dask array of shape (n_samples,)
         classes : array-like, optional
             All class labels (at least two); required on the first call.
 
@@ -300,22 +335,30 @@ class GenerativeClassifier(BayesianClassifier):
         first = not hasattr(self, "classes_")
         if first and classes is None:
             raise InputValueError("classes must be passed on the first call to partial_fit")
-        check_class_labels(y, single_class_allowed=True)
         if first:
             check_class_labels(np.asarray(classes))
+        if is_dask_array(X):
+            return self._fit_dask(X, y, classes=classes, first=first)
+        if is_dask_array(y):
+            y = y.compute()
+        check_class_labels(y, single_class_allowed=True)
         return self._partial_fit(X, y, classes=classes, first=first)
+
+    def _later_classes(self, classes):
+        """``classes_``, checked against the ``classes`` of a later call to ``partial_fit``."""
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise InputValueError(
+                f"classes={_plain_list(np.unique(classes))} differs from the classes of the first call "
+                f"{_plain_list(self.classes_)}"
+            )
+        return self.classes_
 
     def _partial_fit(self, X, y, classes, first):
         X, y = self._validate_X(X, reset=first, y=y)
         if first:
             classes_ = np.unique(y if classes is None else np.asarray(classes))
         else:
-            classes_ = self.classes_
-            if classes is not None and not np.array_equal(np.unique(classes), classes_):
-                raise InputValueError(
-                    f"classes={_plain_list(np.unique(classes))} differs from the classes of the first call "
-                    f"{_plain_list(classes_)}"
-                )
+            classes_ = self._later_classes(classes)
         codes = np.clip(np.searchsorted(classes_, y), 0, classes_.shape[0] - 1)
         unknown = classes_[codes] != y
         if unknown.any():
@@ -332,6 +375,84 @@ class GenerativeClassifier(BayesianClassifier):
         self._count(X, Y)
         self._update_parameters()
         self._check_fitted_finite(X)
+        return self
+
+    # -- chunked data (dask) ---------------------------------------------------------------------
+    def _count(self, X, Y):
+        """Add the statistics of checked X with class indicator matrix Y."""
+        self._add_counts(self._counts_of(X, Y))
+
+    def _counts_of(self, X, Y):  # pragma: no cover - abstract
+        """The count statistics of checked X (a dict of arrays; hook)."""
+        raise NotImplementedError
+
+    def _add_counts(self, counts):  # pragma: no cover - abstract
+        """Add count statistics (from :meth:`_counts_of` or merged) to the fitted counts (hook)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _merge_counts(a, b):
+        """The count statistics of two disjoint batches merged (by default: added entry by entry)."""
+        return {name: a[name] + b[name] for name in a}
+
+    def _start_chunked_fit(self):
+        """Set what the chunks are checked with before counting a dask X (hook; e.g. thresholds)."""
+
+    def _validate_chunk(self, x):
+        """The in-memory checks of one chunk of a dask X (numbers, finite, ≥ 0 where counts are
+        needed, then ``_prepare_X``); the caller names the chunk in the message."""
+        x = sp.csr_matrix(x) if sp.issparse(x) else np.asarray(x)
+        if x.dtype.kind not in "biuf":
+            raise InputTypeError(f"X must hold numbers, got dtype {x.dtype}")
+        x = x.astype(np.float64, copy=False)
+        values = x.data if sp.issparse(x) else x
+        bad = ~np.isfinite(values)
+        if bad.any():
+            j, value = first_entry(x, bad)
+            raise InputValueError(f"X holds {value:g} in {feature_label(j, None)}; X must be finite")
+        if self._non_negative:
+            check_non_negative_features(x, type(self).__name__)
+        return self._prepare_X(x, reset=False)
+
+    def _fit_dask(self, X, y, classes, first):
+        """``fit`` (or a ``partial_fit`` batch) on a dask X: the chunks counted on the workers, the
+        merged counts added on the client and the parameters updated once."""
+        X = check_dask_matrix(X)
+        p = X.shape[1]
+        state = dict(self.__dict__)
+        try:
+            if first:
+                for name in ("classes_", "class_count_", "n_features_in_", "feature_names_in_"):
+                    self.__dict__.pop(name, None)
+                if p == 0:
+                    raise InputValueError("X has 0 features; at least 1 is required")
+                given = None if classes is None else np.unique(np.asarray(classes))
+                self.classes_, codes = dask_class_codes(y, given, single_class_allowed=given is not None)
+                self.n_features_in_ = p
+                self._start_chunked_fit()
+            else:
+                self._later_classes(classes)
+                if p != self.n_features_in_:
+                    raise InputValueError(
+                        f"X has {p} features, but {type(self).__name__} is expecting {self.n_features_in_} features "
+                        "as input."
+                    )
+                _, codes = dask_class_codes(y, self.classes_, single_class_allowed=True)
+            model = copy.copy(self)  # what the chunks need, small enough to ship with the tasks
+            keep = set(self.get_params()) | {"classes_", "n_features_in_", "binarize_thresholds_"}
+            model.__dict__ = {name: value for name, value in self.__dict__.items() if name in keep}
+            counts = reduce_chunks(X, codes, _chunk_counts, merge=type(self)._merge_counts, model=model)
+            if first:
+                self.class_count_ = np.zeros(self.classes_.shape[0])
+                self._reset_counts(p)
+            self.class_count_ = self.class_count_ + counts.pop("class_count")
+            self._add_counts(counts)
+            self._update_parameters()
+            self._check_fitted_finite(None)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
         return self
 
     def _check_fitted_finite(self, X):
@@ -364,6 +485,48 @@ class GenerativeClassifier(BayesianClassifier):
             return np.log(prior)
 
     # -- prediction ---------------------------------------------------------------------------
+    def predict_joint_log_proba(self, X):
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict_joint_log_proba")
+        return super().predict_joint_log_proba(X)
+
+    def predict_log_proba(self, X):
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict_log_proba")
+        return super().predict_log_proba(X)
+
+    def predict_proba(self, X):
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict_proba")
+        return super().predict_proba(X)
+
+    def predict(self, X, loss=None):
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict", loss=loss)
+        return super().predict(X, loss=loss)
+
+    _DASK_NOTE = """
+        X may be a ``dask.array``: the result is then a dask array with X's row chunks, each
+        chunk predicted where it lives (an input error names the chunk).
+        """
+    predict_joint_log_proba.__doc__ = BayesianClassifier.predict_joint_log_proba.__doc__ + _DASK_NOTE
+    predict_log_proba.__doc__ = BayesianClassifier.predict_log_proba.__doc__ + _DASK_NOTE
+    predict_proba.__doc__ = BayesianClassifier.predict_proba.__doc__ + _DASK_NOTE
+    predict.__doc__ = BayesianClassifier.predict.__doc__ + _DASK_NOTE
+
+    def _predict_dask(self, X, method, **kwargs):
+        """``method`` on every row chunk of a dask X (re-chunked to all columns), as a dask array."""
+        check_is_fitted(self)
+        X = check_dask_matrix(X)
+        if X.shape[1] != self.n_features_in_:
+            raise InputValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features "
+                "as input."
+            )
+        n_outputs, dtype = (None, self.classes_.dtype) if method == "predict" else (self.classes_.shape[0], np.float64)
+        return map_row_chunks(X, _predict_rows, n_outputs=n_outputs, dtype=dtype, model=self, method=method,
+                              kwargs=kwargs)  # fmt: skip
+
     def _zero_probability_possible(self):
         """Whether an estimate can be 0, so that −inf is a legitimate joint log-likelihood: the plug-in
         methods "mle" and "map", or a zero estimate from zero pseudo-counts (e.g. ``alpha=0``)."""

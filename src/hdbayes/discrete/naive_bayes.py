@@ -60,6 +60,28 @@ def _multinomial_coefficient(X):
     return gammaln(lengths + 1) - np.asarray(log_factorials.sum(axis=1)).ravel()
 
 
+def _one_hot(X, widths):
+    """The one-hot code (CSR) of integer codes X whose feature j has ``widths[j]`` categories."""
+    n, D = X.shape
+    offsets = np.concatenate([[0], np.cumsum(widths)])
+    columns = (offsets[None, :-1] + X).ravel()
+    return sp.csr_matrix((np.ones(n * D), columns, np.arange(0, n * D + 1, D)), shape=(n, int(offsets[-1])))
+
+
+def _widen(flat, widths, new_widths):
+    """Counts (C, Σ widths) of features with ``widths`` categories placed into (C, Σ new_widths),
+    new_widths ≥ widths (the new categories count 0)."""
+    widths, new_widths = np.asarray(widths, dtype=np.int64), np.asarray(new_widths, dtype=np.int64)
+    if np.array_equal(widths, new_widths):
+        return flat
+    old_offsets = np.concatenate([[0], np.cumsum(widths)])
+    new_offsets = np.concatenate([[0], np.cumsum(new_widths)])
+    feature = np.repeat(np.arange(widths.shape[0]), widths)
+    out = np.zeros((flat.shape[0], int(new_offsets[-1])))
+    out[:, new_offsets[feature] + np.arange(old_offsets[-1]) - old_offsets[feature]] = flat
+    return out
+
+
 class BayesianBernoulliNB(GenerativeClassifier):
     """Naive Bayes for binary features with Beta priors (the multivariate Bernoulli / binary
     independence model, spec §1.5, §1.8).
@@ -135,8 +157,20 @@ class BayesianBernoulliNB(GenerativeClassifier):
     def _reset_counts(self, n_features):
         self.feature_count_ = np.zeros((self.classes_.shape[0], n_features))
 
-    def _count(self, X, Y):
-        self.feature_count_ = self.feature_count_ + np.asarray((Y.T @ X).toarray() if sp.issparse(X) else Y.T @ X)
+    def _start_chunked_fit(self):
+        if isinstance(self.binarize, str):
+            raise InputValueError(
+                "fit on a dask array needs binarize to be a fixed threshold or None, not 'median': the medians of all "
+                "the data cannot be computed chunk by chunk and merged (compute them first and pass them as the "
+                "threshold of binarized data, or fit in memory)"
+            )
+        self.binarize_thresholds_ = feature_thresholds(np.empty((0, self.n_features_in_)), self.binarize)
+
+    def _counts_of(self, X, Y):
+        return {"feature_count": np.asarray((Y.T @ X).toarray() if sp.issparse(X) else Y.T @ X)}
+
+    def _add_counts(self, counts):
+        self.feature_count_ = self.feature_count_ + counts["feature_count"]
 
     def _update_parameters(self):
         beta = _check_prior_array("alpha", self.alpha, self.feature_count_.shape)
@@ -272,11 +306,6 @@ class BayesianCategoricalNB(GenerativeClassifier):
                 f"training (categories 0..{self.n_categories_[j] - 1}); reserve it with n_categories"
             )
 
-    def _one_hot(self, X):
-        n, D = X.shape
-        columns = (self._offsets[None, :-1] + X).ravel()
-        return sp.csr_matrix((np.ones(n * D), columns, np.arange(0, n * D + 1, D)), shape=(n, self._offsets[-1]))
-
     def _reset_counts(self, n_features):
         minimum = np.ones(n_features, dtype=np.int64)
         if self.n_categories is not None:
@@ -296,19 +325,23 @@ class BayesianCategoricalNB(GenerativeClassifier):
     def _set_offsets(self):
         self._offsets = np.concatenate([[0], np.cumsum(self.n_categories_)])
 
-    def _count(self, X, Y):
-        needed = X.max(axis=0, initial=-1) + 1 if X.shape[0] else np.zeros(X.shape[1], dtype=np.int64)
-        if np.any(needed > self.n_categories_):  # grow the category sets (partial_fit may meet new ones)
-            old_offsets, old_count = self._offsets, self._flat_count
-            self.n_categories_ = np.maximum(self.n_categories_, needed)
-            self._set_offsets()
-            self._flat_count = np.zeros((self.classes_.shape[0], self._offsets[-1]))
-            for j in range(X.shape[1]):
-                width = old_offsets[j + 1] - old_offsets[j]
-                self._flat_count[:, self._offsets[j] : self._offsets[j] + width] = old_count[
-                    :, old_offsets[j] : old_offsets[j + 1]
-                ]
-        self._flat_count = self._flat_count + (Y.T @ self._one_hot(X)).toarray()
+    def _counts_of(self, X, Y):
+        widths = X.max(axis=0, initial=-1) + 1 if X.shape[0] else np.zeros(X.shape[1], dtype=np.int64)
+        return {"n_categories": widths, "flat_count": (Y.T @ _one_hot(X, widths)).toarray()}
+
+    @staticmethod
+    def _merge_counts(a, b):
+        widths = np.maximum(a["n_categories"], b["n_categories"])
+        flat = _widen(a["flat_count"], a["n_categories"], widths) + _widen(b["flat_count"], b["n_categories"], widths)
+        return {"class_count": a["class_count"] + b["class_count"], "n_categories": widths, "flat_count": flat}
+
+    def _add_counts(self, counts):
+        widths = np.maximum(self.n_categories_, counts["n_categories"])  # partial_fit may meet new categories
+        self._flat_count = _widen(self._flat_count, self.n_categories_, widths) + _widen(
+            counts["flat_count"], counts["n_categories"], widths
+        )
+        self.n_categories_ = widths.astype(np.int64)
+        self._set_offsets()
 
     def _flat_prior(self):
         C = self.classes_.shape[0]
@@ -330,7 +363,7 @@ class BayesianCategoricalNB(GenerativeClassifier):
 
     def _joint_log_likelihood(self, X):
         self._check_known_categories(X)
-        return masked_log_dot(self._one_hot(X), self._flat_log_prob) + self.class_log_prior_
+        return masked_log_dot(_one_hot(X, self.n_categories_), self._flat_log_prob) + self.class_log_prior_
 
 
 class BayesianMultinomialNB(GenerativeClassifier):
@@ -403,8 +436,11 @@ class BayesianMultinomialNB(GenerativeClassifier):
     def _reset_counts(self, n_features):
         self.feature_count_ = np.zeros((self.classes_.shape[0], n_features))
 
-    def _count(self, X, Y):
-        self.feature_count_ = self.feature_count_ + (Y.T @ X).toarray()
+    def _counts_of(self, X, Y):
+        return {"feature_count": (Y.T @ X).toarray()}
+
+    def _add_counts(self, counts):
+        self.feature_count_ = self.feature_count_ + counts["feature_count"]
 
     def _update_parameters(self):
         beta = _check_prior_array("alpha", self.alpha, self.feature_count_.shape)

@@ -1,0 +1,175 @@
+"""The discrete family on dask arrays and by partial_fit: chunk statistics merged, equal to the in-memory fit."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from hdbayes.discrete import (
+    BayesianBernoulliNB,
+    BayesianCategoricalNB,
+    BayesianMultinomialNB,
+)
+from hdbayes.exceptions import InputValueError
+from hdbayes.statistics import is_dask_array
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+
+N, P = 97, 43  # chunks of (20, 10) divide neither
+CHUNKS = (20, 10)
+
+
+@pytest.fixture(autouse=True)
+def synchronous():
+    with dask.config.set(scheduler="sync"):
+        yield
+
+
+def sparse_chunks(X):
+    return X.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 0), dtype=X.dtype))
+
+
+def as_dask(X, sparse, chunks=CHUNKS):
+    Xd = da.from_array(X, chunks=chunks)
+    return sparse_chunks(Xd) if sparse else Xd
+
+
+def data(kind, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(np.array(["a", "b", "c"]), N)
+    if kind == "binary":
+        X = (rng.random((N, P)) < rng.random(P)).astype(np.float64)
+    elif kind == "continuous":
+        X = rng.normal(size=(N, P))
+    elif kind == "categories":
+        X = rng.integers(0, rng.integers(1, 6, P), size=(N, P)).astype(np.float64)
+    elif kind == "counts":
+        X = rng.poisson(rng.gamma(0.5, 2.0, P), size=(N, P)).astype(np.float64)
+    else:  # "weights": tf-idf-like real values
+        X = rng.poisson(1.0, size=(N, P)) * rng.random((N, P)) * 3.0
+    return X, y
+
+
+CASES = [
+    (BayesianBernoulliNB, {"binarize": None}, "binary"),
+    (BayesianBernoulliNB, {"binarize": 0.3, "method": "map", "alpha": 2.0}, "continuous"),
+    (BayesianCategoricalNB, {}, "categories"),
+    (BayesianCategoricalNB, {"method": "mle", "n_categories": 7}, "categories"),
+    (BayesianMultinomialNB, {}, "counts"),
+    (BayesianMultinomialNB, {"method": "posterior_mean"}, "weights"),
+]
+FITTED = {
+    BayesianBernoulliNB: ("class_count_", "feature_count_", "feature_log_prob_", "feature_log_neg_prob_",
+                          "class_log_prior_", "binarize_thresholds_"),
+    BayesianCategoricalNB: ("class_count_", "n_categories_", "_flat_count", "_flat_log_prob", "class_log_prior_"),
+    BayesianMultinomialNB: ("class_count_", "feature_count_", "feature_log_prob_", "posterior_beta_",
+                            "class_log_prior_"),
+}  # fmt: skip
+
+
+def assert_same_fit(a, b, rtol=1e-12):
+    np.testing.assert_array_equal(a.classes_, b.classes_)
+    assert a.n_features_in_ == b.n_features_in_
+    for name in FITTED[type(a)]:
+        left, right = getattr(a, name), getattr(b, name)
+        if left is None or right is None:
+            assert left is None and right is None, name
+        else:
+            np.testing.assert_allclose(left, right, rtol=rtol, atol=0, err_msg=name)
+
+
+@pytest.mark.parametrize("estimator, params, kind", CASES)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_dask_fit_and_predictions_equal_the_in_memory_ones(estimator, params, kind, sparse):
+    X, y = data(kind)
+    memory = estimator(**params).fit(X, y)
+    chunked = estimator(**params).fit(as_dask(X, sparse), da.from_array(y, chunks=31) if sparse else y)
+    assert_same_fit(chunked, memory)
+    X_test = X[::-1] + (0.5 if kind in ('continuous', 'weights') else 0)  # categories seen in training
+    test = as_dask(X_test[:45], sparse, chunks=(13, 17))
+    for method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba"):
+        result = getattr(chunked, method)(test)
+        assert is_dask_array(result) and result.chunks == ((13, 13, 13, 6), (3,))
+        np.testing.assert_allclose(result.compute(), getattr(memory, method)(X_test[:45]), rtol=1e-12, atol=1e-12)
+    labels = chunked.predict(test)
+    assert is_dask_array(labels)
+    np.testing.assert_array_equal(labels.compute(), memory.predict(X_test[:45]))
+    loss = [[0, 1, 1], [4, 0, 1], [1, 1, 0]]
+    np.testing.assert_array_equal(chunked.predict(test, loss=loss).compute(), memory.predict(X_test[:45], loss=loss))
+
+
+def test_integer_counts_are_exact_and_the_tree_fan_in_does_not_matter():
+    X, y = data("counts")
+    memory = BayesianMultinomialNB().fit(X, y)
+    chunked = BayesianMultinomialNB().fit(da.from_array(X, chunks=(7, P)), y)
+    np.testing.assert_array_equal(chunked.feature_count_, memory.feature_count_)
+    np.testing.assert_array_equal(chunked.feature_log_prob_, memory.feature_log_prob_)
+
+
+@pytest.mark.parametrize("estimator, params, kind", CASES)
+def test_partial_fit_batches_equal_one_fit(estimator, params, kind):
+    X, y = data(kind)
+    memory = estimator(**params).fit(X, y)
+    model = estimator(**params)
+    bounds = [0, 5, 6, 40, 71, N]  # uneven batches, one of a single case
+    for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+        model.partial_fit(X[start:stop], y[start:stop], classes=np.unique(y))
+    assert_same_fit(model, memory)
+    # dask batches, and a mix of dask and in-memory batches
+    mixed = estimator(**params).partial_fit(da.from_array(X[:50], chunks=(11, 20)), y[:50], classes=["a", "b", "c"])
+    mixed.partial_fit(X[50:], da.from_array(y[50:], chunks=20))
+    assert_same_fit(mixed, memory)
+    np.testing.assert_allclose(mixed.predict_proba(X), memory.predict_proba(X), rtol=1e-12, atol=1e-12)
+
+
+def test_categorical_partial_fit_meets_new_categories_in_later_chunks():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(60, 4)).astype(float)
+    X[45:, 2] = 5  # categories 3..5 of feature 2 appear only in the last rows
+    y = rng.integers(0, 2, 60)
+    memory = BayesianCategoricalNB().fit(X, y)
+    chunked = BayesianCategoricalNB().fit(da.from_array(X, chunks=(9, 4)), y)
+    assert_same_fit(chunked, memory)
+    np.testing.assert_array_equal(chunked.n_categories_, [3, 3, 6, 3])
+
+
+def test_bad_chunks_are_named():
+    X, y = data("counts")
+    bad = X.copy()
+    bad[50, 7] = np.nan
+    with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 40\.\.59\).*nan in feature 7"):
+        BayesianMultinomialNB().fit(da.from_array(bad, chunks=CHUNKS), y)
+    bad[50, 7] = -1
+    with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 40\.\.59\).*Negative values.*feature 7"):
+        BayesianMultinomialNB().fit(da.from_array(bad, chunks=CHUNKS), y)
+    bad[50, 7] = 2.5
+    with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 40\.\.59\).*integer category codes.*feature 7"):
+        BayesianCategoricalNB().fit(da.from_array(bad, chunks=CHUNKS), y)
+    binary = data("binary")[0]
+    binary[50, 7] = 2
+    with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 40\.\.59\).*binary features.*feature 7"):
+        BayesianBernoulliNB(binarize=None).fit(da.from_array(binary, chunks=CHUNKS), y)
+    with pytest.raises(InputValueError, match="not 'median'"):
+        BayesianBernoulliNB(binarize="median").fit(da.from_array(X, chunks=CHUNKS), y)
+    with pytest.raises(InputValueError, match="y has 96 entries but X has 97 rows"):
+        BayesianMultinomialNB().fit(da.from_array(X, chunks=CHUNKS), y[:96])
+    keep = da.from_array(np.arange(N) != 30, chunks=20)
+    Xd, yd = da.from_array(X, chunks=CHUNKS), da.from_array(y, chunks=20)
+    with pytest.raises(InputValueError, match=r"chunk 1 of X \(rows unknown\) has 19 rows but the matching chunk"):
+        BayesianMultinomialNB().fit(Xd[keep], yd)
+    with pytest.raises(InputValueError, match="single class"):
+        BayesianMultinomialNB().fit(Xd, da.from_array(np.full(N, "a"), chunks=20))
+    model = BayesianMultinomialNB().fit(Xd, y)
+    with pytest.raises(InputValueError, match="expecting 43 features"):
+        model.predict_proba(Xd[:, :40])
+    test = X.copy()
+    test[22, 3] = -2
+    with pytest.raises(InputValueError, match=r"chunk 1 of X \(rows 20\.\.39\).*feature 3"):
+        model.predict_proba(da.from_array(test, chunks=CHUNKS)).compute()
+    # a failed chunked fit leaves a fitted model as it was
+    bad[50, 7] = np.inf
+    with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 40\.\.59\).*inf in feature 7"):
+        model.partial_fit(da.from_array(bad, chunks=CHUNKS), y)
+    np.testing.assert_array_equal(model.feature_count_, BayesianMultinomialNB().fit(X, y).feature_count_)
+    with pytest.raises(InputValueError, match=r"label 'z', which is not in classes"):
+        model.partial_fit(Xd[:20], da.from_array(np.full(20, "z"), chunks=20))
