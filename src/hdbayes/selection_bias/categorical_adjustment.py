@@ -1,0 +1,437 @@
+"""The adjustment factor a(α) for G classes and features with L levels (docs/categorical_correction.md).
+
+An unselected feature's G × L table of class by level has, given α and its base distribution θ, independent
+rows T_g ~ Dirichlet-multinomial(N_g, αθ) (eq. C9); θ is uniform on the simplex. The adjustment factor
+
+    a(α) = ∫_Δ Σ_{T : X²(T) discarded} Π_g DM(T_g | N_g, αθ) (L − 1)! dθ        (eq. C10)
+
+is the probability that such a feature fails the Pearson X² filter. The discarded region does not depend on
+(θ, α): it is enumerated once (:func:`discarded_runs`) as runs of consecutive compositions of the last class
+for each combination of the other classes' rows, and each (θ, α) node costs one pass over the runs with
+cumulative sums of the last class's pmf (eq. C12). For binary features (L = 2) each combination has one run,
+so the cost is Π_{g<G}(N_g + 1) per node. θ is integrated by a product Gauss–Jacobi rule in collapsed
+coordinates (:func:`simplex_rule`, eq. C11), exact with :func:`exact_simplex_points` nodes per dimension;
+for L = 2 it is the binary model's Gauss–Legendre rule.
+
+Pearson's X² (eq. C7) is computed by one compiled function, :func:`pearson_chi_square`, for the features
+(the selection) and for the tables of the discarded region, so a table with the counts of the k-th feature
+is classified exactly as the selection classified it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from math import comb, factorial
+
+import numpy as np
+from scipy.special import gammaln, logsumexp, roots_jacobi
+
+from hdbayes._numba import jit
+from hdbayes._validation import check_count
+from hdbayes.exceptions import InputValueError
+from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule
+from hdbayes.selection import THRESHOLD_RTOL
+
+__all__ = [
+    "SimplexRule",
+    "categorical_log_discard_probability",
+    "compositions",
+    "discarded_runs",
+    "exact_simplex_points",
+    "pearson_chi_square",
+    "simplex_rule",
+]
+
+#: Largest number of tables (Π_g C(N_g + L − 1, L − 1)) whose discarded region is enumerated.
+MAX_TABLES = 200_000_000
+
+
+# ---------------------------------------------------------------------------
+# θ on the simplex (eq. C11)
+# ---------------------------------------------------------------------------
+
+
+class SimplexRule(QuadratureRule):
+    """A rule on the simplex Δ^{L−1}: ``nodes`` of shape (T, L) (points θ), ``weights`` (T,) summing to one
+    (the uniform probability measure, density (L − 1)!)."""
+
+
+def exact_simplex_points(n):
+    """Nodes per dimension that make :func:`simplex_rule` exact for every integrand of a model with n
+    training cases (polynomials in θ of degree ≤ n + 1): ⌈(n + 2)/2⌉, the binary model's number."""
+    return (int(n) + 3) // 2
+
+
+def simplex_rule(n_levels, n_points):
+    """Product Gauss–Jacobi rule on Δ^{L−1} in collapsed coordinates (eq. C11), exact for polynomials in θ of
+    total degree ≤ 2·``n_points`` − 1.
+
+    θ_1 = u_1, θ_l = Π_{i<l}(1 − u_i) u_l, θ_L = Π_{i<L}(1 − u_i) (levels numbered from 1 here; the returned
+    columns are levels 0..L−1 with level 0 = θ_L, so that for L = 2 column 1 is the binary model's θ on the
+    Gauss–Legendre nodes); in u_i the Jacobian is (1 − u_i)^{L−1−i}, the weight of the i-th Gauss–Jacobi rule.
+
+    Parameters
+    ----------
+    n_levels : int
+        L ≥ 2.
+    n_points : int
+        Nodes per dimension (T = n_points^{L−1}).
+
+    Returns
+    -------
+    SimplexRule
+    """
+    n_levels = check_count("n_levels", n_levels, minimum=2)
+    n_points = check_count("n_points", n_points, minimum=1)
+    if n_levels == 2:
+        rule = gauss_legendre_rule(n_points)
+        return SimplexRule(np.stack([1.0 - rule.nodes, rule.nodes], axis=1), rule.weights)
+    if n_points ** (n_levels - 1) > 50_000_000:
+        raise InputValueError(f"a simplex rule with {n_points}^{n_levels - 1} nodes is too large")
+    axes = []
+    for i in range(1, n_levels):
+        power = n_levels - 1 - i
+        x, w = roots_jacobi(n_points, power, 0.0)  # weight (1 − x)^power on [−1, 1]
+        axes.append(((x + 1.0) / 2.0, w * 2.0 ** (-power - 1.0)))
+    grids = np.meshgrid(*[u for u, _ in axes], indexing="ij")
+    weights = np.ones(grids[0].shape)
+    for i, (_, w) in enumerate(axes):
+        shape = [1] * (n_levels - 1)
+        shape[i] = n_points
+        weights = weights * w.reshape(shape)
+    u = np.stack([g.ravel() for g in grids], axis=1)  # (T, L − 1)
+    theta = np.empty((u.shape[0], n_levels))
+    remaining = np.ones(u.shape[0])
+    for i in range(n_levels - 1):  # collapsed coordinates; level i + 1 gets u_{i+1}
+        theta[:, i + 1] = remaining * u[:, i]
+        remaining = remaining * (1.0 - u[:, i])
+    theta[:, 0] = remaining
+    return SimplexRule(theta, weights.ravel() * factorial(n_levels - 1))
+
+
+# ---------------------------------------------------------------------------
+# Pearson's X² (eq. C7), one compiled function for features and tables
+# ---------------------------------------------------------------------------
+
+
+@jit
+def _chi_square_table(table, sizes, n):
+    """X² of one G × L table (eq. C7) with row sums ``sizes`` and total n; levels that do not occur are left
+    out (a constant feature has X² = 0)."""
+    n_classes, n_levels = table.shape
+    total = 0.0
+    for level in range(n_levels):
+        column = 0
+        for g in range(n_classes):
+            column += table[g, level]
+        if column == 0:
+            continue
+        share = column / n
+        for g in range(n_classes):
+            expected = sizes[g] * share
+            deviation = table[g, level] - expected
+            total += deviation * deviation / expected
+    return total
+
+
+@jit
+def _chi_square_many(counts, sizes, n):
+    out = np.empty(counts.shape[0])
+    for r in range(counts.shape[0]):
+        out[r] = _chi_square_table(counts[r], sizes, n)
+    return out
+
+
+def pearson_chi_square(counts, class_sizes):
+    """Pearson's X² (eq. C7) of tables of counts.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (R, G, L)
+        R tables of class by level; row g sums to ``class_sizes[g]``.
+    class_sizes : array_like of int, shape (G,)
+
+    Returns
+    -------
+    ndarray of shape (R,)
+
+    Examples
+    --------
+    >>> float(pearson_chi_square([[[3, 0], [0, 3]]], [3, 3])[0])  # n · COR² with COR = 1
+    6.0
+    """
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    sizes = np.ascontiguousarray(class_sizes, dtype=np.int64)
+    return _chi_square_many(counts, sizes, float(sizes.sum()))
+
+
+# ---------------------------------------------------------------------------
+# The discarded region as runs (eq. C12)
+# ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=64)
+def compositions(total, n_levels):
+    """Every (t_0, …, t_{L−1}) of non-negative integers summing to ``total``, in lexicographic order, as a
+    read-only int64 array of shape (C(total + L − 1, L − 1), L). For L = 2 row i is (total − i, i)."""
+    if n_levels == 1:
+        out = np.array([[total]], dtype=np.int64)
+    else:
+        parts = []
+        for first in range(total, -1, -1):
+            rest = compositions(total - first, n_levels - 1)
+            parts.append(np.concatenate([np.full((rest.shape[0], 1), first, dtype=np.int64), rest], axis=1))
+        out = np.concatenate(parts)
+    out.setflags(write=False)
+    return out
+
+
+def _composition_table(sizes, n_levels):
+    """Compositions of every class, padded: (G, C_max, L), their numbers (G,) and log multinomial
+    coefficients (G, C_max)."""
+    comps = [compositions(int(size), n_levels) for size in sizes]
+    c_max = max(c.shape[0] for c in comps)
+    table = np.zeros((len(comps), c_max, n_levels), dtype=np.int64)
+    log_mult = np.zeros((len(comps), c_max))
+    for g, c in enumerate(comps):
+        table[g, : c.shape[0]] = c
+        log_mult[g, : c.shape[0]] = gammaln(sizes[g] + 1.0) - gammaln(c + 1.0).sum(axis=1)
+    return table, np.array([c.shape[0] for c in comps], dtype=np.int64), log_mult
+
+
+@jit
+def _enumerate_runs(comps, n_comps, sizes, n, bound, strict, capacity):
+    """Runs (prefix rows, start, stop) of the discarded compositions of the last class; returns the number of
+    runs, or −1 when ``capacity`` is too small."""
+    n_classes, _, n_levels = comps.shape
+    last = n_classes - 1
+    prefix = np.zeros((capacity, max(last, 1)), dtype=np.int32)
+    starts = np.zeros(capacity, dtype=np.int64)
+    stops = np.zeros(capacity, dtype=np.int64)
+    table = np.zeros((n_classes, n_levels), dtype=np.int64)
+    index = np.zeros(max(last, 1), dtype=np.int64)
+    n_runs = 0
+    while True:
+        for g in range(last):
+            for level in range(n_levels):
+                table[g, level] = comps[g, index[g], level]
+        open_run = False
+        start = 0
+        for c in range(n_comps[last]):
+            for level in range(n_levels):
+                table[last, level] = comps[last, c, level]
+            value = _chi_square_table(table, sizes, n)
+            inside = value < bound if strict else value <= bound
+            if inside and not open_run:
+                open_run = True
+                start = c
+            elif not inside and open_run:
+                open_run = False
+                if n_runs >= capacity:
+                    return -1, prefix, starts, stops
+                for g in range(last):
+                    prefix[n_runs, g] = index[g]
+                starts[n_runs] = start
+                stops[n_runs] = c
+                n_runs += 1
+        if open_run:
+            if n_runs >= capacity:
+                return -1, prefix, starts, stops
+            for g in range(last):
+                prefix[n_runs, g] = index[g]
+            starts[n_runs] = start
+            stops[n_runs] = n_comps[last]
+            n_runs += 1
+        # next combination of the first G − 1 rows (odometer, last of them fastest)
+        g = last - 1
+        while g >= 0:
+            index[g] += 1
+            if index[g] < n_comps[g]:
+                break
+            index[g] = 0
+            g -= 1
+        if g < 0:
+            break
+    return n_runs, prefix, starts, stops
+
+
+def _bound(threshold, strict):
+    tol = THRESHOLD_RTOL * abs(threshold)
+    return threshold - tol if strict else threshold + tol
+
+
+@lru_cache(maxsize=32)
+def discarded_runs(class_sizes, n_levels, threshold, strict):
+    """The discarded region {X² < γ} (``strict``) or {X² ≤ γ}, with the tolerance ``THRESHOLD_RTOL`` of the
+    selection, as runs of the last class's compositions (eq. C12).
+
+    Parameters
+    ----------
+    class_sizes : tuple of int
+        (N_1, …, N_G), each ≥ 1, G ≥ 2.
+    n_levels : int
+    threshold : float
+        γ ≥ 0.
+    strict : bool
+
+    Returns
+    -------
+    prefix : ndarray of int32, shape (R, G − 1)
+        For each run, the composition indices (into :func:`compositions`) of the first G − 1 classes.
+    starts, stops : ndarray of int64, shape (R,)
+        The run covers compositions start..stop − 1 of the last class.
+    """
+    sizes = np.asarray(class_sizes, dtype=np.int64)
+    n_tables = 1
+    for size in class_sizes:
+        n_tables *= comb(int(size) + n_levels - 1, n_levels - 1)
+    if n_tables > MAX_TABLES:
+        raise InputValueError(
+            f"the adjustment factor would enumerate {n_tables:.3g} tables (class sizes {list(class_sizes)}, "
+            f"{n_levels} levels), more than {MAX_TABLES:.0e}; use fewer levels or correct=False"
+        )
+    comps, n_comps, _ = _composition_table(sizes, n_levels)
+    n_prefix = max(n_tables // int(n_comps[-1]), 1)
+    capacity = 2 * n_prefix + 16
+    bound = _bound(float(threshold), bool(strict))
+    while True:
+        count, prefix, starts, stops = _enumerate_runs(
+            comps, n_comps, sizes, float(sizes.sum()), bound, bool(strict), capacity
+        )
+        if count >= 0:
+            break
+        capacity *= 4
+    out = prefix[:count].copy(), starts[:count].copy(), stops[:count].copy()
+    for array in out:
+        array.setflags(write=False)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The sum over the runs at every (α, θ) node
+# ---------------------------------------------------------------------------
+
+
+@jit
+def _discarded_mass(alpha, theta, comps, n_comps, log_mult, sizes, prefix, starts, stops):
+    """inner[m, t] = Σ over the discarded tables of Π_g DM(T_g | N_g, α_m θ_t) (eq. C9, C12)."""
+    n_alpha = alpha.shape[0]
+    n_theta, n_levels = theta.shape
+    n_classes = comps.shape[0]
+    last = n_classes - 1
+    n_max = 0
+    for g in range(n_classes):
+        n_max = max(n_max, sizes[g])
+    c_max = comps.shape[1]
+    rising = np.zeros((n_levels, n_max + 1))
+    total_rising = np.zeros(n_max + 1)
+    pmf = np.zeros((n_classes, c_max))
+    cumulative = np.zeros(n_comps[last] + 1)
+    partial = np.ones(max(last, 1) + 1)
+    current = np.full(max(last, 1), -1, dtype=np.int64)
+    out = np.zeros((n_alpha, n_theta))
+    n_runs = starts.shape[0]
+    for m in range(n_alpha):
+        total_rising[0] = 0.0
+        for i in range(n_max):
+            total_rising[i + 1] = total_rising[i] + np.log(alpha[m] + i)
+        for t in range(n_theta):
+            for level in range(n_levels):
+                a = alpha[m] * theta[t, level]
+                rising[level, 0] = 0.0
+                for i in range(n_max):
+                    rising[level, i + 1] = rising[level, i] + np.log(a + i)
+            for g in range(n_classes):
+                for c in range(n_comps[g]):
+                    value = log_mult[g, c] - total_rising[sizes[g]]
+                    for level in range(n_levels):
+                        value += rising[level, comps[g, c, level]]
+                    pmf[g, c] = np.exp(value)
+            cumulative[0] = 0.0
+            for c in range(n_comps[last]):
+                cumulative[c + 1] = cumulative[c] + pmf[last, c]
+            for g in range(last):
+                current[g] = -1
+            total = 0.0
+            for r in range(n_runs):
+                # partial[g + 1] = Π_{h ≤ g} pmf[h, prefix[r, h]], recomputed from the first row that changed
+                first = last
+                for g in range(last):
+                    if prefix[r, g] != current[g]:
+                        first = g
+                        break
+                for g in range(first, last):
+                    current[g] = prefix[r, g]
+                    partial[g + 1] = partial[g] * pmf[g, current[g]]
+                start, stop = starts[r], stops[r]
+                if stop - start <= 8:  # short runs summed directly (no difference of large sums)
+                    part = 0.0
+                    for c in range(start, stop):
+                        part += pmf[last, c]
+                else:
+                    part = cumulative[stop] - cumulative[start]
+                total += partial[last] * part
+            out[m, t] = max(total, 0.0)
+    return out
+
+
+def _check_class_sizes(class_sizes):
+    sizes = tuple(int(check_count("class size", size, minimum=1)) for size in np.atleast_1d(class_sizes).tolist())
+    if len(sizes) < 2:
+        raise InputValueError(f"the adjustment factor needs at least two classes, got class sizes {list(sizes)}")
+    return sizes
+
+
+def categorical_log_discard_probability(alpha, class_sizes, threshold, *, n_levels=2, strict=False,
+                                        theta_rule=None):  # fmt: skip
+    """log a(α) (eq. C10): the log probability that a feature drawn from the prior fails the X² filter.
+
+    Parameters
+    ----------
+    alpha : array_like of shape (K,)
+        Values of α > 0.
+    class_sizes : sequence of int
+        N_1..N_G (each ≥ 1, G ≥ 2).
+    threshold : float
+        γ ≥ 0, on Pearson's X².
+    n_levels : int, default=2
+        L ≥ 2.
+    strict : bool, default=False
+        Discarded means X² < γ (True) or X² ≤ γ (False).
+    theta_rule : SimplexRule, optional
+        Default :func:`simplex_rule` with :func:`exact_simplex_points` (n) nodes per dimension: exact (given
+        α the integrand is a polynomial of degree ≤ n in θ).
+
+    Returns
+    -------
+    ndarray of shape (K,)
+        log a(α); −inf where no table is discarded.
+
+    Notes
+    -----
+    For G = L = 2, a(α) is the binary model's q(α) (:func:`~hdbayes.selection_bias.adjustment.
+    naive_bayes_log_discard_probability` with γ_COR = sqrt(γ/n)). Cost: the runs once (Π_g C(N_g + L − 1,
+    L − 1) X² values), then O(#runs + Σ_g C(N_g + L − 1, L − 1)) per (α, θ) node; #runs = Π_{g<G}(N_g + 1)
+    at most for L = 2.
+    """
+    alpha = np.atleast_1d(np.asarray(alpha, dtype=np.float64))
+    if alpha.ndim != 1 or np.any(~np.isfinite(alpha)) or np.any(alpha <= 0):
+        raise InputValueError("alpha must be a 1-D array of finite values > 0")
+    sizes = _check_class_sizes(class_sizes)
+    n_levels = check_count("n_levels", n_levels, minimum=2)
+    threshold = float(threshold)
+    if not np.isfinite(threshold) or threshold < 0:
+        raise InputValueError(f"threshold must be a finite number >= 0, got {threshold:g}")
+    rule = theta_rule if theta_rule is not None else simplex_rule(n_levels, exact_simplex_points(sum(sizes)))
+    if rule.nodes.ndim != 2 or rule.nodes.shape[1] != n_levels:
+        raise InputValueError(f"theta_rule must have nodes of shape (T, {n_levels})")
+    prefix, starts, stops = discarded_runs(sizes, n_levels, threshold, bool(strict))
+    if starts.shape[0] == 0:
+        return np.full(alpha.shape, -np.inf)
+    comps, n_comps, log_mult = _composition_table(np.asarray(sizes), n_levels)
+    inner = _discarded_mass(
+        alpha, np.ascontiguousarray(rule.nodes, dtype=np.float64), comps, n_comps, log_mult,
+        np.asarray(sizes, dtype=np.int64), prefix, starts, stops,
+    )  # fmt: skip
+    with np.errstate(divide="ignore"):
+        return logsumexp(np.log(inner) + rule.log_weights[None, :], axis=1)
