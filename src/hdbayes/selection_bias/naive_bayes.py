@@ -59,7 +59,13 @@ from hdbayes.selection_bias.adjustment import (
     theta_quadrature,
 )
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
-from hdbayes.statistics import BinaryClassCounts, check_binary_chunk, is_dask_array, map_row_chunks
+from hdbayes.statistics import (
+    BinaryClassCounts,
+    check_binary_chunk,
+    dask_class_codes,
+    is_dask_array,
+    map_row_chunks,
+)
 
 __all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "log_class_numerators"]
 
@@ -67,26 +73,9 @@ __all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "l
 def _dask_binary_target(y):
     """(classes, y coded 0/1) of a numpy or dask y, with the in-memory checks; a dask y stays
     a dask array (only its distinct labels are computed)."""
-    if not is_dask_array(y):
-        y = np.asarray(y)
-        if y.dtype.kind == "f" and not np.isfinite(y).all():
-            raise InputValueError("Input y contains NaN or infinity.")
-        check_class_labels(y)
-        classes, y01 = check_binary_target(y)
-        return classes, y01.astype(np.int8)
-    if y.ndim != 1:
-        raise InputValueError(f"y must be 1-D, got shape {tuple(y.shape)}")
-    labels = np.asarray(y.map_blocks(np.unique, chunks=(np.nan,), dtype=y.dtype).compute())
-    labels = np.unique(labels)
-    if labels.dtype.kind == "f" and not np.isfinite(labels).all():
-        raise InputValueError("Input y contains NaN or infinity.")
-    check_class_labels(labels)
-    classes, _ = check_binary_target(labels)
-    return classes, y.map_blocks(_class_one_codes, classes[1], dtype=np.int8)
-
-
-def _class_one_codes(block, label):
-    return (np.asarray(block) == label).astype(np.int8)
+    classes, codes = dask_class_codes(y)
+    check_binary_target(classes)
+    return classes, codes
 
 
 def _predict_chunk(block, *, where, view, method, kwargs, selected, names, thresholds):
