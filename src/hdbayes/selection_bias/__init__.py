@@ -2,9 +2,11 @@
 
 * :class:`BiasCorrectedNaiveBayes` — binary naive Bayes, α integrated by quadrature (thesis §2.3);
 * :class:`BiasCorrectedMixture` — the two-component mixture model by MCMC (thesis §2.4);
+* :class:`BiasCorrectedCategoricalNB` — G classes and L-level features, X² selection (issue 15);
 * :class:`BiasCorrectedGaussianClassifier` — the Gaussian classifier with the F-statistic (Li 2009);
 * the adjustment factors q^{p−k}: :func:`naive_bayes_log_discard_probability`,
-  :func:`mixture_log_discard_probability` (:mod:`~hdbayes.selection_bias.adjustment`) and
+  :func:`mixture_log_discard_probability` (:mod:`~hdbayes.selection_bias.adjustment`),
+  :func:`categorical_log_discard_probability` (:mod:`~hdbayes.selection_bias.categorical_adjustment`) and
   :class:`GaussianAdjustment` (:mod:`~hdbayes.selection_bias.gaussian_adjustment`).
 
 Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily).
@@ -14,6 +16,8 @@ from hdbayes import _lazy_exports
 
 _EXPORTS = {  # module -> the names it exports
     ".adjustment": ("mixture_log_discard_probability", "naive_bayes_log_discard_probability"),
+    ".categorical": ("BiasCorrectedCategoricalNB",),
+    ".categorical_adjustment": ("categorical_log_discard_probability",),
     ".gaussian": ("BiasCorrectedGaussianClassifier",),
     ".gaussian_adjustment": ("GaussianAdjustment",),
     ".mixture": ("BiasCorrectedMixture",),
@@ -21,8 +25,9 @@ _EXPORTS = {  # module -> the names it exports
 }
 
 __all__ = [
-    "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "BiasCorrectedNaiveBayes", "GaussianAdjustment",
-    "mixture_log_discard_probability", "naive_bayes_log_discard_probability",
+    "BiasCorrectedCategoricalNB", "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "BiasCorrectedNaiveBayes",
+    "GaussianAdjustment", "categorical_log_discard_probability", "mixture_log_discard_probability",
+    "naive_bayes_log_discard_probability",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

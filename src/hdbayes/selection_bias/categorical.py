@@ -1,0 +1,542 @@
+"""Bayesian naive Bayes for G classes and L-level features with correction for selection bias (issue 15).
+
+The model (docs/categorical_correction.md eq. C1–C6) extends thesis §2.3 (:class:`BiasCorrectedNaiveBayes`):
+class probabilities ψ ~ Dirichlet(f), per feature a base distribution θ_j uniform on the simplex, per class
+φ_jg ~ Dirichlet(α θ_j), α ~ Inverse-Gamma(a, b). ψ and φ are integrated out (Dirichlet–multinomial), θ by
+an exact rule (product Gauss–Jacobi on the simplex, or for many levels the exact moment expansion), α by the
+binary model's adaptive rule. Features are selected by Pearson's X² of the class × level table (eq. C7; for
+G = L = 2 it is n·COR², the binary model's ranking), and with ``correct=True`` the posterior of α includes
+(p − k) log a(α) (eq. C10, :mod:`hdbayes.selection_bias.categorical_adjustment`). No MCMC is involved.
+"""
+
+from __future__ import annotations
+
+import warnings
+from math import lgamma
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from hdbayes._numba import jit
+from hdbayes._validation import check_count, feature_label, first_entry, validate_input
+from hdbayes.exceptions import InputValueError
+from hdbayes.quadrature import adaptive_inverse_gamma_rule, inverse_gamma_midpoint_grid
+from hdbayes.selection_bias._base import (
+    POSITIVE,
+    SELECTION_PARAMETER_CONSTRAINTS,
+    SelectionBiasClassifier,
+    class_pseudo_counts,
+)
+from hdbayes.selection_bias.categorical_adjustment import (
+    categorical_log_discard_probability,
+    exact_simplex_points,
+    pearson_chi_square,
+    simplex_rule,
+)
+from hdbayes.selection_bias.naive_bayes import alpha_posterior
+
+__all__ = ["BiasCorrectedCategoricalNB", "categorical_feature_integrals"]
+
+#: Largest simplex rule (nodes) used for the feature integrals; beyond it the exact moment expansion is used.
+_MAX_QUADRATURE_NODES = 20_000
+
+#: Largest level code accepted (codes index tables of counts).
+_MAX_LEVEL = 1 << 16
+
+
+@jit
+def _integrals_by_quadrature(counts, sizes, alpha, theta, log_weights):
+    """log ∫ L_j (eq. C4) and log Q_j(α, g, l) (eq. C5) for every α and table of counts, by a θ rule."""
+    n_alpha = alpha.shape[0]
+    n_tables, n_classes, n_levels = counts.shape
+    n_theta = theta.shape[0]
+    n_max = 0
+    for g in range(n_classes):
+        n_max = max(n_max, sizes[g])
+    log_marginal = np.empty((n_alpha, n_tables))
+    log_q = np.empty((n_alpha, n_tables, n_classes, n_levels))
+    rising = np.zeros((n_theta, n_levels, n_max + 1))
+    log_l = np.empty(n_theta)
+    scaled = np.empty(n_theta)
+    for m in range(n_alpha):
+        for t in range(n_theta):
+            for level in range(n_levels):
+                a = alpha[m] * theta[t, level]
+                for i in range(n_max):
+                    rising[t, level, i + 1] = rising[t, level, i] + np.log(a + i)
+        log_totals = np.zeros(n_classes)
+        for g in range(n_classes):
+            for i in range(sizes[g]):
+                log_totals[g] += np.log(alpha[m] + i)
+        for u in range(n_tables):
+            peak = -np.inf
+            for t in range(n_theta):
+                value = log_weights[t]
+                for g in range(n_classes):
+                    value -= log_totals[g]
+                    for level in range(n_levels):
+                        value += rising[t, level, counts[u, g, level]]
+                log_l[t] = value
+                if value > peak:
+                    peak = value
+            total = 0.0
+            for t in range(n_theta):
+                scaled[t] = np.exp(log_l[t] - peak)
+                total += scaled[t]
+            log_marginal[m, u] = peak + np.log(total)
+            for g in range(n_classes):
+                log_denominator = np.log(alpha[m] + sizes[g])
+                for level in range(n_levels):
+                    part = 0.0
+                    for t in range(n_theta):
+                        part += scaled[t] * (alpha[m] * theta[t, level] + counts[u, g, level])
+                    log_q[m, u, g, level] = peak + np.log(part) - log_denominator
+    return log_marginal, log_q
+
+
+@jit
+def _log_add(x, y):
+    if x == -np.inf:
+        return y
+    if y == -np.inf:
+        return x
+    if x > y:
+        return x + np.log1p(np.exp(y - x))
+    return y + np.log1p(np.exp(x - y))
+
+
+@jit
+def _log_convolve(x, y):
+    out = np.full(x.shape[0] + y.shape[0] - 1, -np.inf)
+    for a in range(x.shape[0]):
+        if x[a] == -np.inf:
+            continue
+        for b in range(y.shape[0]):
+            out[a + b] = _log_add(out[a + b], x[a] + y[b])
+    return out
+
+
+@jit
+def _integrals_by_moments(counts, sizes, alpha, log_factorial):
+    """The same integrals exactly for any L: given the table, Π_g Π_l (αθ_l)_{I_gl} is a product over levels of
+    polynomials in θ_l alone, h_l(θ_l) = Σ_a c_la θ_l^a, and E[Π_l θ_l^{a_l}] = (L−1)! Π_l a_l! / (Σ_l a_l +
+    L − 1)! on the uniform simplex, so the integral is a convolution over levels of c_la a_l! weighted by
+    1/(s + L − 1)!; everything in logs (all terms are positive)."""
+    n_alpha = alpha.shape[0]
+    n_tables, n_classes, n_levels = counts.shape
+    log_marginal = np.empty((n_alpha, n_tables))
+    log_q = np.empty((n_alpha, n_tables, n_classes, n_levels))
+    for m in range(n_alpha):
+        log_alpha = np.log(alpha[m])
+        log_totals = np.zeros(n_classes)
+        for g in range(n_classes):
+            for i in range(sizes[g]):
+                log_totals[g] += np.log(alpha[m] + i)
+        for u in range(n_tables):
+            scaled = []  # per level: log(c_la · a!)
+            for level in range(n_levels):
+                column = 0
+                for g in range(n_classes):
+                    column += counts[u, g, level]
+                poly = np.full(column + 1, -np.inf)
+                poly[0] = 0.0
+                degree = 0
+                for g in range(n_classes):
+                    for i in range(counts[u, g, level]):  # multiply by (αθ + i)
+                        degree += 1
+                        for a in range(degree, -1, -1):
+                            value = -np.inf
+                            if i > 0 and a < degree:
+                                value = np.log(i) + poly[a]
+                            if a > 0:
+                                value = _log_add(value, log_alpha + poly[a - 1])
+                            poly[a] = value
+                for a in range(column + 1):
+                    poly[a] += log_factorial[a]
+                scaled.append(poly)
+            # prefix and suffix convolutions: the other levels' product for each level
+            prefix = [np.zeros(1)]
+            for level in range(n_levels):
+                prefix.append(_log_convolve(prefix[level], scaled[level]))
+            suffix = [np.zeros(1)] * (n_levels + 1)
+            for level in range(n_levels - 1, -1, -1):
+                suffix[level] = _log_convolve(scaled[level], suffix[level + 1])
+            log_norm = log_factorial[n_levels - 1]
+            for g in range(n_classes):
+                log_norm -= log_totals[g]
+            full = prefix[n_levels]
+            total = -np.inf
+            for s in range(full.shape[0]):
+                total = _log_add(total, full[s] - log_factorial[s + n_levels - 1])
+            log_marginal[m, u] = log_norm + total
+            for level in range(n_levels):
+                others = _log_convolve(prefix[level], suffix[level + 1])
+                column = scaled[level].shape[0] - 1
+                # kernel[a] = Σ_b others[b] / (a + b + L − 1)! for the degrees a = 0..column + 1
+                kernel = np.full(column + 2, -np.inf)
+                for a in range(column + 2):
+                    for b in range(others.shape[0]):
+                        kernel[a] = _log_add(kernel[a], others[b] - log_factorial[a + b + n_levels - 1])
+                for g in range(n_classes):
+                    # (αθ + I) h(θ): coefficient a gets α c_{a−1} + I c_a, i.e. in the a!-scaled form
+                    # α a ĥ_{a−1} + I ĥ_a
+                    count = counts[u, g, level]
+                    part = -np.inf
+                    for a in range(column + 2):
+                        term = -np.inf
+                        if a <= column and count > 0:
+                            term = np.log(count) + scaled[level][a]
+                        if a > 0:
+                            term = _log_add(term, log_alpha + np.log(a) + scaled[level][a - 1])
+                        part = _log_add(part, term + kernel[a])
+                    log_q[m, u, g, level] = log_norm + part - np.log(alpha[m] + sizes[g])
+    return log_marginal, log_q
+
+
+def categorical_feature_integrals(counts, class_sizes, alpha, *, n_theta=None, method="auto"):
+    """θ integrals of every feature at every α point (eq. C4–C5).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (k, G, L)
+        I_{jgl}, the training cases of class g with level l of feature j.
+    class_sizes : array_like of int, shape (G,)
+    alpha : ndarray of shape (K,)
+    n_theta : int, optional
+        Nodes per dimension of the simplex rule (default exact: :func:`exact_simplex_points` (n)).
+    method : {"auto", "quadrature", "moments"}
+        ``"quadrature"``: the product Gauss–Jacobi rule (:func:`simplex_rule`); ``"moments"``: the exact
+        moment expansion (cost O(L n²) per feature and α, for many levels); ``"auto"``: quadrature unless the
+        rule has more than 20 000 nodes.
+
+    Returns
+    -------
+    log_marginal : ndarray of shape (K, k)
+        log ∫ L_j(θ, α) dθ (the uniform probability measure on the simplex).
+    log_q : ndarray of shape (K, k, G, L)
+        log Q_j(α, g, l) = log ∫ L_j φ̂_gl dθ.
+    """
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    sizes = np.ascontiguousarray(class_sizes, dtype=np.int64)
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+    n_levels = counts.shape[2]
+    n = int(sizes.sum())
+    points = n_theta if n_theta is not None else exact_simplex_points(n)
+    if method == "auto":
+        method = "quadrature" if points ** (n_levels - 1) <= _MAX_QUADRATURE_NODES else "moments"
+    # features with the same table have the same integrals: each table once
+    flat = counts.reshape(counts.shape[0], -1)
+    tables, inverse = np.unique(flat, axis=0, return_inverse=True)
+    tables = np.ascontiguousarray(tables.reshape((-1,) + counts.shape[1:]))
+    inverse = inverse.ravel()
+    if method == "quadrature":
+        rule = simplex_rule(n_levels, points)
+        log_marginal, log_q = _integrals_by_quadrature(tables, sizes, alpha, rule.nodes, rule.log_weights)
+    else:
+        log_factorial = np.array([lgamma(i + 1.0) for i in range(n + n_levels + 2)])
+        log_marginal, log_q = _integrals_by_moments(tables, sizes, alpha, log_factorial)
+    return log_marginal[:, inverse], log_q[:, inverse]
+
+
+class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
+    """Bayesian naive Bayes for G classes and categorical features, with correction for selection bias.
+
+    ``fit`` receives **all p candidate features**, integer-coded levels 0..L−1, selects the
+    ``n_features_to_select`` with the largest Pearson X² of their class × level table (or those above
+    ``threshold``) and fits the model of docs/categorical_correction.md (eq. C1–C6) on them. With
+    ``correct=True`` the posterior of α also conditions on the other p − k features having been discarded
+    (the adjustment factor a(α)^{p−k}, eq. C10). For two classes and binary features it is
+    :class:`~hdbayes.selection_bias.naive_bayes.BiasCorrectedNaiveBayes` (same selection, same predictions).
+
+    Parameters
+    ----------
+    n_features_to_select : int, optional
+        k. γ is the k-th largest X²; the discarded features are known to lie strictly below γ unless one ties
+        with the k-th (ties are broken at random), as in the binary model. With neither this nor
+        ``threshold``, all features are used and nothing is corrected.
+    threshold : float, optional
+        Keep the features with X² > ``threshold``; discarded ones satisfy X² ≤ ``threshold``.
+    correct : bool, default=True
+        Condition on the discarded features (the factor a(α)^{p−k}).
+    class_pseudo_count : float or array-like of shape (G,), default=1.0
+        The Dirichlet prior of the class probabilities (one value, or one per class of ``classes_``).
+    n_levels : int, optional
+        L, the number of levels of every feature (codes 0..L−1); default the largest code in the training
+        data plus one (at least 2). A test value ≥ L is refused.
+    alpha_shape, alpha_scale : float, default=0.5, 5.0
+        Inverse-Gamma(a, b) prior of α.
+    alpha_rule : {"adaptive", "midpoint"}, default="adaptive"
+        The rule for α, as in :class:`BiasCorrectedNaiveBayes`.
+    n_alpha : int, optional
+        Points of the α rule (see :class:`BiasCorrectedNaiveBayes`).
+    alpha_resolution : float, default=1.0
+        ``"adaptive"`` only: the resolution of the α rule.
+    n_theta : int, optional
+        Nodes per dimension of the simplex rule for θ (eq. C11), for the feature integrals and a(α); default
+        ⌈(n + 2)/2⌉, which is exact. Fewer nodes make a cheaper rule whose error is not zero.
+    random_state : int, numpy.random.Generator, RandomState or None
+        Random tie-breaking at the selection boundary.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (G,)
+    n_features_in_ : int
+    n_levels_ : int
+        L.
+    class_count_ : ndarray of shape (G,)
+        N_g.
+    selection_ : hdbayes.selection.Selection
+        Indices, γ, p, strictness and every feature's X².
+    selected_features_ : ndarray of shape (k,)
+    threshold_ : float
+        γ (on X²).
+    level_counts_ : ndarray of shape (k, G, L)
+        I_{jgl} of the selected features.
+    alpha_grid_, alpha_log_weights_ : ndarray of shape (K,)
+        The α points and the log weights of the α rule in prior mass.
+    log_adjustment_ : ndarray of shape (K,)
+        (p − k) log a(α_m); zeros when ``correct=False`` or k = p.
+    log_integral_ : ndarray of shape (K, k, G, L)
+        log Q_j(α_m, g, l) (eq. C5).
+    log_marginal_likelihood_ : ndarray of shape (K,)
+        Σ_j log ∫ L_j(θ, α_m) dθ over the selected features.
+    alpha_posterior_ : ndarray of shape (K,)
+    posterior_density_of_log_alpha_ : ndarray of shape (K,)
+    class_log_prior_ : ndarray of shape (G,)
+        log (f_g + N_g)/(Σ f + n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1, 2], 10)
+    >>> X = rng.integers(0, 3, size=(30, 50))
+    >>> X[:, 0] = y
+    >>> model = BiasCorrectedCategoricalNB(n_features_to_select=2).fit(X, y)
+    >>> int(model.selected_features_[0]), model.predict_proba(X[:2]).shape
+    (0, (2, 3))
+    """
+
+    def __init__(
+        self,
+        n_features_to_select=None,
+        *,
+        threshold=None,
+        correct=True,
+        class_pseudo_count=1.0,
+        n_levels=None,
+        alpha_shape=0.5,
+        alpha_scale=5.0,
+        alpha_rule="adaptive",
+        n_alpha=None,
+        alpha_resolution=1.0,
+        n_theta=None,
+        random_state=None,
+    ):
+        self.n_features_to_select = n_features_to_select
+        self.threshold = threshold
+        self.correct = correct
+        self.class_pseudo_count = class_pseudo_count
+        self.n_levels = n_levels
+        self.alpha_shape = alpha_shape
+        self.alpha_scale = alpha_scale
+        self.alpha_rule = alpha_rule
+        self.n_alpha = n_alpha
+        self.alpha_resolution = alpha_resolution
+        self.n_theta = n_theta
+        self.random_state = random_state
+
+    _parameter_constraints = {
+        **SELECTION_PARAMETER_CONSTRAINTS,
+        "n_levels": [Interval(Integral, 2, None, closed="left"), None],
+        "alpha_shape": [POSITIVE],
+        "alpha_scale": [POSITIVE],
+        "alpha_rule": [StrOptions({"adaptive", "midpoint"})],
+        "n_alpha": [Interval(Integral, 1, None, closed="left"), None],
+        "alpha_resolution": [POSITIVE],
+        "n_theta": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True  # integer level codes, as scikit-learn's CategoricalNB
+        tags.input_tags.positive_only = True  # codes are 0, 1, 2, ...
+        tags.input_tags.sparse = True  # accepted (made dense: every feature has a level)
+        return tags
+
+    def _levels(self, X, *, training):
+        """X as int64 level codes; non-integers, negative codes and (after fit) codes ≥ L are refused, naming
+        the feature."""
+        X = X.toarray() if sp.issparse(X) else np.asarray(X)
+        names = getattr(self, "feature_names_in_", None)
+        bad = X != np.round(X)
+        if bad.any():
+            j, value = first_entry(X, bad)
+            raise InputValueError(
+                f"X must hold integer level codes 0, 1, 2, ...: {feature_label(j, names)} has the value {value:g}; "
+                "encode categories with sklearn.preprocessing.OrdinalEncoder, or bin continuous data first"
+            )
+        bad = X < 0
+        if bad.any():
+            j, value = first_entry(X, bad)
+            raise InputValueError(
+                f"Negative values in data: {feature_label(j, names)} has the level code {value:g}; level codes are "
+                "0, 1, 2, ..."
+            )
+        bad = X >= _MAX_LEVEL
+        if bad.any():
+            j, value = first_entry(X, bad)
+            raise InputValueError(
+                f"{feature_label(j, names)} has the level code {value:g}; codes must be below {_MAX_LEVEL} "
+                "(number the levels 0, 1, 2, ...)"
+            )
+        X = X.astype(np.int64)
+        limit = self.n_levels if training else self.n_levels_
+        if limit is not None:
+            bad = X >= limit
+            if bad.any():
+                j, value = first_entry(X, bad)
+                where = "n_levels" if training else "the levels of the training data or n_levels"
+                raise InputValueError(
+                    f"{feature_label(j, names)} has level {int(value)}, outside 0..{limit - 1} ({where})"
+                )
+        return X
+
+    def _check_params(self):
+        if self.n_alpha is not None and self.alpha_rule == "adaptive":
+            check_count("n_alpha", self.n_alpha, minimum=3)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Select features on (X, y) by Pearson's X² and fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, p)
+            All candidate features, integer level codes 0..L−1.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        self._check_selection_params()
+        X, codes = self._validate_classification_data(
+            X, y, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True, ensure_min_samples=2
+        )
+        X = self._levels(X, training=True)
+        n_classes = self.classes_.shape[0]
+        n_levels = self.n_levels if self.n_levels is not None else max(int(X.max(initial=0)) + 1, 2)
+        self.n_levels_ = n_levels
+        indicator = np.zeros((n_classes, X.shape[0]))
+        indicator[codes, np.arange(X.shape[0])] = 1.0
+        counts = np.stack([indicator @ (X == level) for level in range(n_levels)], axis=-1)
+        counts = np.rint(counts).astype(np.int64).transpose(1, 0, 2)  # (p, G, L)
+        self.class_count_ = np.bincount(codes, minlength=n_classes)
+        return self._fit_counts(counts)
+
+    def _fit_counts(self, counts):
+        sizes = self.class_count_
+        occurring = (counts.sum(axis=1) > 0).sum(axis=1)
+        selection = self._select_features(
+            pearson_chi_square(counts, sizes), "chi2", self.random_state, constant=occurring <= 1
+        )
+        n = int(sizes.sum())
+        selected = counts[selection.indices]
+        corrected = self.correct and selection.n_discarded > 0
+        theta_rule = None
+        if corrected and self.n_theta is not None:
+            theta_rule = simplex_rule(self.n_levels_, self.n_theta)
+        pieces = []
+
+        def log_integrand(alpha):
+            log_marginal, log_q = categorical_feature_integrals(selected, sizes, alpha, n_theta=self.n_theta)
+            if corrected:
+                log_a = categorical_log_discard_probability(
+                    alpha, tuple(int(s) for s in sizes), selection.threshold, n_levels=self.n_levels_,
+                    strict=selection.strict, theta_rule=theta_rule,
+                )  # fmt: skip
+                log_adjustment = selection.n_discarded * log_a
+            else:
+                log_adjustment = np.zeros(alpha.shape[0])
+            log_marginal = log_marginal.sum(axis=1)
+            pieces.append((log_q, log_adjustment, log_marginal))
+            return log_marginal + log_adjustment
+
+        if self.alpha_rule == "adaptive":
+            outcome = adaptive_inverse_gamma_rule(
+                log_integrand, self.alpha_shape, self.alpha_scale, n_points=self.n_alpha,
+                resolution=self.alpha_resolution,
+            )  # fmt: skip
+            if not outcome.converged:  # pragma: no cover - needs a posterior narrower than 4000 points resolve
+                warnings.warn(
+                    f"the adaptive rule for α did not reach alpha_resolution={self.alpha_resolution:g} within "
+                    f"{outcome.n_evaluations} points; predictions may be inaccurate",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            alpha_rule, order = outcome.rule, outcome.order
+        else:
+            alpha_rule = inverse_gamma_midpoint_grid(
+                self.alpha_shape, self.alpha_scale, self.n_alpha if self.n_alpha is not None else 30
+            )
+            log_integrand(alpha_rule.nodes)
+            order = np.arange(alpha_rule.nodes.shape[0])
+        log_q, log_adjustment, log_marginal = (
+            np.concatenate([piece[i] for piece in pieces])[order] for i in range(3)
+        )
+        self.level_counts_ = selected
+        self.alpha_grid_ = alpha_rule.nodes
+        self.alpha_log_weights_ = alpha_rule.log_weights
+        self.log_integral_ = log_q
+        self.log_adjustment_ = log_adjustment
+        self.log_marginal_likelihood_ = log_marginal
+        self.alpha_posterior_, self.posterior_density_of_log_alpha_ = alpha_posterior(
+            self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
+        )
+        f = class_pseudo_counts(self.class_pseudo_count, sizes.shape[0])
+        self.class_log_prior_ = np.log((f + sizes) / (f.sum() + n))
+        return self
+
+    def _validate_for_prediction(self, X):
+        X = validate_input(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
+        return self._levels(X, training=False)
+
+    def _joint_log_likelihood(self, X):
+        """log P(y* = g, x* | train, S) (eq. C6): Σ_j log Q_j(α_m, g, x*_j) by one product of the one-hot test
+        values with a (k·L) × (K·G) table, then log-sum-exp over the α points."""
+        n_alpha, k, n_classes, n_levels = self.log_integral_.shape
+        columns = X[:, self.selected_features_]
+        one_hot = np.zeros((X.shape[0], k * n_levels))
+        rows = np.repeat(np.arange(X.shape[0]), k)
+        one_hot[rows, (np.arange(k)[None, :] * n_levels + columns).ravel()] = 1.0
+        weights = self.log_integral_.transpose(1, 3, 0, 2).reshape(k * n_levels, n_alpha * n_classes)
+        scores = (one_hot @ weights).reshape(X.shape[0], n_alpha, n_classes)
+        scores += (self.log_adjustment_ + self.alpha_log_weights_)[None, :, None]
+        return logsumexp(scores, axis=1) + self.class_log_prior_[None, :]
+
+    def plot_alpha_posterior(self, ax=None, **kwargs):
+        """Plot the posterior density of log α on the grid (as thesis Fig. 2.7).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        **kwargs
+            Passed to ``ax.plot``.
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        check_is_fitted(self)
+        from hdbayes.plotting import plot_log_alpha_density
+
+        return plot_log_alpha_density(self, ax=ax, **kwargs)
