@@ -46,6 +46,7 @@ from hdbayes._validation import (
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
 from hdbayes.exceptions import InputValueError
 from hdbayes.mcmc.chains import ChainDraws, chain_seeds
+from hdbayes.mcmc.slice import slice_sample
 from hdbayes.selection import f_statistic
 from hdbayes.selection_bias._base import (
     POSITIVE,
@@ -66,6 +67,7 @@ __all__ = [
     "class_statistics",
     "gibbs_chain",
     "log_class_numerators",
+    "per_class_chain",
     "per_feature_chain",
     "rao_blackwell_log_class_numerators",
 ]
@@ -288,21 +290,47 @@ def _log_s_target(eta, other, k_alpha_half, a_prior, b_prior, alpha_half_sum_inv
 
 
 @jit
+def _log_v_density(eta, args):
+    """log π(η) for η = log v_j of the per-class model (docs/gaussian.md, eq. P21): λ η − (χ e^{−η} + ψ e^η)/2,
+    the generalised inverse Gaussian of v_j with the Jacobian of η = log v included (λ, not λ − 1)."""
+    lam, chi, psi = args
+    return lam * eta - 0.5 * (chi * np.exp(-eta) + psi * np.exp(eta))
+
+
+@jit
+def _draw_log_v(eta, lam, chi, psi, rng):
+    """One slice-sampling update of η = log v_j (eq. P21), with an interval width set by the conditional
+    alone: 2.4/√c, c = (χ/u + ψ u)/2 the curvature at the mode u = e^η̂ (λ + √(λ² + ψχ))/ψ."""
+    root = np.sqrt(lam * lam + psi * chi)
+    mode = (lam + root) / psi if lam >= 0.0 else chi / (root - lam)
+    width = 2.4 / np.sqrt(0.5 * (chi / mode + psi * mode))
+    args = (lam, chi, psi)
+    new, _ = slice_sample(eta, _log_v_density(eta, args), _log_v_density, args, width, 20, -np.inf, np.inf, rng)
+    return new
+
+
+@jit
 def _per_feature_chain_kernel(
     counts, sums, squares, burn_in, slots, n_saved, alpha1_x, alpha1_mu, alpha_x, w_x, alpha_mu, w_mu, alpha_nu,
-    w_nu, n_discarded, table, eta_min, step, v0, h, log_a, d1, d2, log_norm, proposal_sd_mu, proposal_sd_x,
-    n_metropolis, init_jitter, rng,
+    w_nu, per_class, alpha2_x, n_discarded, table, eta_min, step, v0, h, log_a, d1, d2, log_norm, proposal_sd_mu,
+    proposal_sd_x, n_metropolis, init_jitter, rng,
 ):  # fmt: skip
-    """One chain of the per-feature-spread model (docs/gaussian.md, eq. P5–P10), drawing only from ``rng``.
+    """One chain of the per-feature-spread model (docs/gaussian.md, eq. P5–P10), drawing only from ``rng``;
+    with ``per_class``, of the per-class-variance model (eq. P18–P22).
 
-    Per iteration: μ (P5), w^x_j (P6), ν (P7), w^μ_j (P8), τ^ν, then ``n_metropolis`` random-walk
-    Metropolis steps on log s_μ and on log s_x (P9–P10, with (p − k) log A(s_μ/s_x) when corrected).
+    Per iteration: μ (P5 or P20), the variances (w^x_j by P6; or w_gj by P20 and v_j by P21, one
+    slice-sampling update of log v_j), ν (P7), w^μ_j (P8), τ^ν, then ``n_metropolis`` random-walk
+    Metropolis steps on log s_μ and on log s_x (P9–P10 with Σ_j 1/v_j for per-class, and
+    (p − k) log A(s_μ/s_x) when corrected). ``level[j]`` is the variance of feature j around which s_x is
+    updated: w^x_j (pooled; then every class has variance w^x_j) or v_j (per class). The saved class
+    variances are returned only with ``per_class`` (a (0, G, k) array otherwise).
     """
     n_classes, k = sums.shape
     n = counts.sum()
     n_iter = slots.shape[0]
     mu_samples = np.empty((n_saved, n_classes, k))
-    w_x_samples = np.empty((n_saved, k))
+    w_x_samples = np.empty((n_saved if per_class else 0, n_classes, k))
+    level_samples = np.empty((n_saved, k))
     w_mu_samples = np.empty((n_saved, k))
     nu_samples = np.empty((n_saved, k))
     log_s_mu_samples = np.empty(n_saved)
@@ -317,10 +345,11 @@ def _per_feature_chain_kernel(
     a_mu, b_mu = alpha_mu / 2.0, alpha_mu * w_mu / 2.0
     a_x, b_x = alpha_x / 2.0, alpha_x * w_x / 2.0
 
-    # initial state: class means, their average, pooled within-class variances, spreads of the means
+    # initial state: class means, their average, pooled (and per-class) within-class variances, spreads
     mu = sums / np.maximum(counts, 1.0).reshape(-1, 1)
     nu = np.empty(k)
-    w_x = np.empty(k)
+    w_x = np.empty((n_classes, k))
+    level = np.empty(k)
     w_mu = np.empty(k)
     spread_nu = 0.0
     log_sum_x = 0.0
@@ -330,11 +359,15 @@ def _per_feature_chain_kernel(
         within = 0.0
         between = 0.0
         for g in range(n_classes):
-            within += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+            residual = squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+            within += residual
             between += (mu[g, j] - nu[j]) ** 2
-        w_x[j] = max(within, 1e-12) / (n - n_classes)
-        w_mu[j] = max(between / n_classes, 1e-6 * w_x[j])
-        log_sum_x += np.log(w_x[j])
+            w_x[g, j] = max(residual, 0.0) / max(counts[g] - 1.0, 1.0)
+        level[j] = max(within, 1e-12) / (n - n_classes)
+        for g in range(n_classes):
+            w_x[g, j] = max(w_x[g, j], 1e-6 * level[j]) if per_class else level[j]
+        w_mu[j] = max(between / n_classes, 1e-6 * level[j])
+        log_sum_x += np.log(level[j])
         log_sum_mu += np.log(w_mu[j])
         spread_nu += nu[j] ** 2
     log_s_x = log_sum_x / k + init_jitter * rng.standard_normal()
@@ -342,22 +375,35 @@ def _per_feature_chain_kernel(
     tau_nu = k / max(spread_nu, 1e-12)
 
     for iteration in range(n_iter):
-        # μ_gj (P5)
+        # μ_gj (P5; P20 with the class's variance)
         for j in range(k):
             for g in range(n_classes):
-                precision = 1.0 / w_mu[j] + counts[g] / w_x[j]
-                mean = (nu[j] / w_mu[j] + sums[g, j] / w_x[j]) / precision
+                precision = 1.0 / w_mu[j] + counts[g] / w_x[g, j]
+                mean = (nu[j] / w_mu[j] + sums[g, j] / w_x[g, j]) / precision
                 mu[g, j] = mean + rng.standard_normal() / np.sqrt(precision)
-        # w^x_j (P6)
+        # the variances: w^x_j (P6), or w_gj (P20) and v_j (P21)
         s_x = np.exp(log_s_x)
         sum_inverse_x = 0.0
         for j in range(k):
-            residual = 0.0
-            for g in range(n_classes):
-                residual += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
-            residual = max(residual, 0.0)
-            w_x[j] = 1.0 / rng.gamma((alpha1_x + n) / 2.0, 2.0 / (alpha1_x * s_x + residual))
-            sum_inverse_x += 1.0 / w_x[j]
+            if per_class:
+                sum_inverse_w = 0.0
+                for g in range(n_classes):
+                    residual = squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+                    residual = max(residual, 0.0)
+                    w_x[g, j] = 1.0 / rng.gamma((alpha2_x + counts[g]) / 2.0, 2.0 / (alpha2_x * level[j] + residual))
+                    sum_inverse_w += 1.0 / w_x[g, j]
+                log_v = _draw_log_v(np.log(level[j]), (n_classes * alpha2_x - alpha1_x) / 2.0, alpha1_x * s_x,
+                                    alpha2_x * sum_inverse_w, rng)  # fmt: skip
+                level[j] = np.exp(log_v)
+            else:
+                residual = 0.0
+                for g in range(n_classes):
+                    residual += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+                residual = max(residual, 0.0)
+                level[j] = 1.0 / rng.gamma((alpha1_x + n) / 2.0, 2.0 / (alpha1_x * s_x + residual))
+                for g in range(n_classes):
+                    w_x[g, j] = level[j]
+            sum_inverse_x += 1.0 / level[j]
         # ν_j (P7)
         for j in range(k):
             precision = tau_nu + n_classes / w_mu[j]
@@ -411,7 +457,9 @@ def _per_feature_chain_kernel(
         slot = slots[iteration]
         if slot >= 0:
             mu_samples[slot] = mu
-            w_x_samples[slot] = w_x
+            if per_class:
+                w_x_samples[slot] = w_x
+            level_samples[slot] = level
             w_mu_samples[slot] = w_mu
             nu_samples[slot] = nu
             log_s_mu_samples[slot] = log_s_mu
@@ -420,8 +468,33 @@ def _per_feature_chain_kernel(
             acceptance[slot] = accepted / (2.0 * n_metropolis * window)
             accepted = 0
             window = 0
-    return (mu_samples, w_x_samples, w_mu_samples, nu_samples, log_s_mu_samples, log_s_x_samples, log_tau_nu_samples,
-            acceptance, warm_s_mu, warm_s_x, warm_tau_nu)  # fmt: skip
+    return (mu_samples, w_x_samples, level_samples, w_mu_samples, nu_samples, log_s_mu_samples, log_s_x_samples,
+            log_tau_nu_samples, acceptance, warm_s_mu, warm_s_x, warm_tau_nu)  # fmt: skip
+
+
+def _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior, adjustment, n_discarded,
+                            proposal_sd, n_metropolis, init_jitter, per_class):  # fmt: skip
+    """Bind the arguments of :func:`_per_feature_chain_kernel` (both variances) and run it."""
+    k = np.shape(sums)[1]
+    if adjustment is None or n_discarded == 0:
+        n_discarded = 0
+        v0, h, log_a, d1, d2, log_norm = 0.0, 1.0, np.zeros(1), 1.0, 1.0, 0.0
+    else:
+        v0, h, log_a, d1, d2, log_norm = adjustment.kernel_arguments()
+    table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
+    sd_mu = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_mu"])))
+    sd_x = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_x"])))
+    out = _per_feature_chain_kernel(
+        np.asarray(counts, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
+        np.ascontiguousarray(squares, dtype=np.float64), int(schedule.burn_in), schedule.slots,
+        int(schedule.n_saved), *(float(prior[name]) for name in _PER_FEATURE_PRIOR_NAMES), bool(per_class),
+        float(prior["alpha2_x"]) if per_class else 1.0, float(n_discarded), table, float(eta_min), float(step),
+        float(v0), float(h), log_a, float(d1), float(d2), float(log_norm), sd_mu, sd_x, int(n_metropolis),
+        float(init_jitter), rng,
+    )  # fmt: skip
+    if advance is not None:
+        advance(schedule.n_iter)
+    return out
 
 
 def per_feature_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, adjustment=None, n_discarded=0,
@@ -448,28 +521,47 @@ def per_feature_chain(rng, schedule, advance=None, *, counts, sums, squares, pri
         ``log_tau_nu`` (S,); ``warmup``: the three scalars at every burn-in iteration;
         ``sample_stats``: ``acceptance_rate`` (S,) of the Metropolis steps (both scales).
     """
-    k = np.shape(sums)[1]
-    if adjustment is None or n_discarded == 0:
-        n_discarded = 0
-        v0, h, log_a, d1, d2, log_norm = 0.0, 1.0, np.zeros(1), 1.0, 1.0, 0.0
-    else:
-        v0, h, log_a, d1, d2, log_norm = adjustment.kernel_arguments()
-    table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
-    slots = schedule.slots
-    sd_mu = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_mu"])))
-    sd_x = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_x"])))
-    out = _per_feature_chain_kernel(
-        np.asarray(counts, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
-        np.ascontiguousarray(squares, dtype=np.float64), int(schedule.burn_in), slots, int(schedule.n_saved),
-        *(float(prior[name]) for name in _PER_FEATURE_PRIOR_NAMES), float(n_discarded), table, float(eta_min),
-        float(step), float(v0), float(h), log_a, float(d1), float(d2), float(log_norm), sd_mu, sd_x,
-        int(n_metropolis), float(init_jitter), rng,
-    )  # fmt: skip
-    mu, w_x, w_mu, nu, log_s_mu, log_s_x, log_tau_nu, acceptance, warm_mu, warm_x, warm_nu = out
-    if advance is not None:
-        advance(schedule.n_iter)
+    out = _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior, adjustment, n_discarded,
+                                  proposal_sd, n_metropolis, init_jitter, per_class=False)  # fmt: skip
+    mu, _, w_x, w_mu, nu, log_s_mu, log_s_x, log_tau_nu, acceptance, warm_mu, warm_x, warm_nu = out
     return ChainDraws(
         posterior={"mu": mu, "w_x": w_x, "w_mu": w_mu, "nu": nu, "log_s_mu": log_s_mu, "log_s_x": log_s_x,
+                   "log_tau_nu": log_tau_nu},  # fmt: skip
+        warmup={"log_s_mu": warm_mu, "log_s_x": warm_x, "log_tau_nu": warm_nu} if schedule.burn_in > 0 else {},
+        sample_stats={"acceptance_rate": acceptance},
+    )
+
+
+def per_class_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, adjustment=None, n_discarded=0,
+                    proposal_sd=0.5, n_metropolis=5, init_jitter=0.5):  # fmt: skip
+    """Run one chain of the per-class-variance model (docs/gaussian.md, eq. P18–P22).
+
+    The per-feature-spread model (:func:`per_feature_chain`) with one variance per class and feature:
+    x_ij | y_i = g ~ N(μ_gj, w_gj), w_gj | v_j ~ Inv-χ²(α2_x, v_j) independently over g, and
+    v_j ~ Inv-χ²(α1_x, s_x) (the per-feature model's prior of w^x_j). Per iteration: μ_gj (P20), w_gj
+    (P20, Gamma draws of 1/w_gj), log v_j (P21, one update of :func:`hdbayes.mcmc.slice_sample` from its
+    generalised inverse Gaussian conditional), ν, w^μ_j, τ^ν, then the Metropolis steps on log s_μ and
+    log s_x of the per-feature model with Σ_j 1/v_j in place of Σ_j 1/w^x_j (P22), and
+    (p − k) log A(s_μ/s_x) when ``adjustment`` is given and p − k > 0 (an object with
+    ``kernel_arguments()`` as :class:`PerFeatureGaussianAdjustment`'s). Same kernel, proposals and
+    signature as :func:`per_feature_chain`.
+
+    Parameters
+    ----------
+    prior : dict
+        ``alpha1_mu, alpha1_x, alpha2_x, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu``.
+
+    Returns
+    -------
+    hdbayes.mcmc.ChainDraws
+        ``posterior``: ``mu`` and ``w_x`` (S, G, k); ``v``, ``w_mu``, ``nu`` (S, k); ``log_s_mu``,
+        ``log_s_x``, ``log_tau_nu`` (S,); ``warmup`` and ``sample_stats`` as :func:`per_feature_chain`.
+    """
+    out = _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior, adjustment, n_discarded,
+                                  proposal_sd, n_metropolis, init_jitter, per_class=True)  # fmt: skip
+    mu, w_x, v, w_mu, nu, log_s_mu, log_s_x, log_tau_nu, acceptance, warm_mu, warm_x, warm_nu = out
+    return ChainDraws(
+        posterior={"mu": mu, "w_x": w_x, "v": v, "w_mu": w_mu, "nu": nu, "log_s_mu": log_s_mu, "log_s_x": log_s_x,
                    "log_tau_nu": log_tau_nu},  # fmt: skip
         warmup={"log_s_mu": warm_mu, "log_s_x": warm_x, "log_tau_nu": warm_nu} if schedule.burn_in > 0 else {},
         sample_stats={"acceptance_rate": acceptance},
@@ -481,14 +573,16 @@ def log_class_numerators(X, mu, tau_x, class_log_prior):
 
         log P(x* | train, y* = g) ≈ logmeanexp_s Σ_j log N(x*_j; μ_j^(g)[s], 1/τ_j^x[s]),
 
-    computed with matrix products (Σ_j τ x², Σ_j τ μ x, Σ_j τ μ²) in chunks of test cases.
+    computed with matrix products (Σ_j τ x², Σ_j τ μ x, Σ_j τ μ²) in chunks of test cases. With
+    per-class precisions (``class_variance="per-class"``) τ_j^x is τ_gj^x = 1/w_gj of the class.
 
     Parameters
     ----------
     X : ndarray of shape (N, k)
         Test values of the selected features.
     mu : ndarray of shape (S, G, k)
-    tau_x : ndarray of shape (S, k)
+    tau_x : ndarray of shape (S, k) or (S, G, k)
+        Precisions per draw and feature, or per draw, class and feature.
     class_log_prior : ndarray of shape (G,)
         log (n_g + c)/(n + G c), the Pólya-urn predictive of the class.
 
@@ -497,15 +591,16 @@ def log_class_numerators(X, mu, tau_x, class_log_prior):
     ndarray of shape (N, G)
     """
     n_samples, n_classes, k = mu.shape
-    weighted_mu = (tau_x[:, None, :] * mu).reshape(n_samples * n_classes, k)  # (S·G, k)
-    constant = 0.5 * np.log(tau_x).sum(axis=1) - 0.5 * k * np.log(2.0 * np.pi)  # (S,)
+    tau = tau_x[:, None, :] if tau_x.ndim == 2 else tau_x  # (S, 1, k) or (S, G, k)
+    weighted_mu = (tau * mu).reshape(n_samples * n_classes, k)  # (S·G, k)
+    constant = 0.5 * np.log(tau).sum(axis=-1) - 0.5 * k * np.log(2.0 * np.pi)  # (S, 1) or (S, G)
     mean_term = 0.5 * np.einsum("sgk,sgk->sg", weighted_mu.reshape(n_samples, n_classes, k), mu)  # (S, G)
     out = np.empty((X.shape[0], n_classes))
     for start in range(0, X.shape[0], _PREDICT_CHUNK):
         rows = X[start : start + _PREDICT_CHUNK]
-        square_term = 0.5 * (rows * rows) @ tau_x.T  # (N, S)
+        square_term = 0.5 * ((rows * rows) @ tau.reshape(-1, k).T).reshape(rows.shape[0], n_samples, -1)
         cross = (rows @ weighted_mu.T).reshape(rows.shape[0], n_samples, n_classes)
-        log_lik = constant[None, :, None] - square_term[:, :, None] + cross - mean_term[None]
+        log_lik = constant[None] - square_term + cross - mean_term[None]
         out[start : start + _PREDICT_CHUNK] = logsumexp(log_lik, axis=1) - np.log(n_samples)
     return out + class_log_prior[None, :]
 
@@ -519,12 +614,16 @@ def rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, class
     densities over the draws estimates the same quantity as eq. 15 (Rao–Blackwellisation)
     with much smaller Monte Carlo variance: a product over k features of densities at
     sampled μ is dominated by a few draws when k is large, which makes eq. 15
-    overconfident and noisy.
+    overconfident and noisy. With per-class precisions τ_gj^x = 1/w_gj
+    (``class_variance="per-class"``, docs/gaussian.md eq. P23) τ_j^x is the class's in P, m and the
+    variance: N(m_gj, w_gj + 1/P_gj).
 
     Parameters
     ----------
     X : ndarray of shape (N, k)
-    nu, tau_x : ndarray of shape (S, k)
+    nu : ndarray of shape (S, k)
+    tau_x : ndarray of shape (S, k) or (S, G, k)
+        Within-class precisions per draw and feature, or per draw, class and feature.
     tau_mu : ndarray of shape (S,) or (S, k)
         1/w^μ: one per draw (the shared model) or one per draw and feature (``spread="per-feature"``).
     counts : ndarray of shape (G,)
@@ -539,9 +638,10 @@ def rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, class
     n_samples, k = nu.shape
     n_classes = counts.shape[0]
     tau_mu = np.asarray(tau_mu).reshape(n_samples, 1, -1)  # (S, 1, 1) or (S, 1, k)
-    precision = tau_mu + counts[None, :, None] * tau_x[:, None, :]  # (S, G, k)
-    mean = (nu[:, None, :] * tau_mu + sums[None] * tau_x[:, None, :]) / precision
-    variance = 1.0 / tau_x[:, None, :] + 1.0 / precision
+    tau = tau_x[:, None, :] if tau_x.ndim == 2 else tau_x  # (S, 1, k) or (S, G, k)
+    precision = tau_mu + counts[None, :, None] * tau  # (S, G, k)
+    mean = (nu[:, None, :] * tau_mu + sums[None] * tau) / precision
+    variance = 1.0 / tau + 1.0 / precision
     constant = -0.5 * (np.log(2.0 * np.pi * variance) + mean * mean / variance).sum(axis=-1)  # (S, G)
     inverse = (1.0 / variance).reshape(n_samples * n_classes, k)
     weighted = (mean / variance).reshape(n_samples * n_classes, k)
