@@ -1,14 +1,21 @@
 """The discrete family on dask arrays and by partial_fit: chunk statistics merged, equal to the in-memory fit."""
 
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import NotFittedError
 
 from hdbayes.discrete import (
     BayesianBernoulliNB,
     BayesianCategoricalNB,
     BayesianMultinomialNB,
+    DCMClassifier,
 )
+from hdbayes.discrete.dcm import WordCountHistogram
 from hdbayes.exceptions import InputValueError
 from hdbayes.statistics import is_dask_array
 
@@ -173,3 +180,98 @@ def test_bad_chunks_are_named():
     np.testing.assert_array_equal(model.feature_count_, BayesianMultinomialNB().fit(X, y).feature_count_)
     with pytest.raises(InputValueError, match=r"label 'z', which is not in classes"):
         model.partial_fit(Xd[:20], da.from_array(np.full(20, "z"), chunks=20))
+
+
+# -- DCMClassifier: mergeable count histograms instead of kept documents ------------------------------------
+
+
+def documents(real=False, seed=0):
+    from hdbayes.datasets.documents import simulate_bursty_documents
+
+    corpus = simulate_bursty_documents(N, 60, concentration=8.0, mean_length=25, n_classes=3, random_state=seed)
+    X = corpus.X.toarray() if sp.issparse(corpus.X) else np.asarray(corpus.X, dtype=float)
+    X[5] = 0  # an empty document
+    if real:
+        X = X * np.random.default_rng(seed).uniform(0.5, 2.0, X.shape)
+    return X, corpus.y
+
+
+@pytest.mark.parametrize("real", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_dcm_from_dask_and_by_partial_fit_equals_the_in_memory_fit(real, sparse):
+    X, y = documents(real)
+    memory = DCMClassifier().fit(X, y)
+    assert memory.converged_.all()
+    chunked = DCMClassifier().fit(as_dask(X, sparse, chunks=(20, 25)), y)  # column chunks are joined per row chunk
+    batches = DCMClassifier()
+    for start in range(0, N, 30):
+        batches.partial_fit(X[start:start + 30], y[start:start + 30], classes=np.unique(y))
+    for model in (chunked, batches):
+        assert model.statistics_ == memory.statistics_  # the histograms are exact: no rounding in a merge
+        # identical histograms give the identical fit, bit for bit
+        np.testing.assert_array_equal(model.concentration_, memory.concentration_)
+        np.testing.assert_array_equal(model.n_iter_, memory.n_iter_)
+        np.testing.assert_allclose(model.feature_count_, memory.feature_count_, rtol=1e-12)
+        np.testing.assert_allclose(model.predict_proba(X), memory.predict_proba(X), rtol=1e-12, atol=1e-12)
+    proba = chunked.predict_proba(as_dask(X, sparse, chunks=(20, 25)))
+    assert is_dask_array(proba)
+    np.testing.assert_allclose(proba.compute(), memory.predict_proba(X), rtol=1e-12, atol=1e-12)
+
+
+def test_dcm_in_memory_fit_equals_the_fixed_point_on_the_documents():
+    # the oracle: the exceedance counts taken from the documents themselves (the former path, which kept them)
+    from hdbayes.discrete.dcm import _exceedance_counts, _minka_fixed_point
+
+    X, y = documents()
+    model = DCMClassifier(min_concentration=1e-8).fit(X, y)
+    for c, label in enumerate(model.classes_):
+        docs = sp.csc_matrix(X[y == label])
+        seen = np.flatnonzero(np.diff(docs.indptr))
+        sub = docs[:, seen]
+        pointer, exceed = _exceedance_counts(sub.indptr.astype(np.int64), sub.data.astype(np.int64))
+        lengths = np.asarray(docs.sum(axis=1)).ravel().astype(np.int64)
+        length_exceed = np.bincount(lengths)[::-1].cumsum()[::-1][1:].astype(np.float64)
+        start = np.maximum(np.asarray(sub.sum(axis=0)).ravel() / docs.shape[0], 1e-8)
+        fitted, n_iter, _ = _minka_fixed_point(pointer, exceed, length_exceed, start, 60 - seen.size, 1e-8, 1000, 1e-6)
+        alpha = np.full(60, 1e-8)
+        alpha[seen] = fitted
+        np.testing.assert_array_equal(model.concentration_[c], alpha)
+        assert model.n_iter_[c] == n_iter
+
+
+def test_dcm_partial_fit_waits_for_words_in_every_class():
+    X, y = documents()
+    model = DCMClassifier().partial_fit(X[y == 0], y[y == 0], classes=[0, 1, 2])
+    assert not hasattr(model, "concentration_")
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    model.partial_fit(X[y != 0], y[y != 0])
+    np.testing.assert_array_equal(model.concentration_, DCMClassifier().fit(X, y).concentration_)
+    with pytest.raises(InputValueError, match="has no words"):
+        DCMClassifier().fit(np.vstack([X, np.zeros((2, 60))]), np.append(y, [7, 7]))
+
+
+def histogram_case():
+    return st.tuples(st.integers(0, 25), st.integers(1, 6), st.integers(0, 2**32 - 1), st.integers(1, 4),
+                     st.booleans())  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(histogram_case(), st.data())
+def test_word_count_histograms_of_a_union_are_the_sum_of_the_parts(case, data):
+    n, p, seed, n_parts, real = case
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(1.0, (n, p)) * (rng.random((n, p)) < 0.6)
+    X = X * rng.choice([0.5, 1.0, 2.25], (n, p)) if real else X
+    part = np.array(data.draw(st.lists(st.integers(0, n_parts - 1), min_size=n, max_size=n)), dtype=int)
+    whole = WordCountHistogram.from_data(X)
+    parts = [WordCountHistogram.from_data(X[part == q]) for q in range(n_parts)]
+    assert sum(parts) == whole
+    assert sum(parts[::-1]) == whole  # in any order
+    assert WordCountHistogram.zero(p) + whole == whole
+    assert pickle.loads(pickle.dumps(whole)) == whole
+    assert whole.n_documents == n and whole.n_nonzero == np.count_nonzero(X)
+    # the histogram of word j is the multiset of its non-zero values
+    for j in range(p):
+        values = np.repeat(whole.values[whole.words == j], whole.counts[whole.words == j])
+        np.testing.assert_array_equal(values, np.sort(X[:, j][X[:, j] != 0]))

@@ -46,23 +46,31 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 
 from hdbayes import special
 from hdbayes._numba import jit
-from hdbayes._validation import check_count, check_finite_output, check_positive
+from hdbayes._validation import check_count, check_finite_output, check_positive, feature_label
 from hdbayes.discrete._base import PSEUDO_COUNT, GenerativeClassifier, overflow_cause, plain
 from hdbayes.discrete.conjugate import (
     _COEF_HINT,
+    _TABLE_SIZE,
     DirichletMultinomialTables,
     check_count_matrix,
     dirichlet_multinomial_log_pmf,
-    integer_counts_fit_tables,
 )
 from hdbayes.exceptions import InputValueError
 
-__all__ = ["DCMClassifier", "DirichletFit", "dirichlet_multinomial_log_likelihood", "fit_dirichlet_multinomial"]
+__all__ = [
+    "DCMClassifier",
+    "DirichletFit",
+    "WordCountHistogram",
+    "dirichlet_multinomial_log_likelihood",
+    "fit_dirichlet_multinomial",
+]
 
 
 #: α_0 beyond which the data are treated as multinomial (the likelihood has no finite maximum)
@@ -399,43 +407,215 @@ def fit_dirichlet_multinomial(X, *, alpha_init=None, alpha_min=1e-8, max_iter=10
 
 def _fit_dirichlet_multinomial(X, alpha_init, alpha_min, max_iter, tol, feature_names):
     """:func:`fit_dirichlet_multinomial` on validated CSR counts (``feature_names`` for messages)."""
-    integer = integer_counts_fit_tables(X)
-    X = X.tocsc()
-    D = X.shape[1]
-    with np.errstate(over="ignore"):
-        lengths = np.asarray(X.sum(axis=1)).ravel()
-    if lengths.max(initial=0) == 0:
-        raise InputValueError("every document is empty: the Dirichlet-compound-multinomial cannot be fitted")
-    check_finite_output("the document lengths", lengths, cause=overflow_cause(X, feature_names))
-    X.eliminate_zeros()
-    seen = np.flatnonzero(np.diff(X.indptr) > 0)
-    sub = X[:, seen]
-    if alpha_init is None:
-        with np.errstate(over="ignore"):  # an overflow makes α non-finite, reported after the fit
-            start = np.asarray(sub.sum(axis=0)).ravel() / X.shape[0]
-    else:
-        alpha_init = np.asarray(alpha_init, dtype=np.float64)
-        if alpha_init.shape != (D,) or not np.all(np.isfinite(alpha_init)) or np.any(alpha_init <= 0):
-            raise InputValueError(f"alpha_init must hold {D} finite numbers > 0")
-        start = alpha_init[seen]
-    start = np.maximum(start, alpha_min)
-    if integer:
-        lengths = lengths.astype(np.int64)
-        pointer, exceed = _exceedance_counts(sub.indptr.astype(np.int64), sub.data.astype(np.int64))
-        length_exceed = np.bincount(lengths, minlength=lengths.max() + 1)[::-1].cumsum()[::-1][1:].astype(np.float64)
-        fitted, n_iter, converged = _minka_fixed_point(
-            pointer, exceed, length_exceed, start.copy(), D - seen.shape[0], alpha_min, max_iter, tol
-        )
-    else:
-        columns = np.repeat(np.arange(seen.shape[0]), np.diff(sub.indptr))
-        fitted, n_iter, converged = _minka_fixed_point_real(
-            columns, np.ascontiguousarray(sub.data, dtype=np.float64), lengths[lengths > 0], start.copy(),
-            D - seen.shape[0], alpha_min, max_iter, tol,
+    return WordCountHistogram._of_checked(X).fit(alpha_init, alpha_min, max_iter, tol, feature_names)
+
+
+def _run_lengths(keys):
+    """Start of every run of equal consecutive entries of the sorted key arrays ``keys``."""
+    if keys[0].shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    new = np.zeros(keys[0].shape[0], dtype=bool)
+    new[0] = True
+    for key in keys:
+        new[1:] |= key[1:] != key[:-1]
+    return np.flatnonzero(new)
+
+
+def _histogram(words, values, counts, n_features):
+    """(words, values, counts) of the distinct (word, value) pairs, sorted by word then value, with
+    the total count of each; ``counts`` None counts every pair once."""
+    words = np.asarray(words, dtype=np.int64)
+    values = np.asarray(values, dtype=np.float64)
+    counts = np.ones(words.shape[0], dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
+    top = values.max(initial=0.0)
+    if values.size and top < 2**31 and n_features * (top + 1) < 2**62 and np.all(values == np.round(values)):
+        size = int(top) + 1  # small integers: one int64 key per pair, word · (top + 1) + value
+        keys = words * size + values.astype(np.int64)
+        if n_features * size <= max(4_000_000, 8 * values.size):
+            table = np.bincount(keys, weights=counts, minlength=n_features * size)
+            keys = np.flatnonzero(table)
+            totals = np.rint(table[keys]).astype(np.int64)
+        else:
+            keys, inverse = np.unique(keys, return_inverse=True)
+            totals = np.bincount(inverse, weights=counts, minlength=keys.shape[0])
+            totals = np.rint(totals).astype(np.int64)
+        return keys // size, (keys % size).astype(np.float64), totals
+    order = np.lexsort((values, words))
+    words, values, counts = words[order], values[order], counts[order]
+    starts = _run_lengths((words, values))
+    if starts.size == 0:
+        return words, values, counts
+    return words[starts], values[starts], np.add.reduceat(counts, starts)
+
+
+class WordCountHistogram:
+    """The sufficient statistics of a Dirichlet-compound-multinomial fit: histograms of counts.
+
+    For documents x_1..x_n over D words, ``counts[k]`` documents have the value ``values[k]``
+    (> 0) for word ``words[k]`` (distinct (word, value) pairs, sorted), and
+    ``length_counts[k]`` documents have the length N_i = Σ_j x_ij = ``lengths[k]`` (> 0); the
+    remaining documents are empty. Minka's fixed point needs nothing else: for integer
+    counts the exceedance counts G_j(l) = #{i: x_ij > l} and H(l) = #{i: N_i > l} (see the
+    module docstring) are sums over these histograms, for real values the digamma sums run
+    over the histogram's entries. Two shards' histograms added are the histograms of their
+    union, so :class:`DCMClassifier` fits from chunks (``partial_fit``, dask arrays) without
+    keeping documents; the size is the number of distinct (word, count) pairs, not the
+    number of non-zeros. Immutable, compared by value, picklable.
+
+    Examples
+    --------
+    >>> X = np.array([[2, 0, 1], [1, 1, 0], [2, 0, 0]])
+    >>> h = WordCountHistogram.from_data(X[:2]) + WordCountHistogram.from_data(X[2:])
+    >>> h.words.tolist(), h.values.tolist(), h.counts.tolist()
+    ([0, 0, 1, 2], [1.0, 2.0, 1.0, 1.0], [1, 2, 1, 1])
+    >>> h == WordCountHistogram.from_data(X), h.n_documents
+    (True, 3)
+    """
+
+    __hash__ = None
+
+    def __init__(self, n_features, n_documents, words, values, counts, lengths, length_counts):
+        self.n_features = int(n_features)
+        self.n_documents = int(n_documents)
+        self.words, self.values, self.counts = _histogram(words, values, counts, self.n_features)
+        lengths = np.asarray(lengths, dtype=np.float64)
+        length_counts = np.asarray(length_counts, dtype=np.int64)
+        order = np.argsort(lengths, kind="stable")
+        lengths, length_counts = lengths[order], length_counts[order]
+        starts = _run_lengths((lengths,))
+        self.lengths = lengths[starts]
+        self.length_counts = np.add.reduceat(length_counts, starts) if starts.size else length_counts
+        if (self.words.size and (self.words.min() < 0 or self.words.max() >= self.n_features)) or (
+            self.values <= 0).any() or (self.lengths <= 0).any() or (self.counts < 0).any() or (
+            self.length_counts.sum() > self.n_documents):  # fmt: skip
+            raise InputValueError("inconsistent histograms: words in 0..D-1, values and lengths > 0, counts >= 0")
+        for array in (self.words, self.values, self.counts, self.lengths, self.length_counts):
+            array.setflags(write=False)
+
+    @classmethod
+    def from_data(cls, X):
+        """The histograms of count data X (n documents × D words; dense or sparse, values ≥ 0)."""
+        return cls._of_checked(check_count_matrix(X, integer=False))
+
+    @classmethod
+    def _of_checked(cls, X):
+        X = sp.csr_matrix(X)
+        with np.errstate(over="ignore"):
+            lengths = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()
+        nonzero = X.data != 0
+        lengths = lengths[lengths != 0]
+        return cls(X.shape[1], X.shape[0], X.indices[nonzero], X.data[nonzero], None, lengths,
+                   np.ones(lengths.shape[0], dtype=np.int64))  # fmt: skip
+
+    @classmethod
+    def zero(cls, n_features):
+        """The histograms of no documents (the neutral element of ``+``)."""
+        empty = np.zeros(0)
+        return cls(n_features, 0, empty, empty, empty, empty, empty)
+
+    @property
+    def n_nonzero(self) -> int:
+        """The number of non-zero entries of the documents."""
+        return int(self.counts.sum())
+
+    def __add__(self, other):
+        if not isinstance(other, WordCountHistogram):
+            return NotImplemented
+        if other.n_features != self.n_features:
+            raise InputValueError(f"cannot add the histograms of {self.n_features} and of {other.n_features} words")
+        cat = np.concatenate
+        return WordCountHistogram(
+            self.n_features, self.n_documents + other.n_documents, cat([self.words, other.words]),
+            cat([self.values, other.values]), cat([self.counts, other.counts]), cat([self.lengths, other.lengths]),
+            cat([self.length_counts, other.length_counts]),
         )  # fmt: skip
-    check_finite_output("the fitted Dirichlet concentrations", fitted, cause=overflow_cause(X, feature_names))
-    alpha = np.full(D, alpha_min)
-    alpha[seen] = fitted
-    return DirichletFit(alpha, int(n_iter), bool(converged))
+
+    def __radd__(self, other):
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+    def __eq__(self, other):
+        if not isinstance(other, WordCountHistogram):
+            return NotImplemented
+        return (self.n_features, self.n_documents) == (other.n_features, other.n_documents) and all(
+            np.array_equal(getattr(self, name), getattr(other, name))
+            for name in ("words", "values", "counts", "lengths", "length_counts")
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.n_features, self.n_documents, self.words, self.values, self.counts, self.lengths,
+                             self.length_counts))  # fmt: skip
+
+    def __repr__(self):
+        return (
+            f"WordCountHistogram(n_documents={self.n_documents}, n_features={self.n_features}, "
+            f"n_pairs={self.words.shape[0]})"
+        )
+
+    def _overflow_cause(self, feature_names):
+        if self.values.size == 0:
+            return None
+        k = int(np.argmax(self.values))
+        return (
+            f"the value {float(self.values[k]):g} of {feature_label(int(self.words[k]), feature_names)} is too large "
+            "for double-precision arithmetic"
+        )
+
+    def _integer(self):
+        """Whether the exceedance tables apply (as :func:`integer_counts_fit_tables` on the documents)."""
+        values = self.values
+        if values.size == 0:
+            return True
+        if not np.all(values == np.round(values)) or values.max() > 2**31:
+            return False
+        word_ends = np.append(_run_lengths((self.words,))[1:], values.shape[0]) - 1
+        top = values[word_ends]  # values are sorted within each word
+        limit = max(_TABLE_SIZE, 4 * self.n_nonzero)
+        return top[top >= 2].sum() <= limit and self.lengths.max(initial=0) <= limit
+
+    def fit(self, alpha_init=None, alpha_min=1e-8, max_iter=1000, tol=1e-6, feature_names=None):
+        """Minka's fixed point (see :func:`fit_dirichlet_multinomial`) on these histograms."""
+        D = self.n_features
+        if self.lengths.size == 0:
+            raise InputValueError("every document is empty: the Dirichlet-compound-multinomial cannot be fitted")
+        check_finite_output("the document lengths", self.lengths, cause=self._overflow_cause(feature_names))
+        word_starts = _run_lengths((self.words,))
+        seen = self.words[word_starts]
+        if alpha_init is None:
+            with np.errstate(over="ignore"):  # an overflow makes α non-finite, reported after the fit
+                start = np.add.reduceat(self.values * self.counts, word_starts) / self.n_documents
+        else:
+            alpha_init = np.asarray(alpha_init, dtype=np.float64)
+            if alpha_init.shape != (D,) or not np.all(np.isfinite(alpha_init)) or np.any(alpha_init <= 0):
+                raise InputValueError(f"alpha_init must hold {D} finite numbers > 0")
+            start = alpha_init[seen]
+        start = np.maximum(start, alpha_min)
+        local = np.repeat(np.arange(seen.shape[0]), np.diff(np.append(word_starts, self.words.shape[0])))
+        if self._integer():
+            ends = np.append(word_starts[1:], self.words.shape[0]) - 1
+            pointer = np.concatenate([[0], np.cumsum(self.values[ends].astype(np.int64))])
+            ones = np.zeros(pointer[-1] + 1)  # ones[pointer[k] + v - 1] = documents with x_k = v
+            np.add.at(ones, pointer[local] + self.values.astype(np.int64) - 1, self.counts)
+            tail = np.cumsum(ones[::-1])[::-1]  # Σ over positions ≥ l
+            exceed = tail[:-1] - np.repeat(tail[pointer[1:]], np.diff(pointer))  # G_k(l) = #{x_k > l}
+            lengths = self.lengths.astype(np.int64)
+            length_exceed = np.bincount(lengths, weights=self.length_counts, minlength=lengths.max() + 1)
+            length_exceed = length_exceed[::-1].cumsum()[::-1][1:]
+            fitted, n_iter, converged = _minka_fixed_point(
+                pointer, exceed, length_exceed, start.copy(), D - seen.shape[0], alpha_min, max_iter, tol
+            )
+        else:
+            fitted, n_iter, converged = _minka_fixed_point_real(
+                np.repeat(local, self.counts), np.repeat(self.values, self.counts),
+                np.repeat(self.lengths, self.length_counts), start.copy(), D - seen.shape[0], alpha_min, max_iter, tol,
+            )  # fmt: skip
+        check_finite_output(
+            "the fitted Dirichlet concentrations", fitted, cause=self._overflow_cause(feature_names)
+        )
+        alpha = np.full(D, alpha_min)
+        alpha[seen] = fitted
+        return DirichletFit(alpha, int(n_iter), bool(converged))
 
 
 def dirichlet_multinomial_log_likelihood(X, alpha):
@@ -458,6 +638,12 @@ class DCMClassifier(GenerativeClassifier):
     are not over-dispersed relative to the multinomial have their likelihood maximum at
     α_c0 → ∞ (the multinomial limit); the fit then stops when α_c0 reaches 10^10 (or at
     ``max_iter``) with a ConvergenceWarning and ``converged_`` False.
+
+    The fit depends on the documents of a class only through the histograms of their
+    word counts and lengths (:class:`WordCountHistogram`), which add up over batches: so
+    ``partial_fit`` equals ``fit`` on all batches, and ``fit`` on a ``dask.array`` computes
+    the histograms of each row chunk where it lives and merges them, bit-identical to the
+    in-memory fit.
 
     Parameters
     ----------
@@ -485,6 +671,9 @@ class DCMClassifier(GenerativeClassifier):
     converged_ : ndarray of bool, shape (n_classes,)
     feature_count_ : ndarray of shape (n_classes, n_features)
         T_jc.
+    statistics_ : list of WordCountHistogram
+        Per class, the histograms of word counts and document lengths the fit depends on
+        (mergeable: ``partial_fit`` and dask arrays add them up; no document is kept).
     class_log_prior_ : ndarray of shape (n_classes,)
 
     Examples
@@ -527,38 +716,84 @@ class DCMClassifier(GenerativeClassifier):
         """The floor used inside the fixed point (tiny for "auto", which floors afterwards)."""
         return 1e-8 if isinstance(self.min_concentration, str) else float(self.min_concentration)
 
-    #: no ``partial_fit``: the maximum-likelihood α needs all documents of a class at once
-    _incremental = False
-
     def _reset_counts(self, n_features):
         self.feature_count_ = np.zeros((self.classes_.shape[0], n_features))
-        self._documents = []
+        self.statistics_ = [WordCountHistogram.zero(n_features) for _ in self.classes_]
 
-    def _count(self, X, Y):
-        self.feature_count_ = self.feature_count_ + (Y.T @ X).toarray()
+    def _counts_of(self, X, Y):
         codes = Y.indices  # one non-zero per row: the class code
-        self._documents = [X[codes == c] for c in range(self.classes_.shape[0])]
+        return {
+            "feature_count": (Y.T @ X).toarray(),
+            "histograms": [WordCountHistogram._of_checked(X[codes == c]) for c in range(self.classes_.shape[0])],
+        }
+
+    @staticmethod
+    def _merge_counts(a, b):
+        return {
+            "class_count": a["class_count"] + b["class_count"],
+            "feature_count": a["feature_count"] + b["feature_count"],
+            "histograms": [g + h for g, h in zip(a["histograms"], b["histograms"], strict=True)],
+        }
+
+    def _add_counts(self, counts):
+        self.feature_count_ = self.feature_count_ + counts["feature_count"]
+        self.statistics_ = [g + h for g, h in zip(self.statistics_, counts["histograms"], strict=True)]
+
+    @available_if(lambda self: self._incremental)
+    def partial_fit(self, X, y, classes=None):
+        """Add a batch of documents; the model equals ``fit`` on all batches so far.
+
+        The batches' histograms (:class:`WordCountHistogram`, ``statistics_``) are added up and
+        the concentrations fitted again from them, so the result equals one ``fit`` on the
+        concatenated batches; no document is kept. Until every class has a non-empty document
+        the statistics are only accumulated and the model is not fitted yet.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+        y : array-like or dask array of shape (n_samples,)
+        classes : array-like, optional
+            All class labels (at least two); required on the first call.
+
+        Returns
+        -------
+        self
+        """
+        self._accumulating = True
+        try:
+            return super().partial_fit(X, y, classes=classes)
+        finally:
+            self.__dict__.pop("_accumulating", None)
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "concentration_")
 
     def _update_parameters(self):
         C, D = self.feature_count_.shape
-        self.concentration_ = np.empty((C, D))
-        self.n_iter_ = np.zeros(C, dtype=np.int64)
-        self.converged_ = np.zeros(C, dtype=bool)
-        self.total_concentration_ = np.zeros(C)
-        for c, documents in enumerate(self._documents):
-            if documents.shape[0] == 0 or documents.count_nonzero() == 0:
-                raise InputValueError(
-                    f"class {plain(self.classes_[c])} has no words (no documents, or all empty): "
-                    "its Dirichlet-compound-multinomial cannot be fitted"
-                )
-            fit = _fit_dirichlet_multinomial(
-                documents, None, self._floor(), self.max_iter, self.tol, self._feature_names()
+        empty = [c for c, histogram in enumerate(self.statistics_) if histogram.n_nonzero == 0]
+        if empty and getattr(self, "_accumulating", False):
+            for name in ("concentration_", "n_iter_", "converged_", "total_concentration_", "_dcm_tables",
+                         "class_log_prior_"):  # fmt: skip
+                self.__dict__.pop(name, None)
+            return
+        if empty:
+            raise InputValueError(
+                f"class {plain(self.classes_[empty[0]])} has no words (no documents, or all empty): "
+                "its Dirichlet-compound-multinomial cannot be fitted"
             )
+        concentration = np.empty((C, D))
+        n_iter = np.zeros(C, dtype=np.int64)
+        converged = np.zeros(C, dtype=bool)
+        total = np.zeros(C)
+        for c, histogram in enumerate(self.statistics_):
+            fit = histogram.fit(None, self._floor(), self.max_iter, self.tol, self._feature_names())
             auto = isinstance(self.min_concentration, str)
             alpha = np.maximum(fit.alpha, fit.alpha.sum() / D) if auto else fit.alpha
-            self.concentration_[c], self.n_iter_[c], self.converged_[c] = alpha, fit.n_iter, fit.converged
-            self.total_concentration_[c] = fit.alpha.sum()
-        del self._documents
+            concentration[c], n_iter[c], converged[c] = alpha, fit.n_iter, fit.converged
+            total[c] = fit.alpha.sum()
+        self.concentration_, self.n_iter_, self.converged_, self.total_concentration_ = (
+            concentration, n_iter, converged, total
+        )
         if not self.converged_.all():
             warnings.warn(
                 f"Minka's fixed point did not converge in max_iter={self.max_iter} iterations for "
@@ -571,6 +806,8 @@ class DCMClassifier(GenerativeClassifier):
 
     def _check_fitted_finite(self, X):
         super()._check_fitted_finite(X)
+        if not hasattr(self, "concentration_"):
+            return
         cause = overflow_cause(X, self._feature_names())
         check_finite_output("the fitted concentrations concentration_", self.concentration_, cause=cause)
 
