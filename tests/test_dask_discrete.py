@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from hdbayes.discrete import (
@@ -14,6 +15,8 @@ from hdbayes.discrete import (
     BayesianCategoricalNB,
     BayesianMultinomialNB,
     DCMClassifier,
+    MutualInformationSelector,
+    mutual_information_discrete,
 )
 from hdbayes.discrete.dcm import WordCountHistogram
 from hdbayes.exceptions import InputValueError
@@ -275,3 +278,47 @@ def test_word_count_histograms_of_a_union_are_the_sum_of_the_parts(case, data):
     for j in range(p):
         values = np.repeat(whole.values[whole.words == j], whole.counts[whole.words == j])
         np.testing.assert_array_equal(values, np.sort(X[:, j][X[:, j] != 0]))
+
+
+# -- MutualInformationSelector: per-class contingency tables --------------------------------------------------
+
+
+MI_CASES = [({}, "categories"), ({"binarize": 0.2, "estimate": "posterior_mean"}, "continuous"),
+            ({"threshold": 0.01}, "counts")]  # fmt: skip
+
+
+@pytest.mark.parametrize("options, kind", MI_CASES)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_mutual_information_selector_from_dask_and_partial_fit(options, kind, sparse):
+    X, y = data(kind)
+    memory = MutualInformationSelector(n_features_to_select=None if "threshold" in options else 7, **options)
+    memory.fit(X, y)
+    chunked = clone(memory).fit(as_dask(X, sparse), da.from_array(y, chunks=31))
+    batches = clone(memory)
+    for start in range(0, N, 40):
+        batches.partial_fit(X[start:start + 40], y[start:start + 40], classes=["a", "b", "c"])
+    for model in (chunked, batches):
+        np.testing.assert_array_equal(model.statistics_["table"], memory.statistics_["table"])
+        np.testing.assert_array_equal(model.scores_, memory.scores_)  # the same integer tables: the same scores
+        np.testing.assert_array_equal(model.selected_features_, memory.selected_features_)
+        assert model.threshold_ == memory.threshold_ and model.n_features_in_ == P
+    np.testing.assert_array_equal(memory.scores_, mutual_information_discrete(
+        X if "binarize" not in options else (X > 0.2), y, estimate=memory.estimate))  # fmt: skip
+    np.testing.assert_array_equal(chunked.transform(X), memory.transform(X))
+
+
+def test_mutual_information_selector_chunk_errors():
+    X, y = data("categories")
+    bad = X.copy()
+    bad[50, 7] = 1.5
+    with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 40\.\.59\).*integer counts.*feature 7"):
+        MutualInformationSelector().fit(da.from_array(bad, chunks=CHUNKS), y)
+    bad[50, 7] = -1
+    with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 40\.\.59\).*Negative.*feature 7"):
+        MutualInformationSelector().fit(da.from_array(bad, chunks=CHUNKS), y)
+    with pytest.raises(InputValueError, match="not 'median'"):
+        MutualInformationSelector(binarize="median").fit(da.from_array(X, chunks=CHUNKS), y)
+    assert not hasattr(MutualInformationSelector(binarize="median"), "partial_fit")
+    selector = MutualInformationSelector(n_features_to_select=3).partial_fit(X[:30], y[:30])
+    with pytest.raises(InputValueError, match="expecting 43 features"):
+        selector.partial_fit(da.from_array(X[:, :40], chunks=CHUNKS), y)

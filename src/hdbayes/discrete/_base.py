@@ -203,6 +203,20 @@ def _check_prior_array(name, value, shape):
         raise InputValueError(f"{name} of shape {array.shape} does not broadcast to {shape}") from exc
 
 
+def _widen(flat, widths, new_widths):
+    """Counts (C, Σ widths) of features with ``widths`` categories placed into (C, Σ new_widths),
+    new_widths ≥ widths (the new categories count 0)."""
+    widths, new_widths = np.asarray(widths, dtype=np.int64), np.asarray(new_widths, dtype=np.int64)
+    if np.array_equal(widths, new_widths):
+        return flat
+    old_offsets = np.concatenate([[0], np.cumsum(widths)])
+    new_offsets = np.concatenate([[0], np.cumsum(new_widths)])
+    feature = np.repeat(np.arange(widths.shape[0]), widths)
+    out = np.zeros((flat.shape[0], int(new_offsets[-1])))
+    out[:, new_offsets[feature] + np.arange(old_offsets[-1]) - old_offsets[feature]] = flat
+    return out
+
+
 def _chunk_counts(x, codes, *, where, columns, model):
     """The count statistics of one row chunk (all columns) of a dask X and its class codes: the
     model's ``_counts_of`` and the class sizes ("class_count")."""

@@ -25,13 +25,22 @@ from scipy.special import xlogy
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import binarize_features, check_class_labels, check_positive, feature_label, validate_input
-from hdbayes.discrete._base import check_non_negative_features, feature_thresholds
+from hdbayes._validation import (
+    binarize_features,
+    check_class_labels,
+    check_positive,
+    feature_label,
+    first_entry,
+    validate_input,
+)
+from hdbayes.discrete._base import _widen, check_non_negative_features, feature_thresholds
 from hdbayes.discrete.conjugate import _MAX_CODE, check_count_matrix
-from hdbayes.exceptions import InputValueError
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection import select_from_scores
+from hdbayes.statistics import check_dask_matrix, dask_class_codes, is_dask_array, reduce_chunks
 
 __all__ = ["MutualInformationSelector", "mutual_information_binary", "mutual_information_discrete"]
 
@@ -120,6 +129,18 @@ def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0, feature_name
     """
     if estimate not in ("mle", "posterior_mean"):
         raise InputValueError(f"estimate must be 'mle' or 'posterior_mean', got {estimate!r}")
+    X = _check_codes(X, feature_names)
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise InputValueError(f"y must be 1-D with {X.shape[0]} entries (one per row of X), got shape {y.shape}")
+    _, codes = np.unique(y, return_inverse=True)
+    n_classes = int(codes.max()) + 1
+    table, starts = _contingency_tables(X, codes, n_classes)
+    return _scores_from_table(table, starts, estimate, prior)
+
+
+def _check_codes(X, feature_names=None):
+    """X as CSR non-negative integer codes below _MAX_CODE (input errors name the feature)."""
     X = check_count_matrix(
         X, name="X", feature_names=feature_names,
         option="the mutual information is computed on counts or 0/1 codes; binarize continuous data first "
@@ -131,12 +152,11 @@ def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0, feature_name
             f"{feature_label(int(X.indices[k]), feature_names)} has the value {float(X.data[k]):g}; counts and codes "
             f"must be below {_MAX_CODE}"
         )
-    y = np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise InputValueError(f"y must be 1-D with {X.shape[0]} entries (one per row of X), got shape {y.shape}")
-    _, codes = np.unique(y, return_inverse=True)
-    n_classes = int(codes.max()) + 1
-    table, starts = _contingency_tables(X, codes, n_classes)
+    return X
+
+
+def _scores_from_table(table, starts, estimate, prior):
+    """I(X_j; Y) of every feature from its contingency table with the class (see :func:`_contingency_tables`)."""
     if estimate == "posterior_mean":
         check_positive("prior", prior)
         table = table + prior
@@ -148,6 +168,38 @@ def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0, feature_name
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = xlogy(joint, joint) - xlogy(joint, value_marginal) - xlogy(joint, class_marginal)
     return np.maximum(np.add.reduceat(terms.sum(axis=0), starts), 0.0)
+
+
+def _table_counts(X, codes, n_classes):
+    """The mergeable statistics of checked codes X: the contingency tables and their category counts."""
+    table, starts = _contingency_tables(X, np.asarray(codes, dtype=np.int64), n_classes)
+    return {"n_categories": np.diff(np.append(starts, table.shape[1])), "table": table}
+
+
+def _merge_tables(a, b):
+    widths = np.maximum(a["n_categories"], b["n_categories"])
+    table = _widen(a["table"], a["n_categories"], widths) + _widen(b["table"], b["n_categories"], widths)
+    return {"n_categories": widths, "table": table}
+
+
+def _chunk_tables(x, codes, *, where, columns, thresholds, n_classes, non_negative):
+    """The contingency tables of one row chunk of a dask X, checked as in memory."""
+    x = sp.csr_matrix(x) if sp.issparse(x) else np.asarray(x)
+    if x.dtype.kind not in "biuf":
+        raise InputTypeError(f"X must hold numbers, got dtype {x.dtype}")
+    x = x.astype(np.float64, copy=False)
+    values = x.data if sp.issparse(x) else x
+    bad = ~np.isfinite(values)
+    if bad.any():
+        j, value = first_entry(x, bad)
+        raise InputValueError(f"X holds {value:g} in {feature_label(j, None)}; X must be finite")
+    if non_negative:
+        check_non_negative_features(
+            x, "MutualInformationSelector", hint="pass binarize=<threshold> to score continuous data"
+        )
+    if thresholds is not None:
+        x = binarize_features(x, thresholds)
+    return _table_counts(_check_codes(x), codes, n_classes)
 
 
 class MutualInformationSelector(SelectorMixin, BaseEstimator):
@@ -187,6 +239,12 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         I(X_j; Y) in nats.
     ranking_ : ndarray of shape (n_features_in_,)
         Feature indices by decreasing score (stable: ties by column index).
+    classes_ : ndarray
+        The class labels.
+    statistics_ : dict
+        The mergeable statistics the scores come from: ``table`` (n_classes, Σ_j S_j), the
+        joint counts N(x_j = v, y = c) of every feature's values v = 0..S_j − 1 side by side,
+        and ``n_categories`` (S_j); ``partial_fit`` and dask chunks add them up.
     selection_ : hdbayes.selection.Selection
     selected_features_ : ndarray of int
         Retained columns, strongest first.
@@ -244,25 +302,153 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         the number of features, and a ``threshold`` that no feature exceeds — before
         anything is fitted.
 
+        X may be a ``dask.array`` (dense or ``scipy.sparse`` chunks) and y a numpy or dask
+        array: the per-class contingency tables of every row chunk are computed where it
+        lives and merged (the scores equal the in-memory ones exactly); ``binarize`` must then
+        be a fixed threshold or None. A bad chunk is an input error naming it.
+
         Returns
         -------
         self
         """
-        if self.n_features_to_select is not None and self.threshold is not None:
-            raise InputValueError("give at most one of n_features_to_select and threshold")
+        self._check_selection_options()
+        if is_dask_array(X):
+            return self._fit_dask(X, y, classes=None, first=True)
+        if is_dask_array(y):
+            y = y.compute()
         check_class_labels(y)
         X, y = validate_input(
             self, X, y, reset=True, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, ensure_all_finite=True
         )
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.binarize_thresholds_ = feature_thresholds(X, self.binarize)
+        self.statistics_ = self._tables(X, codes)
+        return self._select()
+
+    @available_if(lambda self: not isinstance(self.binarize, str))  # "median" needs all the data at once
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None):
+        """Add a batch of cases; scores and selection equal ``fit`` on all batches so far.
+
+        The per-class contingency tables (``statistics_``) are added up and the scores and the
+        selection computed again from them after every call (any batch sizes, in any order;
+        a feature may take new values in a later batch). Only with ``binarize`` a fixed
+        threshold or None ("median" depends on all the data at once).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+        y : array-like or dask array of shape (n_samples,)
+        classes : array-like, optional
+            All class labels (at least two), on the first call; without them the labels of the
+            first batch are all the classes.
+
+        Returns
+        -------
+        self
+        """
+        self._check_selection_options()
+        first = not hasattr(self, "statistics_")
+        if first and classes is not None:
+            check_class_labels(np.asarray(classes))
+        if is_dask_array(X):
+            return self._fit_dask(X, y, classes=classes, first=first)
+        if is_dask_array(y):
+            y = y.compute()
+        check_class_labels(y, single_class_allowed=True)
+        state = dict(self.__dict__)
+        try:
+            X, y = validate_input(
+                self, X, y, reset=first, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, ensure_all_finite=True
+            )
+            if first:
+                classes_ = np.unique(np.asarray(y if classes is None else classes))
+            else:
+                classes_ = self._later_classes(classes)
+            _, codes = dask_class_codes(y, classes_, single_class_allowed=True)
+            if first:
+                self.classes_ = classes_
+                self.binarize_thresholds_ = feature_thresholds(X, self.binarize)
+            tables = self._tables(X, codes)
+            self.statistics_ = tables if first else _merge_tables(self.statistics_, tables)
+            self._select()
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+        return self
+
+    def _check_selection_options(self):
+        if self.n_features_to_select is not None and self.threshold is not None:
+            raise InputValueError("give at most one of n_features_to_select and threshold")
+
+    def _refuse_median(self, what):
+        if isinstance(self.binarize, str):
+            raise InputValueError(
+                f"{what} needs binarize to be a fixed threshold or None, not 'median': the medians of all the data "
+                "cannot be computed chunk by chunk and merged (compute them first and binarize, or fit in memory)"
+            )
+
+    def _later_classes(self, classes):
+        if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+            raise InputValueError(
+                f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
+                f"{self.classes_.tolist()}"
+            )
+        return self.classes_
+
+    def _tables(self, X, codes):
+        """The contingency tables of validated X (binarized by ``binarize_thresholds_``) with the class codes."""
         names = getattr(self, "feature_names_in_", None)
         if self.binarize is None:
             check_non_negative_features(
                 X, type(self).__name__, names, hint="pass binarize=<threshold> or 'median' to score continuous data"
             )
-        thresholds = feature_thresholds(X, self.binarize)
-        if thresholds is not None:
-            X = binarize_features(X, thresholds)
-        scores = self._scores(X, y)
+        if self.binarize_thresholds_ is not None:
+            X = binarize_features(X, self.binarize_thresholds_)
+        X = _check_codes(X.tocsr() if sp.issparse(X) else X, names)
+        return _table_counts(X, codes, self.classes_.shape[0])
+
+    def _fit_dask(self, X, y, classes, first):
+        """``fit`` or a ``partial_fit`` batch on a dask X: the chunks' tables merged, then the selection."""
+        self._refuse_median("fit on a dask array")
+        X = check_dask_matrix(X)
+        state = dict(self.__dict__)
+        try:
+            if first:
+                for name in ("feature_names_in_", "statistics_"):
+                    self.__dict__.pop(name, None)
+                if X.shape[1] == 0:
+                    raise InputValueError("X has 0 features; at least 1 is required")
+                given = None if classes is None else np.unique(np.asarray(classes))
+                self.classes_, codes = dask_class_codes(y, given, single_class_allowed=given is not None)
+                self.n_features_in_ = X.shape[1]
+                self.binarize_thresholds_ = feature_thresholds(np.empty((0, X.shape[1])), self.binarize)
+            else:
+                self._later_classes(classes)
+                if X.shape[1] != self.n_features_in_:
+                    raise InputValueError(
+                        f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} "
+                        "features as input."
+                    )
+                _, codes = dask_class_codes(y, self.classes_, single_class_allowed=True)
+            tables = reduce_chunks(
+                X, codes, _chunk_tables, merge=_merge_tables, thresholds=self.binarize_thresholds_,
+                n_classes=self.classes_.shape[0], non_negative=self.binarize is None,
+            )  # fmt: skip
+            self.statistics_ = tables if first else _merge_tables(self.statistics_, tables)
+            self._select()
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+        return self
+
+    def _select(self):
+        """Scores and selection from the contingency tables ``statistics_``."""
+        tables = self.statistics_
+        starts = np.concatenate([[0], np.cumsum(tables["n_categories"])[:-1]])
+        scores = _scores_from_table(tables["table"], starts, self.estimate, self.prior)
         p = scores.shape[0]
         if self.threshold is not None:
             selection = select_from_scores(scores, threshold=self.threshold, statistic="mutual_information")
@@ -276,7 +462,6 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
             selection = select_from_scores(
                 scores, n_features_to_select=k, statistic="mutual_information", random_state=self.random_state
             )
-        self.binarize_thresholds_ = thresholds
         self.scores_ = scores
         self.selection_ = selection
         self.selected_features_ = selection.indices
@@ -284,13 +469,6 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         self.n_discarded_ = selection.n_discarded
         self.ranking_ = np.argsort(-self.scores_, kind="stable")
         return self
-
-    def _scores(self, X, y):
-        """I(X_j; Y) of every column of the validated (and binarized) X."""
-        X = X.tocsr() if sp.issparse(X) else X
-        return mutual_information_discrete(
-            X, y, estimate=self.estimate, prior=self.prior, feature_names=getattr(self, "feature_names_in_", None)
-        )
 
     def transform(self, X):
         """The selected columns of X (the original values, not binarized).

@@ -40,6 +40,7 @@ from hdbayes.discrete._base import (
     PSEUDO_COUNT,
     GenerativeClassifier,
     _check_prior_array,
+    _widen,
     feature_thresholds,
     log_dirichlet_estimate,
     masked_log_dot,
@@ -66,20 +67,6 @@ def _one_hot(X, widths):
     offsets = np.concatenate([[0], np.cumsum(widths)])
     columns = (offsets[None, :-1] + X).ravel()
     return sp.csr_matrix((np.ones(n * D), columns, np.arange(0, n * D + 1, D)), shape=(n, int(offsets[-1])))
-
-
-def _widen(flat, widths, new_widths):
-    """Counts (C, Σ widths) of features with ``widths`` categories placed into (C, Σ new_widths),
-    new_widths ≥ widths (the new categories count 0)."""
-    widths, new_widths = np.asarray(widths, dtype=np.int64), np.asarray(new_widths, dtype=np.int64)
-    if np.array_equal(widths, new_widths):
-        return flat
-    old_offsets = np.concatenate([[0], np.cumsum(widths)])
-    new_offsets = np.concatenate([[0], np.cumsum(new_widths)])
-    feature = np.repeat(np.arange(widths.shape[0]), widths)
-    out = np.zeros((flat.shape[0], int(new_offsets[-1])))
-    out[:, new_offsets[feature] + np.arange(old_offsets[-1]) - old_offsets[feature]] = flat
-    return out
 
 
 class BayesianBernoulliNB(GenerativeClassifier):
