@@ -210,3 +210,28 @@ def test_the_runs_are_the_discarded_tables():
         if _oracle_chi_square(table) <= gamma:
             expected.add(((i, j), c))
     assert covered == expected
+
+
+@pytest.mark.parametrize("sizes", [(4, 6), (3, 5, 4), (6, 2, 5, 3)])
+def test_the_binary_kernel_equals_the_general_runs_kernel(sizes):
+    """L = 2 takes the nested-loop kernel (one interval per combination, θ ↔ 1 − θ symmetry, negligible pmf
+    entries skipped); the general kernel over the runs on the full rule gives the same a(α)."""
+    from hdbayes.selection_bias.categorical_adjustment import (
+        _binary_discarded_mass,
+        _binary_intervals,
+        _composition_table,
+        _discarded_mass,
+        exact_simplex_points,
+    )
+
+    gamma = _gap_thresholds(sizes, 2)[1]
+    rule = simplex_rule(2, exact_simplex_points(sum(sizes)))
+    comps, n_comps, log_mult = _composition_table(np.array(sizes), 2)
+    runs = discarded_runs(sizes, 2, gamma, True)
+    general = _discarded_mass(ALPHA, rule.nodes, comps, n_comps, log_mult, np.array(sizes), *runs)
+    binary, left_out = _binary_discarded_mass(ALPHA, rule.nodes, np.array(sizes), log_mult,
+                                              *_binary_intervals(sizes, gamma, True))  # fmt: skip
+    np.testing.assert_allclose(binary, general, rtol=1e-12, atol=1e-300)
+    assert left_out.max() < 1e-17
+    np.testing.assert_allclose(general @ rule.weights, np.exp(categorical_log_discard_probability(
+        ALPHA, sizes, gamma, strict=True)), rtol=1e-13)  # fmt: skip

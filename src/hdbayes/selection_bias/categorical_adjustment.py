@@ -375,6 +375,122 @@ def _discarded_mass(alpha, theta, comps, n_comps, log_mult, sizes, prefix, start
     return out
 
 
+#: Entries of a class's pmf below this fraction of its largest entry are left out of the binary kernel's outer
+#: sums; the mass left out is at most Σ_g (N_g + 1) · this (an absolute error in a(α) below 1e-17).
+_NEGLIGIBLE = 1e-20
+
+
+@jit
+def _binary_discarded_mass(alpha, theta, sizes, log_choose, lo, hi, strides, inner_lo, inner_hi):
+    """inner[m, t] for binary features (L = 2): nested loops over the counts of the first G − 1 classes with
+    running products, the last class's discarded counts lo[c]..hi[c] − 1 read from its cumulative pmf (the
+    one interval of eq. C12); the innermost loop runs only over the counts inner_lo..inner_hi of class G − 1
+    that have a discarded interval; entries of the first G − 1 pmfs below ``_NEGLIGIBLE`` of their largest
+    are skipped (their total is returned as a bound per node)."""
+    n_alpha = alpha.shape[0]
+    n_theta = theta.shape[0]
+    n_classes = sizes.shape[0]
+    last = n_classes - 1
+    inner_class = last - 1
+    n_max = 0
+    for g in range(n_classes):
+        n_max = max(n_max, sizes[g])
+    ones = np.zeros(n_max + 1)
+    zeros = np.zeros(n_max + 1)
+    pmf = np.zeros((n_classes, n_max + 1))
+    cumulative = np.zeros(sizes[last] + 1)
+    first = np.zeros(n_classes, dtype=np.int64)
+    final = np.zeros(n_classes, dtype=np.int64)
+    digits = np.zeros(max(inner_class, 1), dtype=np.int64)
+    partial = np.ones(max(inner_class, 1) + 1)
+    out = np.zeros((n_alpha, n_theta))
+    left_out = np.zeros((n_alpha, n_theta))
+    for m in range(n_alpha):
+        for t in range(n_theta):
+            a = alpha[m] * theta[t, 1]
+            b = alpha[m] * theta[t, 0]
+            for i in range(n_max):
+                ones[i + 1] = ones[i] + np.log(a + i)
+                zeros[i + 1] = zeros[i] + np.log(b + i)
+            dropped = 0.0
+            for g in range(n_classes):
+                log_total = 0.0
+                for i in range(sizes[g]):
+                    log_total += np.log(alpha[m] + i)
+                peak = 0.0
+                for i in range(sizes[g] + 1):
+                    pmf[g, i] = np.exp(log_choose[g, i] + ones[i] + zeros[sizes[g] - i] - log_total)
+                    peak = max(peak, pmf[g, i])
+                first[g], final[g] = 0, sizes[g]
+                if g < last:
+                    cut = _NEGLIGIBLE * peak
+                    while pmf[g, first[g]] < cut:
+                        dropped += pmf[g, first[g]]
+                        first[g] += 1
+                    while pmf[g, final[g]] < cut:
+                        dropped += pmf[g, final[g]]
+                        final[g] -= 1
+            cumulative[0] = 0.0
+            for i in range(sizes[last] + 1):
+                cumulative[i + 1] = cumulative[i] + pmf[last, i]
+            total = 0.0
+            for g in range(inner_class):
+                digits[g] = first[g]
+            while True:
+                offset = 0
+                partial[0] = 1.0
+                for g in range(inner_class):
+                    partial[g + 1] = partial[g] * pmf[g, digits[g]]
+                    offset += digits[g] * strides[g]
+                base = partial[inner_class]
+                row = offset // strides[inner_class - 1] if inner_class > 0 else 0
+                for x in range(max(first[inner_class], inner_lo[row]), min(final[inner_class], inner_hi[row]) + 1):
+                    c = offset + x * strides[inner_class]
+                    start, stop = lo[c], hi[c]
+                    if stop <= start:
+                        continue
+                    if stop - start <= 8:
+                        part = 0.0
+                        for i in range(start, stop):
+                            part += pmf[last, i]
+                    else:
+                        part = cumulative[stop] - cumulative[start]
+                    total += base * pmf[inner_class, x] * part
+                g = inner_class - 1
+                while g >= 0:
+                    digits[g] += 1
+                    if digits[g] <= final[g]:
+                        break
+                    digits[g] = first[g]
+                    g -= 1
+                if g < 0:
+                    break
+            out[m, t] = max(total, 0.0)
+            left_out[m, t] = dropped
+    return out, left_out
+
+
+@lru_cache(maxsize=32)
+def _binary_intervals(class_sizes, threshold, strict):
+    """For L = 2: (lo, hi, strides), the discarded counts of the last class for each combination of the
+    others' counts (flat index Σ_g x_g · stride_g), or None if some combination has more than one run."""
+    prefix, starts, stops = discarded_runs(class_sizes, 2, threshold, strict)
+    heads = np.array(class_sizes[:-1], dtype=np.int64) + 1
+    strides = np.ones(heads.shape[0], dtype=np.int64)
+    for g in range(heads.shape[0] - 2, -1, -1):
+        strides[g] = strides[g + 1] * heads[g + 1]
+    flat = prefix.astype(np.int64) @ strides
+    if np.unique(flat).shape[0] != flat.shape[0]:
+        return None  # pragma: no cover - X² is a convex quadratic in the last count (eq. C12): never
+    lo = np.zeros(int(np.prod(heads)), dtype=np.int64)
+    hi = np.zeros(int(np.prod(heads)), dtype=np.int64)
+    lo[flat], hi[flat] = starts, stops
+    nonempty = (hi > lo).reshape(-1, heads[-1])  # rows: the counts of classes 1..G − 2; columns: class G − 1's
+    inner_lo = np.where(nonempty.any(axis=1), nonempty.argmax(axis=1), heads[-1])
+    inner_hi = np.where(nonempty.any(axis=1), heads[-1] - 1 - nonempty[:, ::-1].argmax(axis=1), -1)
+    return lo, hi, strides, inner_lo.astype(np.int64), inner_hi.astype(np.int64)
+
+
 def _check_class_sizes(class_sizes):
     sizes = tuple(int(check_count("class size", size, minimum=1)) for size in np.atleast_1d(class_sizes).tolist())
     if len(sizes) < 2:
@@ -428,10 +544,34 @@ def categorical_log_discard_probability(alpha, class_sizes, threshold, *, n_leve
     prefix, starts, stops = discarded_runs(sizes, n_levels, threshold, bool(strict))
     if starts.shape[0] == 0:
         return np.full(alpha.shape, -np.inf)
-    comps, n_comps, log_mult = _composition_table(np.asarray(sizes), n_levels)
-    inner = _discarded_mass(
-        alpha, np.ascontiguousarray(rule.nodes, dtype=np.float64), comps, n_comps, log_mult,
-        np.asarray(sizes, dtype=np.int64), prefix, starts, stops,
-    )  # fmt: skip
+    nodes, log_weights = np.ascontiguousarray(rule.nodes, dtype=np.float64), rule.log_weights
+    intervals = _binary_intervals(sizes, threshold, bool(strict)) if n_levels == 2 else None
+    if intervals is not None:
+        half = _symmetric_half(nodes, rule.weights)
+        if half is not None:  # X² is unchanged by swapping the two levels: the integrand is symmetric in θ
+            nodes, log_weights = half
+        _, _, log_choose = _composition_table(np.asarray(sizes), 2)  # row i of class g: (N_g − i, i)
+        inner, _ = _binary_discarded_mass(alpha, nodes, np.asarray(sizes, dtype=np.int64), log_choose, *intervals)
+    else:
+        comps, n_comps, log_mult = _composition_table(np.asarray(sizes), n_levels)
+        inner = _discarded_mass(
+            alpha, nodes, comps, n_comps, log_mult, np.asarray(sizes, dtype=np.int64), prefix, starts, stops
+        )
     with np.errstate(divide="ignore"):
-        return logsumexp(np.log(inner) + rule.log_weights[None, :], axis=1)
+        return logsumexp(np.log(inner) + log_weights[None, :], axis=1)
+
+
+def _symmetric_half(nodes, weights):
+    """For a rule on [0, 1] symmetric about ½ (Gauss–Legendre), the nodes θ ≤ ½ with the weights of the mirror
+    nodes added; None for another rule."""
+    order = np.argsort(nodes[:, 1])
+    theta, w = nodes[order, 1], weights[order]
+    if not (np.allclose(theta, 1.0 - theta[::-1], rtol=0, atol=1e-14) and np.allclose(w, w[::-1], rtol=1e-13)):
+        return None
+    count = theta.shape[0]
+    keep = (count + 1) // 2
+    half_weights = 2.0 * w[:keep]
+    if count % 2:
+        half_weights[-1] = w[keep - 1]  # the middle node is its own mirror
+    with np.errstate(divide="ignore"):
+        return np.ascontiguousarray(nodes[order][:keep]), np.log(half_weights)

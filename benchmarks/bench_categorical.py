@@ -1,0 +1,109 @@
+"""Benchmark of BiasCorrectedCategoricalNB and its adjustment factor (issue 15).
+
+Run: ``.venv/bin/python benchmarks/bench_categorical.py [--quick]``. Prints
+
+* the time of a(α) on 64 α points (exact θ rule) at SRBCT's class sizes (29, 11, 18, 25; n = 83) and at
+  n = 200, G = 4, for binary features, with γ from a top-10 selection on data simulated from the model;
+* one fit at n = 200, G = 4, L = 2, p = 10 000, k = 10, corrected and uncorrected;
+* the error of a cheaper θ rule for L = 3 measured by refinement (relative error in 1 − a(α)).
+
+Timings are wall-clock on whatever else the machine is doing; the script prints ``os.getloadavg()``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from hdbayes.selection_bias import BiasCorrectedCategoricalNB
+from hdbayes.selection_bias.categorical_adjustment import (
+    categorical_log_discard_probability,
+    discarded_runs,
+    exact_simplex_points,
+    pearson_chi_square,
+    simplex_rule,
+)
+
+
+def simulate(class_sizes, n_levels, n_features, alpha, rng):
+    """Data from the model: θ_j uniform on the simplex, φ_jg ~ Dirichlet(α θ_j), x | y = g ~ φ_jg."""
+    y = np.repeat(np.arange(len(class_sizes)), class_sizes)
+    theta = rng.dirichlet(np.ones(n_levels), size=n_features)
+    X = np.empty((y.shape[0], n_features), dtype=np.int64)
+    for g in range(len(class_sizes)):
+        rows = np.flatnonzero(y == g)
+        for j in range(n_features):
+            phi = rng.dirichlet(alpha * theta[j] + 1e-300)
+            X[rows, j] = rng.choice(n_levels, size=rows.shape[0], p=phi)
+    return X, y
+
+
+def top_k_threshold(X, y, n_levels, k):
+    sizes = np.bincount(y)
+    counts = np.stack([[np.bincount(X[y == g, j], minlength=n_levels) for g in range(sizes.shape[0])]
+                       for j in range(X.shape[1])])  # fmt: skip
+    scores = pearson_chi_square(counts, sizes)
+    return float(np.sort(scores)[-k])
+
+
+def timed(function, *args, repeat=1, **kwargs):
+    best = np.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = function(*args, **kwargs)
+        best = min(best, time.perf_counter() - start)
+    return value, best
+
+
+def main(quick=False):
+    rng = np.random.default_rng(0)
+    print(f"load average at start: {os.getloadavg()}")
+    alpha = np.exp(np.linspace(np.log(0.05), np.log(1e5), 64))
+    categorical_log_discard_probability(alpha[:2], (3, 4, 5), 1.0)  # compile
+    for sizes, p in [((29, 11, 18, 25), 2308), ((50, 50, 50, 50), 2000 if quick else 10_000)]:
+        X, y = simulate(sizes, 2, p, 300.0, rng)
+        gamma = top_k_threshold(X, y, 2, 10)
+        discarded_runs.cache_clear()
+        runs, t_runs = timed(discarded_runs, sizes, 2, gamma, True)
+        _, t_a = timed(categorical_log_discard_probability, alpha, sizes, gamma, strict=True)
+        print(f"a(α), L = 2, class sizes {sizes}, γ = {gamma:.3f}: {runs[1].shape[0]} runs "
+              f"(≤ {np.prod(np.array(sizes[:-1]) + 1)}), enumeration {t_runs:.3f} s, "
+              f"64 α points × {exact_simplex_points(sum(sizes))} θ nodes {t_a:.3f} s")  # fmt: skip
+
+    sizes = (50, 50, 50, 50)
+    X, y = simulate(sizes, 2, 2000 if quick else 10_000, 300.0, rng)
+    for correct in (False, True):
+        BiasCorrectedCategoricalNB(n_features_to_select=10, correct=correct).fit(X[:, :50], y)  # compile
+        discarded_runs.cache_clear()
+        model, seconds = timed(BiasCorrectedCategoricalNB(n_features_to_select=10, correct=correct).fit, X, y)
+        print(f"fit n = 200, G = 4, L = 2, p = {X.shape[1]}, k = 10, correct={correct}: {seconds:.2f} s "
+              f"({model.alpha_grid_.shape[0]} α points)")  # fmt: skip
+
+    # L = 3: the error of fewer θ nodes per dimension, measured against the exact rule
+    for sizes in [(12, 12, 12), (20, 20)] if quick else [(12, 12, 12), (20, 20), (30, 30)]:
+        n = sum(sizes)
+        X, y = simulate(sizes, 3, 500, 300.0, rng)
+        gamma = top_k_threshold(X, y, 3, 10)
+        grid = alpha[::8]
+        exact, t_exact = timed(categorical_log_discard_probability, grid, sizes, gamma, n_levels=3, strict=True)
+        one_minus = -np.expm1(exact)
+        line = [f"L = 3, class sizes {sizes}, γ = {gamma:.3f}, 1 − a from {one_minus.min():.3g} to "
+                f"{one_minus.max():.3g}; exact rule ({exact_simplex_points(n)}² nodes) {t_exact:.2f} s for 8 α"]
+        for points in (6, 10, 14, 18):
+            if points >= exact_simplex_points(n):
+                continue
+            approx, t_approx = timed(categorical_log_discard_probability, grid, sizes, gamma, n_levels=3,
+                                     strict=True, theta_rule=simplex_rule(3, points))  # fmt: skip
+            error = np.max(np.abs(-np.expm1(approx) - one_minus) / one_minus)
+            line.append(f"{points}² nodes: max relative error in 1 − a {error:.1e} ({t_approx:.2f} s)")
+        print("; ".join(line))
+    print(f"load average at end: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller p")
+    main(parser.parse_args().quick)
