@@ -159,3 +159,132 @@ def test_bad_input_is_refused_with_clear_messages():
 def test_empty_data_gives_zero_statistics():
     counts = BinaryClassCounts.from_data(np.zeros((0, 3), dtype=np.int8), np.zeros(0, dtype=int))
     assert counts == BinaryClassCounts.zero(3) and counts.n_samples == 0
+
+
+# -- GaussianClassMoments ----------------------------------------------------------------------------------------
+
+
+def assert_close_moments(a, b, rtol=1e-12):
+    np.testing.assert_array_equal(a.classes, b.classes)
+    np.testing.assert_array_equal(a.class_counts, b.class_counts)
+    np.testing.assert_allclose(a.means, b.means, rtol=rtol, atol=1e-300)
+    scale = np.maximum(a.scatter.max(initial=0), 1.0)
+    np.testing.assert_allclose(a.scatter, b.scatter, rtol=rtol, atol=rtol * scale)
+
+
+def direct_moments(X, y, classes):
+    """n_g, x̄_g and Σ (x − x̄_g)² by loops over the classes (dense, two passes)."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    counts = np.array([np.sum(y == c) for c in classes])
+    means = np.array([X[y == c].mean(axis=0) if np.any(y == c) else np.zeros(X.shape[1]) for c in classes])
+    scatter = np.array([((X[y == c] - means[g]) ** 2).sum(axis=0) for g, c in enumerate(classes)])
+    return counts, means, scatter
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gaussian_moments_and_their_f_statistic(seed, sparse):
+    from hdbayes.selection import f_statistic
+    from hdbayes.statistics import GaussianClassMoments
+
+    rng = np.random.default_rng(seed)
+    y = rng.choice([3, 5, 9], 80)
+    X = rng.normal(size=(80, 30)) * rng.uniform(0.1, 5, 30) + (y[:, None] == 5) * rng.normal(0, 1, 30)
+    X[:, 4] = 2.5  # constant: F = 0
+    X[:, 7] = np.select([y == 3, y == 5], [1.0, 2.0], 4.0)  # no within-class variation: F = inf
+    if sparse:
+        zero = rng.random(X.shape) < 0.5
+        zero[:, [4, 7]] = False
+        X[zero] = 0
+        X = sp.csr_matrix(X)
+    moments = GaussianClassMoments.from_data(X, y)
+    counts, means, scatter = direct_moments(X, y, [3, 5, 9])
+    np.testing.assert_array_equal(moments.class_counts, counts)
+    np.testing.assert_allclose(moments.means, means, rtol=1e-14)
+    np.testing.assert_allclose(moments.scatter, scatter, rtol=1e-12)
+    f = moments.f_statistic()
+    expected = f_statistic(X, y)
+    assert f[4] == 0 == expected[4] and f[7] == np.inf == expected[7]
+    np.testing.assert_allclose(f, expected, rtol=1e-12)
+    split = GaussianClassMoments.from_data(X[:31], y[:31]) + GaussianClassMoments.from_data(X[31:], y[31:])
+    np.testing.assert_allclose(split.f_statistic(), expected, rtol=1e-12)
+
+
+def test_gaussian_moments_merge_is_stable_with_a_large_offset():
+    # values 1e6 + N(0, 1): raw sums of squares lose ~12 of the 16 digits; the pairwise update keeps them
+    from hdbayes.statistics import GaussianClassMoments
+
+    rng = np.random.default_rng(4)
+    X = 1e6 + rng.normal(size=(4000, 3))
+    y = np.zeros(4000, dtype=int)
+    shards = [GaussianClassMoments.from_data(X[i:i + 37], y[i:i + 37]) for i in range(0, 4000, 37)]
+    merged = sum(shards)
+    two_pass = ((X - X.mean(axis=0)) ** 2).sum(axis=0)  # the exact-enough oracle: centred first
+    raw = (X**2).sum(axis=0) - X.sum(axis=0) ** 2 / 4000  # what merging raw sums would give
+    assert np.max(np.abs(merged.scatter - two_pass) / two_pass) < 1e-10
+    assert np.max(np.abs(raw - two_pass) / two_pass) > 1e-7  # the failure the pairwise update avoids
+    np.testing.assert_allclose(merged.means[0], X.mean(axis=0), rtol=1e-14)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(split_strategy(), st.data())
+def test_gaussian_moments_of_a_union_are_the_sum_of_the_moments_of_its_parts(case, data):
+    from hdbayes.statistics import GaussianClassMoments
+
+    n, p, seed, n_parts, sparse = case
+    rng = np.random.default_rng(seed)
+    X = rng.normal(rng.normal(0, 100, p), rng.uniform(0.01, 10, p), size=(n, p))
+    y = rng.choice(["a", "b", "c"], n)
+    part = np.array(data.draw(st.lists(st.integers(0, n_parts - 1), min_size=n, max_size=n)), dtype=int)
+
+    def moments(rows, classes=None):
+        block = X[rows]
+        return GaussianClassMoments.from_data(sp.csr_matrix(block) if sparse else block, y[rows], classes=classes)
+
+    whole = moments(np.arange(n), classes=["a", "b", "c"])
+    parts = [moments(np.flatnonzero(part == q)) for q in range(n_parts)]  # classes absent from some parts
+    assert_close_moments(sum(parts, GaussianClassMoments.zero(p, ["a", "b", "c"])), whole)
+    assert_close_moments(sum(parts[::-1], GaussianClassMoments.zero(p, ["c", "a", "b"])), whole)
+    union = sum(parts)  # without a class set: the classes of the parts
+    np.testing.assert_array_equal(union.classes, np.unique(y))
+    restored = pickle.loads(pickle.dumps(whole))
+    assert restored == whole and restored is not whole
+
+
+def test_gaussian_moments_from_dask_and_their_errors():
+    from hdbayes.statistics import GaussianClassMoments
+
+    da = pytest.importorskip("dask.array")
+    dask = pytest.importorskip("dask")
+    rng = np.random.default_rng(5)
+    X = 50 + rng.normal(size=(101, 47))
+    y = rng.choice([0.5, 1.5, 2.5], 101)
+    memory = GaussianClassMoments.from_data(X, y, feature_names=[f"g{j}" for j in range(47)])
+    with dask.config.set(scheduler="sync"):
+        for chunks in [(23, 10), (101, 47), (7, 47)]:
+            Xd = da.from_array(X, chunks=chunks)
+            for block in (Xd, Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 0)))):
+                chunked = GaussianClassMoments.from_dask(block, da.from_array(y, chunks=30),
+                                                         feature_names=memory.feature_names)  # fmt: skip
+                assert_close_moments(chunked, memory)
+                np.testing.assert_allclose(chunked.f_statistic(), memory.f_statistic(), rtol=1e-12)
+        bad = X.copy()
+        bad[50, 12] = np.nan
+        with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 46\.\.68\) holds nan in feature 12"):
+            GaussianClassMoments.from_dask(da.from_array(bad, chunks=(23, 10)), y)
+        with pytest.raises(InputValueError, match="label 2.5, which is not in classes"):
+            GaussianClassMoments.from_dask(da.from_array(X, chunks=(23, 10)), y, classes=[0.5, 1.5])
+    with pytest.raises(InputValueError, match="cannot add the statistics of 47 and of 3 features"):
+        memory + GaussianClassMoments.zero(3, [0.5])
+    with pytest.raises(InputValueError, match="feature 0 is 'g0' in one and 'x' in the other"):
+        memory + GaussianClassMoments.zero(47, [0.5], feature_names=["x"] * 47)
+    with pytest.raises(InputValueError, match="NaN"):
+        GaussianClassMoments.from_data(bad, y)
+    with pytest.raises(InputValueError, match="at least two classes"):
+        GaussianClassMoments.from_data(X, np.zeros(101)).f_statistic()
+    with pytest.raises(InputValueError, match="sorted distinct labels"):
+        GaussianClassMoments([2, 1], [1, 1], np.zeros((2, 1)), np.zeros((2, 1)))
+    with pytest.raises(InputValueError, match=">= 0"):
+        GaussianClassMoments([1, 2], [1, 1], np.zeros((2, 1)), -np.ones((2, 1)))
+    assert repr(memory) == "GaussianClassMoments(classes=[0.5, 1.5, 2.5], class_counts=" + \
+        f"{memory.class_counts.tolist()}, n_features=47)"  # fmt: skip
