@@ -129,6 +129,9 @@ def _integrals_by_moments(counts, sizes, alpha, log_factorial):
     1/(s + L − 1)!; everything in logs (all terms are positive)."""
     n_alpha = alpha.shape[0]
     n_tables, n_classes, n_levels = counts.shape
+    n_total = 0
+    for g in range(n_classes):
+        n_total += sizes[g]
     log_marginal = np.empty((n_alpha, n_tables))
     log_q = np.empty((n_alpha, n_tables, n_classes, n_levels))
     for m in range(n_alpha):
@@ -159,29 +162,32 @@ def _integrals_by_moments(counts, sizes, alpha, log_factorial):
                 for a in range(column + 1):
                     poly[a] += log_factorial[a]
                 scaled.append(poly)
-            # prefix and suffix convolutions: the other levels' product for each level
-            prefix = [np.zeros(1)]
-            for level in range(n_levels):
-                prefix.append(_log_convolve(prefix[level], scaled[level]))
-            suffix = [np.zeros(1)] * (n_levels + 1)
+            # backward kernels: tail[l][s] = log Σ over the degrees b of levels l..L−1 of Π ĥ / (s + b + L − 1)!,
+            # forward products: head = log ĥ_0 * … * ĥ_{l−1}; each level then costs O(n · M_l), O(n²) in all
+            top = n_total + 1
+            tail = np.full((n_levels + 1, top + 1), -np.inf)
+            for s in range(top + 1):
+                tail[n_levels, s] = -log_factorial[s + n_levels - 1]
             for level in range(n_levels - 1, -1, -1):
-                suffix[level] = _log_convolve(scaled[level], suffix[level + 1])
+                poly = scaled[level]
+                for s in range(top + 1):
+                    value = -np.inf
+                    for b in range(min(poly.shape[0], top + 1 - s)):
+                        value = _log_add(value, poly[b] + tail[level + 1, s + b])
+                    tail[level, s] = value
             log_norm = log_factorial[n_levels - 1]
             for g in range(n_classes):
                 log_norm -= log_totals[g]
-            full = prefix[n_levels]
-            total = -np.inf
-            for s in range(full.shape[0]):
-                total = _log_add(total, full[s] - log_factorial[s + n_levels - 1])
-            log_marginal[m, u] = log_norm + total
+            log_marginal[m, u] = log_norm + tail[0, 0]
+            head = np.zeros(1)
             for level in range(n_levels):
-                others = _log_convolve(prefix[level], suffix[level + 1])
                 column = scaled[level].shape[0] - 1
-                # kernel[a] = Σ_b others[b] / (a + b + L − 1)! for the degrees a = 0..column + 1
+                # kernel[a] = log Σ_s head[s] · tail[l + 1][s + a]: the other levels for a degree a of this one
                 kernel = np.full(column + 2, -np.inf)
                 for a in range(column + 2):
-                    for b in range(others.shape[0]):
-                        kernel[a] = _log_add(kernel[a], others[b] - log_factorial[a + b + n_levels - 1])
+                    for s in range(head.shape[0]):
+                        if s + a <= top:
+                            kernel[a] = _log_add(kernel[a], head[s] + tail[level + 1, s + a])
                 for g in range(n_classes):
                     # (αθ + I) h(θ): coefficient a gets α c_{a−1} + I c_a, i.e. in the a!-scaled form
                     # α a ĥ_{a−1} + I ĥ_a
@@ -195,6 +201,7 @@ def _integrals_by_moments(counts, sizes, alpha, log_factorial):
                             term = _log_add(term, log_alpha + np.log(a) + scaled[level][a - 1])
                         part = _log_add(part, term + kernel[a])
                     log_q[m, u, g, level] = log_norm + part - np.log(alpha[m] + sizes[g])
+                head = _log_convolve(head, scaled[level])
     return log_marginal, log_q
 
 
