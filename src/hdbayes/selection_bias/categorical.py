@@ -111,13 +111,30 @@ def _log_add(x, y):
 
 
 @jit
+def _log_dot(x, x_start, y, y_start, length):
+    """log Σ_{i < length} exp(x[x_start + i] + y[y_start + i]): the largest term factored out, one exp per term."""
+    peak = -np.inf
+    for i in range(length):
+        value = x[x_start + i] + y[y_start + i]
+        if value > peak:
+            peak = value
+    if peak == -np.inf:
+        return -np.inf
+    total = 0.0
+    for i in range(length):
+        total += np.exp(x[x_start + i] + y[y_start + i] - peak)
+    return peak + np.log(total)
+
+
+@jit
 def _log_convolve(x, y):
-    out = np.full(x.shape[0] + y.shape[0] - 1, -np.inf)
-    for a in range(x.shape[0]):
-        if x[a] == -np.inf:
-            continue
-        for b in range(y.shape[0]):
-            out[a + b] = _log_add(out[a + b], x[a] + y[b])
+    out = np.empty(x.shape[0] + y.shape[0] - 1)
+    reversed_y = y[::-1].copy()
+    for s in range(out.shape[0]):
+        first = max(0, s - y.shape[0] + 1)
+        last = min(s, x.shape[0] - 1)
+        # Σ_a x[a] y[s − a] = Σ_a x[a] reversed_y[len(y) − 1 − s + a]
+        out[s] = _log_dot(x, first, reversed_y, y.shape[0] - 1 - s + first, last - first + 1)
     return out
 
 
@@ -170,11 +187,9 @@ def _integrals_by_moments(counts, sizes, alpha, log_factorial):
                 tail[n_levels, s] = -log_factorial[s + n_levels - 1]
             for level in range(n_levels - 1, -1, -1):
                 poly = scaled[level]
+                following = tail[level + 1]
                 for s in range(top + 1):
-                    value = -np.inf
-                    for b in range(min(poly.shape[0], top + 1 - s)):
-                        value = _log_add(value, poly[b] + tail[level + 1, s + b])
-                    tail[level, s] = value
+                    tail[level, s] = _log_dot(poly, 0, following, s, min(poly.shape[0], top + 1 - s))
             log_norm = log_factorial[n_levels - 1]
             for g in range(n_classes):
                 log_norm -= log_totals[g]
@@ -184,10 +199,9 @@ def _integrals_by_moments(counts, sizes, alpha, log_factorial):
                 column = scaled[level].shape[0] - 1
                 # kernel[a] = log Σ_s head[s] · tail[l + 1][s + a]: the other levels for a degree a of this one
                 kernel = np.full(column + 2, -np.inf)
+                following = tail[level + 1]
                 for a in range(column + 2):
-                    for s in range(head.shape[0]):
-                        if s + a <= top:
-                            kernel[a] = _log_add(kernel[a], head[s] + tail[level + 1, s + a])
+                    kernel[a] = _log_dot(head, 0, following, a, min(head.shape[0], top + 1 - a))
                 for g in range(n_classes):
                     # (αθ + I) h(θ): coefficient a gets α c_{a−1} + I c_a, i.e. in the a!-scaled form
                     # α a ĥ_{a−1} + I ĥ_a
