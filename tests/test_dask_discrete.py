@@ -322,3 +322,31 @@ def test_mutual_information_selector_chunk_errors():
     selector = MutualInformationSelector(n_features_to_select=3).partial_fit(X[:30], y[:30])
     with pytest.raises(InputValueError, match="expecting 43 features"):
         selector.partial_fit(da.from_array(X[:, :40], chunks=CHUNKS), y)
+
+
+# -- the property behind all of it: the statistics of a union are the merged statistics of its parts -----------
+
+DATA = data  # the hypothesis test's own `data` is the strategy
+PARTIAL = [(BayesianBernoulliNB, "binary"), (BayesianCategoricalNB, "categories"), (BayesianMultinomialNB, "counts"),
+           (MutualInformationSelector, "categories")]  # fmt: skip
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PARTIAL), st.integers(0, 2**32 - 1), st.integers(1, 5), st.data())
+def test_partial_fit_over_any_partition_in_any_order_equals_fit(case, seed, n_parts, data):
+    estimator, kind = case
+    X, y = DATA(kind, seed=seed % 7)
+    rng = np.random.default_rng(seed)
+    part = rng.integers(0, n_parts, N)
+    order = data.draw(st.permutations(range(n_parts)))
+    memory = estimator().fit(X, y)
+    model = estimator()
+    for q in order:
+        rows = np.flatnonzero(part == q)
+        if rows.size:
+            model.partial_fit(X[rows], y[rows], classes=["a", "b", "c"])
+    if isinstance(model, MutualInformationSelector):
+        np.testing.assert_array_equal(model.statistics_["table"], memory.statistics_["table"])
+        np.testing.assert_array_equal(model.scores_, memory.scores_)
+    else:
+        assert_same_fit(model, memory)
