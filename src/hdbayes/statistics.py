@@ -14,6 +14,17 @@ gathered in one place. The objects here can be added, compared, pickled and stor
 :meth:`BinaryClassCounts.from_dask` computes them from a chunked ``dask.array`` on the
 workers (one chunk at a time, tree-reduced), so X is never gathered; dask is an optional
 dependency, imported only there (importing hdbayes never imports dask).
+
+* :class:`GaussianClassMoments` — real features and a class with G values: per class the
+  size n_g, the means and the centred sums of squares of every feature, merged by the
+  pairwise update of Chan, Golub & LeVeque (stable at a large offset); they give the
+  one-way ANOVA F statistic (Li 2009 eq. 25) and the Gaussian classifier's class moments.
+
+The one way over the chunks of a dask array, used by every chunked fit of the package:
+:func:`reduce_chunks` (a mergeable statistic of every block, merged by a tree over the row
+chunks and joined over the column chunks, input errors re-raised naming the chunk, see
+:func:`chunk_label`), :func:`map_row_chunks` (a prediction of every row chunk, as a dask
+array), :func:`align_rows` and :func:`dask_class_codes` (labels re-chunked and coded).
 """
 
 from __future__ import annotations
