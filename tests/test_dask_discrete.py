@@ -350,3 +350,27 @@ def test_partial_fit_over_any_partition_in_any_order_equals_fit(case, seed, n_pa
         np.testing.assert_array_equal(model.scores_, memory.scores_)
     else:
         assert_same_fit(model, memory)
+
+
+def test_on_a_local_cluster():
+    distributed = pytest.importorskip("distributed")
+    from hdbayes.statistics import GaussianClassMoments
+
+    X, y = documents()
+    with (
+        dask.config.set(scheduler=None),
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster),
+    ):
+        Xd = da.from_array(X, chunks=(20, 25))
+        dcm = DCMClassifier().fit(Xd, da.from_array(y, chunks=20))
+        multinomial = BayesianMultinomialNB().fit(Xd, y)
+        proba = multinomial.predict_proba(Xd).compute()
+        moments = GaussianClassMoments.from_dask(Xd, y)
+        bad = X.astype(np.float64)
+        bad[50, 7] = np.nan
+        with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 40\.\.59\).*nan in feature 7"):
+            DCMClassifier().fit(da.from_array(bad, chunks=(20, 25)), y)
+    np.testing.assert_array_equal(dcm.concentration_, DCMClassifier().fit(X, y).concentration_)
+    np.testing.assert_allclose(proba, BayesianMultinomialNB().fit(X, y).predict_proba(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(moments.scatter, GaussianClassMoments.from_data(X, y).scatter, rtol=1e-12)
