@@ -1,21 +1,28 @@
-"""The Gaussian classifier with per-class variances (class_variance="per-class"; docs/gaussian.md eq. P18–P23):
+"""The Gaussian classifier with per-class variances (class_variance="per-class"; docs/gaussian.md eq. P18–P19, P31–P34):
 the v_j update, simulation-based calibration, predictions against a dense computation, estimator API."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from scipy import stats
+from scipy.special import logsumexp
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from hdbayes import BiasCorrectedGaussianClassifier
+from hdbayes.exceptions import InputValueError
 from hdbayes.mcmc import Schedule
 from hdbayes.selection_bias.gaussian import _draw_log_v, class_statistics, per_class_chain, per_feature_chain
 
 # proper, moderate priors: the simulation-based checks draw parameters from them (as tests/test_gaussian.py)
 PRIOR = dict(alpha_x=6.0, w_x=1.0, alpha_mu=6.0, w_mu=0.25, alpha_nu=6.0, w_nu=0.25)
 ALPHA = dict(alpha1_mu=3.0, alpha1_x=10.0, alpha2_x=4.0)
+SHORT = dict(n_iter=200, burn_in=50, thin=5)
 
 
-# ----- the v_j conditional (eq. P21) -----
+# ----- the v_j conditional (eq. P32) -----
 
 
 @pytest.mark.parametrize("lam, chi, psi", [(-2.0, 10.0, 12.0), (13.0, 3.0, 40.0), (0.5, 0.2, 0.05)])
@@ -77,3 +84,147 @@ def test_per_class_chain_shapes_and_the_pooled_limit():
     pooled = per_feature_chain(np.random.default_rng(1), schedule, counts=counts, sums=sums, squares=squares,
                                prior=prior)  # fmt: skip
     assert abs(limit.posterior["log_s_x"].mean() - pooled.posterior["log_s_x"].mean()) < 0.15
+
+
+# ----- simulation-based calibration (as tests/test_gaussian.py's per-feature SBC) -----
+
+
+def _draw_from_per_class_prior(rng, n_classes=3, n_per_class=10, p=40):
+    """(log s_μ, log s_x, log v_0, log w_00, X, y) with every parameter drawn from the prior (eq. P18, P1–P4)."""
+    s_mu = 1.0 / rng.gamma(PRIOR["alpha_mu"] / 2.0, 2.0 / (PRIOR["alpha_mu"] * PRIOR["w_mu"]))
+    s_x = 1.0 / rng.gamma(PRIOR["alpha_x"] / 2.0, 2.0 / (PRIOR["alpha_x"] * PRIOR["w_x"]))
+    tau_nu = rng.gamma(PRIOR["alpha_nu"] / 2.0, 2.0 / (PRIOR["alpha_nu"] * PRIOR["w_nu"]))
+    w_mu = ALPHA["alpha1_mu"] * s_mu / rng.chisquare(ALPHA["alpha1_mu"], size=p)
+    v = ALPHA["alpha1_x"] * s_x / rng.chisquare(ALPHA["alpha1_x"], size=p)
+    w_x = ALPHA["alpha2_x"] * v / rng.chisquare(ALPHA["alpha2_x"], size=(n_classes, p))
+    nu = rng.normal(0.0, 1.0 / np.sqrt(tau_nu), size=p)
+    mu = nu + rng.standard_normal((n_classes, p)) * np.sqrt(w_mu)
+    y = np.repeat(np.arange(n_classes), n_per_class)
+    X = mu[y] + rng.standard_normal((y.shape[0], p)) * np.sqrt(w_x[y])
+    return np.log([s_mu, s_x, v[0], w_x[0, 0]]), X, y
+
+
+def _per_class_sbc(n_replicates, seed, correct=False, k=None, p=8, n_iter=100, n_mc=64):
+    """Prior draws → data → (the top k of p by F) → one posterior draw of (log s_μ, log s_x, log v_j, log w_0j)
+    per data set, j the first original feature when it is kept (all kept when k is None)."""
+    rng = np.random.default_rng(seed)
+    truth, draws = [], []
+    for r in range(n_replicates):
+        values, X, y = _draw_from_per_class_prior(rng, p=p)
+        model = BiasCorrectedGaussianClassifier(
+            n_features_to_select=k, correct=correct, spread="per-feature", class_variance="per-class",
+            n_iter=n_iter, burn_in=n_iter - 1, thin=1, n_mc=n_mc, random_state=r, **PRIOR, **ALPHA,
+        ).fit(X, y)  # fmt: skip
+        kept = np.flatnonzero(model.selected_features_ == 0)
+        j = int(kept[0]) if kept.size else None
+        trace = model.trace_
+        last = [trace["log_s_mu"][0, -1], trace["log_s_x"][0, -1]]
+        if j is not None:
+            last += [np.log(trace["v"][0, -1, j]), np.log(trace["w_x"][0, -1, 0, j])]
+        truth.append(values[: len(last)] if j is not None else values[:2])
+        draws.append(last)
+    return truth, draws
+
+
+def test_per_class_sampler_is_calibrated_without_selection():
+    """All p = 8 features kept, 150 replicates: the draws of log s_μ, log s_x, log v_0 and log w_00 after 100
+    iterations are prior-distributed (two-sample KS; measured p = see docs/gaussian.md)."""
+    truth, draws = _per_class_sbc(150, seed=2)
+    truth, draws = np.array(truth), np.array(draws)
+    for column in range(4):
+        assert stats.ks_2samp(truth[:, column], draws[:, column]).pvalue > 0.01, column
+
+
+
+# ----- predictions -----
+
+
+def test_rao_blackwell_predictions_against_a_dense_computation():
+    """predict_proba on a tiny case equals the dense Rao–Blackwellised formula (eq. P34) from the trace:
+    per draw, x*_j | g ~ N(m_gj, w_gj + 1/P_gj), P_gj = 1/w^μ_j + n_g/w_gj, m_gj = (ν_j/w^μ_j + S_gj/w_gj)/P_gj,
+    averaged over the draws, times the Pólya-urn class predictive."""
+    X, y = _data(p=4)
+    model = BiasCorrectedGaussianClassifier(spread="per-feature", class_variance="per-class", correct=False,
+                                            random_state=0, **SHORT).fit(X, y)  # fmt: skip
+    test = np.random.default_rng(9).normal(size=(5, 4))
+    kept = model.selected_features_  # the trace's feature order
+    w_x, w_mu, nu = model.trace_.flat("w_x"), model.trace_.flat("w_mu"), model.trace_.flat("nu")
+    counts = np.bincount(y).astype(float)
+    sums = np.array([X[y == g][:, kept].sum(axis=0) for g in range(3)])
+    log_prior = np.log((counts + 1.0) / (counts.sum() + 3.0))
+    expected = np.empty((5, 3))
+    for i in range(5):
+        for g in range(3):
+            per_draw = []
+            for s in range(w_x.shape[0]):
+                precision = 1.0 / w_mu[s] + counts[g] / w_x[s, g]
+                mean = (nu[s] / w_mu[s] + sums[g] / w_x[s, g]) / precision
+                per_draw.append(stats.norm.logpdf(test[i, kept], mean, np.sqrt(w_x[s, g] + 1.0 / precision)).sum())
+            expected[i, g] = logsumexp(per_draw) - np.log(len(per_draw)) + log_prior[g]
+    expected = np.exp(expected - logsumexp(expected, axis=1, keepdims=True))
+    np.testing.assert_allclose(model.predict_proba(test), expected, rtol=1e-9)
+    samples = model.set_params(predictive="samples").predict_proba(test)
+    mu = model.trace_.flat("mu")
+    dense = np.empty((5, 3))
+    for i in range(5):
+        for g in range(3):
+            per_draw = stats.norm.logpdf(test[i, kept], mu[:, g], np.sqrt(w_x[:, g])).sum(axis=1)
+            dense[i, g] = logsumexp(per_draw) + log_prior[g]
+    np.testing.assert_allclose(samples, np.exp(dense - logsumexp(dense, axis=1, keepdims=True)), rtol=1e-9)
+
+
+def test_per_class_variances_separate_a_narrow_class():
+    """A case just outside a narrow class's range, on the side of the wide class, belongs to the wide class:
+    the per-class model says so, the pooled model (one variance per feature) does not."""
+    rng = np.random.default_rng(3)
+    wide = rng.normal(0.0, 3.0, size=(30, 5))
+    narrow = rng.normal(4.0, 0.3, size=(30, 5))
+    X, y = np.vstack([wide, narrow]), np.repeat([0, 1], 30)
+    case = np.full((1, 5), 2.6)  # 4.7 narrow sds below the narrow mean, 0.87 wide sds above the wide one
+    kwargs = dict(spread="per-feature", correct=False, random_state=0, n_iter=600, burn_in=100, thin=2)
+    per_class = BiasCorrectedGaussianClassifier(class_variance="per-class", **kwargs).fit(X, y)
+    pooled = BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
+    assert per_class.predict_proba(case)[0, 0] > 0.99
+    assert pooled.predict_proba(case)[0, 0] < 0.25  # nearer the narrow mean in pooled sds
+
+
+# ----- estimator API -----
+
+
+def test_reproducible_independent_of_n_jobs_and_picklable():
+    X, y = _data(p=40, seed=4)
+    kwargs = dict(n_features_to_select=6, spread="per-feature", class_variance="per-class", correct=False,
+                  n_chains=2, random_state=5, **SHORT)  # fmt: skip
+    one = BiasCorrectedGaussianClassifier(**kwargs, n_jobs=1).fit(X, y)
+    two = BiasCorrectedGaussianClassifier(**kwargs, n_jobs=2).fit(X, y)
+    for name in ("mu", "w_x", "v", "w_mu", "nu", "log_s_mu", "log_s_x", "log_tau_nu"):
+        np.testing.assert_array_equal(one.trace_[name], two.trace_[name])
+    assert one.trace_["w_x"].shape == (2, 30, 3, 6) and one.trace_["v"].shape == (2, 30, 6)
+    assert not np.array_equal(one.trace_["log_s_x"][0], one.trace_["log_s_x"][1])
+    assert sorted(one.mcmc_summary()) == ["log_s_mu", "log_s_x", "log_tau_nu"]
+    clone = pickle.loads(pickle.dumps(one))
+    np.testing.assert_array_equal(clone.predict_proba(X[:7]), one.predict_proba(X[:7]))
+    other = BiasCorrectedGaussianClassifier(**{**kwargs, "random_state": 6}).fit(X, y)
+    assert not np.array_equal(other.trace_["v"], one.trace_["v"])
+    idata = one.to_inference_data()
+    assert idata.posterior["w_x"].dims == ("chain", "draw", "class", "feature")
+
+
+@pytest.mark.parametrize("kwargs", [dict(class_variance="per class"), dict(class_variance="per-class",
+                                                                          alpha2_x=0.0)])  # fmt: skip
+def test_parameter_constraints(kwargs):
+    X, y = _data()
+    with pytest.raises(ValueError, match="class_variance|alpha2_x"):
+        BiasCorrectedGaussianClassifier(spread="per-feature", **kwargs, **SHORT).fit(X, y)
+
+
+def test_per_class_needs_per_feature_spread():
+    X, y = _data()
+    with pytest.raises(InputValueError, match='class_variance="per-class" needs spread="per-feature"'):
+        BiasCorrectedGaussianClassifier(class_variance="per-class", **SHORT).fit(X, y)
+
+
+@parametrize_with_checks([BiasCorrectedGaussianClassifier(spread="per-feature", class_variance="per-class",
+                                                          random_state=0, **SHORT)])  # fmt: skip
+def test_per_class_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -56,6 +56,7 @@ from hdbayes.selection_bias._base import (
 )
 from hdbayes.selection_bias.gaussian_adjustment import (
     GaussianAdjustment,
+    PerClassVarianceAdjustment,
     PerFeatureGaussianAdjustment,
     interpolated_log_discard_probability,
     interpolated_per_feature_log_discard_probability,
@@ -291,7 +292,7 @@ def _log_s_target(eta, other, k_alpha_half, a_prior, b_prior, alpha_half_sum_inv
 
 @jit
 def _log_v_density(eta, args):
-    """log π(η) for η = log v_j of the per-class model (docs/gaussian.md, eq. P21): λ η − (χ e^{−η} + ψ e^η)/2,
+    """log π(η) for η = log v_j of the per-class model (docs/gaussian.md, eq. P32): λ η − (χ e^{−η} + ψ e^η)/2,
     the generalised inverse Gaussian of v_j with the Jacobian of η = log v included (λ, not λ − 1)."""
     lam, chi, psi = args
     return lam * eta - 0.5 * (chi * np.exp(-eta) + psi * np.exp(eta))
@@ -299,7 +300,7 @@ def _log_v_density(eta, args):
 
 @jit
 def _draw_log_v(eta, lam, chi, psi, rng):
-    """One slice-sampling update of η = log v_j (eq. P21), with an interval width set by the conditional
+    """One slice-sampling update of η = log v_j (eq. P32), with an interval width set by the conditional
     alone: 2.4/√c, c = (χ/u + ψ u)/2 the curvature at the mode u = e^η̂ (λ + √(λ² + ψχ))/ψ."""
     root = np.sqrt(lam * lam + psi * chi)
     mode = (lam + root) / psi if lam >= 0.0 else chi / (root - lam)
@@ -316,9 +317,9 @@ def _per_feature_chain_kernel(
     proposal_sd_x, n_metropolis, init_jitter, rng,
 ):  # fmt: skip
     """One chain of the per-feature-spread model (docs/gaussian.md, eq. P5–P10), drawing only from ``rng``;
-    with ``per_class``, of the per-class-variance model (eq. P18–P22).
+    with ``per_class``, of the per-class-variance model (eq. P18–P19, P31–P33).
 
-    Per iteration: μ (P5 or P20), the variances (w^x_j by P6; or w_gj by P20 and v_j by P21, one
+    Per iteration: μ (P5 or P31), the variances (w^x_j by P6; or w_gj by P31 and v_j by P32, one
     slice-sampling update of log v_j), ν (P7), w^μ_j (P8), τ^ν, then ``n_metropolis`` random-walk
     Metropolis steps on log s_μ and on log s_x (P9–P10 with Σ_j 1/v_j for per-class, and
     (p − k) log A(s_μ/s_x) when corrected). ``level[j]`` is the variance of feature j around which s_x is
@@ -375,13 +376,13 @@ def _per_feature_chain_kernel(
     tau_nu = k / max(spread_nu, 1e-12)
 
     for iteration in range(n_iter):
-        # μ_gj (P5; P20 with the class's variance)
+        # μ_gj (P5; P31 with the class's variance)
         for j in range(k):
             for g in range(n_classes):
                 precision = 1.0 / w_mu[j] + counts[g] / w_x[g, j]
                 mean = (nu[j] / w_mu[j] + sums[g, j] / w_x[g, j]) / precision
                 mu[g, j] = mean + rng.standard_normal() / np.sqrt(precision)
-        # the variances: w^x_j (P6), or w_gj (P20) and v_j (P21)
+        # the variances: w^x_j (P6), or w_gj (P31) and v_j (P32)
         s_x = np.exp(log_s_x)
         sum_inverse_x = 0.0
         for j in range(k):
@@ -534,14 +535,14 @@ def per_feature_chain(rng, schedule, advance=None, *, counts, sums, squares, pri
 
 def per_class_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, adjustment=None, n_discarded=0,
                     proposal_sd=0.5, n_metropolis=5, init_jitter=0.5):  # fmt: skip
-    """Run one chain of the per-class-variance model (docs/gaussian.md, eq. P18–P22).
+    """Run one chain of the per-class-variance model (docs/gaussian.md, eq. P18–P19, P31–P33).
 
     The per-feature-spread model (:func:`per_feature_chain`) with one variance per class and feature:
     x_ij | y_i = g ~ N(μ_gj, w_gj), w_gj | v_j ~ Inv-χ²(α2_x, v_j) independently over g, and
-    v_j ~ Inv-χ²(α1_x, s_x) (the per-feature model's prior of w^x_j). Per iteration: μ_gj (P20), w_gj
-    (P20, Gamma draws of 1/w_gj), log v_j (P21, one update of :func:`hdbayes.mcmc.slice_sample` from its
+    v_j ~ Inv-χ²(α1_x, s_x) (the per-feature model's prior of w^x_j). Per iteration: μ_gj (P31), w_gj
+    (P31, Gamma draws of 1/w_gj), log v_j (P32, one update of :func:`hdbayes.mcmc.slice_sample` from its
     generalised inverse Gaussian conditional), ν, w^μ_j, τ^ν, then the Metropolis steps on log s_μ and
-    log s_x of the per-feature model with Σ_j 1/v_j in place of Σ_j 1/w^x_j (P22), and
+    log s_x of the per-feature model with Σ_j 1/v_j in place of Σ_j 1/w^x_j (P33), and
     (p − k) log A(s_μ/s_x) when ``adjustment`` is given and p − k > 0 (an object with
     ``kernel_arguments()`` as :class:`PerFeatureGaussianAdjustment`'s). Same kernel, proposals and
     signature as :func:`per_feature_chain`.
@@ -615,7 +616,7 @@ def rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, class
     with much smaller Monte Carlo variance: a product over k features of densities at
     sampled μ is dominated by a few draws when k is large, which makes eq. 15
     overconfident and noisy. With per-class precisions τ_gj^x = 1/w_gj
-    (``class_variance="per-class"``, docs/gaussian.md eq. P23) τ_j^x is the class's in P, m and the
+    (``class_variance="per-class"``, docs/gaussian.md eq. P34) τ_j^x is the class's in P, m and the
     variance: N(m_gj, w_gj + 1/P_gj).
 
     Parameters
@@ -680,7 +681,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
     alpha_nu, w_nu : float, default=1.5, 0.01
         Prior of τ^ν.
     n_mc : int, default=1000
-        Size of the fixed pool of draws for the adjustment factor.
+        Size of the fixed pool of draws for the adjustment factor (``spread="shared"``); with
+        ``class_variance="per-class"``, of the quasi-Monte Carlo pool of class-variance ratios, rounded up
+        to a power of 2 (1024 by default); unused by the pooled per-feature model.
     proposal_sd : float, default=0.5
         Standard deviation of the random-walk proposal on log τ^μ.
     n_metropolis : int, default=5
@@ -697,6 +700,17 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
     alpha1_mu, alpha1_x : float, default=3.0, 10.0
         Degrees of freedom of the per-feature spreads' priors (``spread="per-feature"`` only; the
         published package's defaults).
+    class_variance : {"pooled", "per-class"}, default="pooled"
+        ``"pooled"``: one variance per feature shared by the classes (the models above).
+        ``"per-class"`` (only with ``spread="per-feature"``; docs/gaussian.md eq. P18–P19, P31–P34): one variance
+        per class and feature, x_ij | y = g ~ N(μ_gj, w_gj), w_gj | v_j ~ scaled-Inv-χ²(α2_x, v_j)
+        independently over the classes, v_j ~ scaled-Inv-χ²(α1_x, s_x) (the pooled model's prior of w^x_j):
+        a class may be more variable than another (lymphoma: DLBCL about twice FL and CLL on the
+        discriminating genes). The correction uses the adjustment factor of this model
+        (:class:`~hdbayes.selection_bias.gaussian_adjustment.PerClassVarianceAdjustment`).
+    alpha2_x : float, default=4.0
+        Degrees of freedom of the class variances around v_j (``class_variance="per-class"`` only):
+        small values let the classes' variances differ more; as α2_x → ∞ the model becomes the pooled one.
     predictive : {"rao-blackwell", "samples"}, default="rao-blackwell"
         How P(x* | class, training data) is estimated from the draws:
         ``"samples"`` averages ∏_j N(x*_j; μ_j^(g), 1/τ_j^x) over the sampled class
@@ -733,7 +747,10 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         and ``nu`` (…, k), ``log_tau_mu`` and ``log_tau_nu`` (the monitored scalars of
         :meth:`mcmc_summary`); ``trace_.warmup`` holds log τ^μ and log τ^ν at every
         burn-in iteration; ``trace_.sample_stats["acceptance_rate"]`` the Metropolis
-        acceptance rate since the previous draw.
+        acceptance rate since the previous draw. With ``spread="per-feature"``: ``mu`` (…, G, k),
+        ``w_x``, ``w_mu`` and ``nu`` (…, k), monitored ``log_s_mu``, ``log_s_x`` and ``log_tau_nu``;
+        with ``class_variance="per-class"`` also, ``w_x`` is (…, G, k) (the class variances w_gj) and
+        ``v`` (…, k) holds the features' variance levels v_j.
     acceptance_rate_ : ndarray of shape (n_chains,)
         Acceptance rate of the Metropolis steps on log τ^μ after burn-in (0 when there
         are none: uncorrected, or nothing discarded).
@@ -770,6 +787,8 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         "spread": [StrOptions({"shared", "per-feature"})],
         "alpha1_mu": [POSITIVE],
         "alpha1_x": [POSITIVE],
+        "class_variance": [StrOptions({"pooled", "per-class"})],
+        "alpha2_x": [POSITIVE],
         **MCMC_PARAMETER_CONSTRAINTS,
     }
 
@@ -793,6 +812,8 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         spread="shared",
         alpha1_mu=3.0,
         alpha1_x=10.0,
+        class_variance="pooled",
+        alpha2_x=4.0,
         n_iter=6000,
         burn_in=750,
         thin=15,
@@ -818,6 +839,8 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         self.spread = spread
         self.alpha1_mu = alpha1_mu
         self.alpha1_x = alpha1_x
+        self.class_variance = class_variance
+        self.alpha2_x = alpha2_x
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.thin = thin
@@ -846,6 +869,13 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         self
         """
         self._check_selection_params()
+        per_feature = self.spread == "per-feature"
+        per_class = self.class_variance == "per-class"
+        if per_class and not per_feature:
+            raise InputValueError(
+                'class_variance="per-class" needs spread="per-feature" (with spread="shared" the class '
+                'variances are pooled: class_variance="pooled")'
+            )
         schedule = self._schedule()
         X, codes = self._validate_classification_data(X, y, targets=True, ensure_all_finite=True, ensure_min_samples=3)
         n_classes = self.classes_.shape[0]
@@ -870,9 +900,13 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             count_f, sums, squares = class_statistics(X[:, selection.indices], codes, n_classes)
         self._check_kept_magnitudes(X, selection.indices, sums, squares)
         n_discarded = selection.n_discarded if self.correct else 0
-        per_feature = self.spread == "per-feature"
         self.adjustment_ = None
-        if n_discarded > 0 and per_feature:
+        if n_discarded > 0 and per_class:
+            self.adjustment_ = PerClassVarianceAdjustment.create(
+                selection.threshold, tuple(int(c) for c in counts), self.alpha1_mu, self.alpha1_x, self.alpha2_x,
+                n_pool=1 << int(self.n_mc - 1).bit_length(),
+            )
+        elif n_discarded > 0 and per_feature:
             self.adjustment_ = PerFeatureGaussianAdjustment.create(
                 selection.threshold, tuple(int(c) for c in counts), self.alpha1_mu, self.alpha1_x
             )
@@ -881,15 +915,24 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
                 selection.threshold, tuple(int(c) for c in counts), self.alpha_x, self.w_x,
                 n_mc=self.n_mc, random_state=rng,
             )  # fmt: skip
+        if per_class:
+            sampler, prior_names = per_class_chain, (*_PER_FEATURE_PRIOR_NAMES, "alpha2_x")
+        elif per_feature:
+            sampler, prior_names = per_feature_chain, _PER_FEATURE_PRIOR_NAMES
+        else:
+            sampler, prior_names = gibbs_chain, _PRIOR_NAMES
         chain = functools.partial(
-            per_feature_chain if per_feature else gibbs_chain, counts=count_f, sums=sums, squares=squares,
-            prior={name: getattr(self, name) for name in (_PER_FEATURE_PRIOR_NAMES if per_feature else _PRIOR_NAMES)},
-            adjustment=self.adjustment_, n_discarded=n_discarded, proposal_sd=self.proposal_sd,
-            n_metropolis=self.n_metropolis,
+            sampler, counts=count_f, sums=sums, squares=squares,
+            prior={name: getattr(self, name) for name in prior_names}, adjustment=self.adjustment_,
+            n_discarded=n_discarded, proposal_sd=self.proposal_sd, n_metropolis=self.n_metropolis,
         )  # fmt: skip
         names = getattr(self, "feature_names_in_", None)
         features = selection.indices if names is None else names[selection.indices]
-        if per_feature:
+        if per_class:
+            dims = {"mu": ["class", "feature"], "w_x": ["class", "feature"], "v": ["feature"],
+                    "w_mu": ["feature"], "nu": ["feature"]}  # fmt: skip
+            monitored = ("log_s_mu", "log_s_x", "log_tau_nu")
+        elif per_feature:
             dims = {"mu": ["class", "feature"], "w_x": ["feature"], "w_mu": ["feature"], "nu": ["feature"]}
             monitored = ("log_s_mu", "log_s_x", "log_tau_nu")
         else:
@@ -921,7 +964,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         X_selected = X[:, self.selected_features_]
         trace = self.trace_
         with np.errstate(over="ignore", invalid="ignore"):
-            if "w_x" in trace.posterior:  # spread="per-feature"
+            if "w_x" in trace.posterior:  # spread="per-feature"; w_x (S, G, k) with class_variance="per-class"
                 tau_x, tau_mu = 1.0 / trace.flat("w_x"), 1.0 / trace.flat("w_mu")
             else:
                 tau_x, tau_mu = trace.flat("tau_x"), np.exp(trace.flat("log_tau_mu"))
