@@ -185,6 +185,30 @@ def test_classify_gaussian_multiclass(tmp_path, capsys, spread):
     assert "R-hat" in printed and ("log_s_mu" in printed) == (spread == "per-feature")
 
 
+def test_classify_gaussian_per_class_variances(tmp_path, capsys):
+    from hdbayes.datasets import simulate_gaussian
+
+    data = simulate_gaussian(n_features=30, n_samples=60, n_test=10, random_state=3)
+    paths = {}
+    for name, X, y in (("train", data.X, data.y), ("test", data.X_test, data.y_test)):
+        frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(30)])
+        frame["kind"] = y
+        paths[name] = tmp_path / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    argv = ["classify", "--train", str(paths["train"]), "--test", str(paths["test"]), "--target", "kind", "--model",
+            "gaussian", "--n-features", "4", "--n-iter", "200", "--burn-in", "50", "--thin", "5"]  # fmt: skip
+    out = tmp_path / "pred.csv"
+    assert main([*argv, "--out", str(out), "--spread", "per-feature", "--class-variance", "per-class",
+                 "--alpha2-x", "3"]) == 0  # fmt: skip
+    np.testing.assert_allclose(pd.read_csv(out).iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
+    assert "log_s_x" in capsys.readouterr().out
+    assert main([*argv, "--out", str(out), "--class-variance", "per-class"]) == 2
+    assert '--class-variance "per-class" needs spread="per-feature"' in capsys.readouterr().err
+    assert main([*argv, "--out", str(out), "--spread", "per-feature", "--class-variance", "per-class",
+                 "--alpha2-x", "0"]) == 2  # fmt: skip
+    assert "--alpha2-x" in capsys.readouterr().err
+
+
 def test_classify_rejects_options_of_the_other_model(csv_files, tmp_path, capsys):
     train, test, _, _ = csv_files
     assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--n-iter", "100") == 2

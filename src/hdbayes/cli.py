@@ -87,6 +87,8 @@ _MODEL_OPTIONS = {
     "theta_rule": ({"naive-bayes"}, "theta_rule"),
     "alpha_rule": ({"naive-bayes"}, "alpha_rule"),
     "spread": ({"gaussian"}, "spread"),
+    "class_variance": ({"gaussian"}, "class_variance"),
+    "alpha2_x": ({"gaussian"}, "alpha2_x"),
     "n_iter": ({"gaussian", "mixture"}, "n_iter"),
     "burn_in": ({"gaussian", "mixture"}, "burn_in"),
     "thin": ({"gaussian", "mixture"}, "thin"),
@@ -120,6 +122,8 @@ _OPTION_NAMES = {
     "slab_variance": "--slab-variance",
     "noise_variance": "--noise-variance",
     "random_state": "--seed",
+    "class_variance": "--class-variance",
+    "alpha2_x": "--alpha2-x",
 }
 _MISSING = {"", "na", "n/a", "nan", "null", "none"}
 _BUG_MESSAGE = "this is a bug in hdbayes, please report it (with the command and the traceback above)"
@@ -285,6 +289,19 @@ def _build_parser():
         choices=("shared", "per-feature"),
         help="gaussian: one spread of the class means for all features (Li 2009, default) or one per feature "
         "with its own variance (Li 2012)",
+    )
+    classify.add_argument(
+        "--class-variance",
+        choices=("pooled", "per-class"),
+        help="gaussian with --spread per-feature: one variance per feature for all classes (default) or one per "
+        "class and feature, scattered around the feature's level",
+    )
+    classify.add_argument(
+        "--alpha2-x",
+        type=float,
+        metavar="A",
+        help="gaussian, --class-variance per-class: degrees of freedom of the class variances around the "
+        "feature's level (default: 4; larger: closer to pooled)",
     )
     classify.add_argument("--n-iter", type=int, metavar="N", help="gaussian, mixture: MCMC iterations per chain")
     classify.add_argument("--burn-in", type=int, metavar="N", help="gaussian, mixture: iterations discarded")
