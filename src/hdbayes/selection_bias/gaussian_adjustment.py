@@ -750,6 +750,13 @@ def between_class_weights(variances, class_counts):
     if ww > 0.0:
         reflection -= 2.0 * np.outer(w, w) / ww
     rotated = reflection @ matrix @ reflection
+    if G == 2:
+        return np.array([rotated[1, 1]])
+    if G == 3:  # the 2 × 2 block's eigenvalues in closed form (LAPACK's call costs more than the work)
+        a, b, d = rotated[1, 1], rotated[1, 2], rotated[2, 2]
+        half_trace = 0.5 * (a + d)
+        radius = np.sqrt(0.25 * (a - d) ** 2 + b * b)
+        return np.array([half_trace - radius, half_trace + radius])
     return np.linalg.eigvalsh(np.ascontiguousarray(rotated[1:, 1:]))
 
 

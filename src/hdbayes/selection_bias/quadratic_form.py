@@ -13,7 +13,7 @@ approximation):
     (P24) P(Q > 0) = (1/π) ∫_0^∞ Re[M(c + iy)/(c + iy)] dy,   0 < c < min_{λ_j>0} 1/(2λ_j),
     (P25) P(Q < 0) = −(1/π) ∫_0^∞ Re[M(c + iy)/(c + iy)] dy,  max_{λ_j<0} 1/(2λ_j) < c < 0,
     (P26) c solves K'(c) = 1/c,  K = log M   (the minimum of M(c)/|c| on the half-line),
-    (P27) y = σ sinh t,  σ = (K''(c) + 1/c²)^{−1/2},  trapezoidal rule in t (step 1/8).
+    (P27) y = σ sinh t,  σ = (K''(c) + 1/c²)^{−1/2},  trapezoidal rule in t, step min(1/8, 1.2/√max h_j).
 
 On the saddle line the integrand is M(c)/|c| times a positive bell of width σ plus tails that
 decay like |y|^{−1−Σh_j/2}; there is no cancellation, unlike Imhof's (1961) formula
@@ -31,10 +31,14 @@ from hdbayes._numba import jit
 
 __all__ = ["log_quadratic_form_tails"]
 
-#: step of the trapezoidal rule in t (eq. P27); the tests measure the error against exact series
-STEP = 1.0 / 8.0
+#: the step of the trapezoidal rule in t (eq. P27) is min(1/8, STEP_SCALE/√h_max), h_max the largest
+#: degrees of freedom of a term: the integrand grows like |z|^{h/2} towards the edge of its strip of
+#: analyticity, so large h needs a finer step. Measured against scipy's F distribution for tails down
+#: to e^{−168}: relative error of either tail probability ≤ 2e-11 up to h = 1000
+#: (tests/test_gaussian_per_class_adjustment.py)
+STEP_SCALE = 1.2
 #: the sum stops once a term is below this fraction of the sum so far
-_RELATIVE_STOP = 1e-18
+_RELATIVE_STOP = 1e-16
 
 
 @jit
@@ -76,27 +80,52 @@ def _log_tail(lam, dof, upper):
     c = sign * 0.5 * (lo + hi) * edge
     k0, _, k2 = _cumulant(lam, dof, c)
     sigma = 1.0 / np.sqrt(k2 + 1.0 / (c * c))
-    log_at_c = np.empty(lam.shape[0])
-    for j in range(lam.shape[0]):
-        log_at_c[j] = np.log(1.0 - 2.0 * lam[j] * c)
+    # per term: z_j = 1 − 2λ_j (c + iy) = base_j − i slope_j y; the integrand's factor
+    # (z_j / base_j)^{−h_j/2} is evaluated from log|z_j|² and arg z_j (real logs and atan2)
+    n_terms = lam.shape[0]
+    base = np.empty(n_terms)
+    slope = np.empty(n_terms)
+    log_base_sq = np.empty(n_terms)
+    for j in range(n_terms):
+        base[j] = 1.0 - 2.0 * lam[j] * c
+        slope[j] = 2.0 * lam[j]
+        log_base_sq[j] = 2.0 * np.log(base[j])
+    largest = 0.0
+    for j in range(n_terms):
+        largest = max(largest, dof[j])
+    step = min(0.125, STEP_SCALE / np.sqrt(largest))
     total = 0.5  # t = 0: Re[ratio] = 1, cosh 0 = 1, trapezoid end weight 1/2
     t = 0.0
-    for _ in range(100000):
-        t += STEP
-        y = sigma * np.sinh(t)
-        s = complex(c, y)
-        log_ratio = complex(0.0, 0.0)
-        for j in range(lam.shape[0]):
+    for _ in range(1000000):
+        t += step
+        e = np.exp(t)
+        sinh = 0.5 * (e - 1.0 / e)
+        cosh = 0.5 * (e + 1.0 / e)
+        y = sigma * sinh
+        log_modulus = 0.0
+        phase = 0.0
+        for j in range(n_terms):
             if dof[j] > 0.0:
-                log_ratio += -0.5 * dof[j] * (np.log(1.0 - 2.0 * lam[j] * s) - log_at_c[j])
-        ratio = np.exp(log_ratio) * c / s
-        term = ratio.real * np.cosh(t)
+                im = slope[j] * y
+                log_modulus -= 0.25 * dof[j] * (np.log(base[j] * base[j] + im * im) - log_base_sq[j])
+                phase += 0.5 * dof[j] * np.arctan2(im, base[j])  # −(h/2)·arg z, arg z = −atan2(slope y, base)
+        # ratio = e^{log_modulus + i phase} · c/(c + iy)
+        scale = np.exp(log_modulus) / (c * c + y * y)
+        term = scale * c * (c * np.cos(phase) + y * np.sin(phase)) * cosh
         total += term
-        if abs(ratio) * np.cosh(t) < _RELATIVE_STOP * abs(total):
+        if scale * abs(c) * np.sqrt(c * c + y * y) * cosh < _RELATIVE_STOP * abs(total):
             break
     if not total > 0.0:
         return -np.inf
-    return k0 - np.log(abs(c)) - np.log(np.pi) + np.log(total * STEP * sigma)
+    return k0 - np.log(abs(c)) - np.log(np.pi) + np.log(total * step * sigma)
+
+
+@jit
+def _log_one_minus_exp(x):
+    """log(1 − e^x) for x ≤ 0, accurate at both ends (Mächler's log1mexp)."""
+    if x > -0.6931471805599453:
+        return np.log(-np.expm1(x))
+    return np.log1p(-np.exp(x))
 
 
 @jit
@@ -116,6 +145,6 @@ def log_quadratic_form_tails(lam, dof):
         mean += lam[j] * dof[j]
     if mean >= 0.0:  # P(Q < 0) is the smaller tail (or near 1/2, where either is accurate)
         lower = _log_tail(lam, dof, False)
-        return lower, np.log(-np.expm1(lower))
+        return lower, _log_one_minus_exp(lower)
     upper = _log_tail(lam, dof, True)
-    return np.log(-np.expm1(upper)), upper
+    return _log_one_minus_exp(upper), upper
