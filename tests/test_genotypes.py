@@ -247,6 +247,27 @@ def test_plink_input_errors_name_the_file(tmp_path, genotypes):
         read_plink(short)
 
 
+def test_cross_validation_from_fold_statistics_scans_the_training_data_once():
+    """docs/distributed.md: the statistics of each fold's rows computed once; a fold's training statistics are the
+    sum of the other folds' (mergeable statistics), and fit_statistics gives the fold's model exactly."""
+    from hdbayes.statistics import BinaryClassCounts
+
+    data = simulate_genotypes(130, 2500, n_informative=6, odds_ratio=3.0, binarize=PRESENT, chunks=(26, 1000),
+                              random_state=8)  # fmt: skip
+    folds = [slice(start, start + 26) for start in range(0, 130, 26)]  # one row chunk each
+    parts = [BinaryClassCounts.from_dask(data.X[f], data.y[f]) for f in folds]  # together: one pass over X
+    X = data.X.compute()
+    for k, held_out in enumerate(folds):
+        train = sum(part for j, part in enumerate(parts) if j != k)
+        chunked = BiasCorrectedNaiveBayes(n_features_to_select=8).fit_statistics(train)
+        rows = np.ones(130, dtype=bool)
+        rows[held_out] = False
+        memory = BiasCorrectedNaiveBayes(n_features_to_select=8).fit(X[rows], data.y[rows])
+        np.testing.assert_array_equal(chunked.selected_features_, memory.selected_features_)
+        np.testing.assert_array_equal(chunked.predict_proba(data.X[held_out]).compute(),
+                                      memory.predict_proba(X[held_out]))  # fmt: skip
+
+
 # -- cross-validation and chains through joblib's Dask backend ---------------------------------------------
 def test_cross_validation_and_chains_on_a_cluster_through_joblibs_dask_backend():
     joblib = pytest.importorskip("joblib")
