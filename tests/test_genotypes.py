@@ -290,7 +290,7 @@ def test_cross_validation_and_chains_on_a_cluster_through_joblibs_dask_backend()
     chains = BiasCorrectedGaussianClassifier(5, n_iter=40, burn_in=10, thin=2, n_chains=2, n_jobs=2, n_mc=50,
                                              random_state=3, progress=False)  # fmt: skip
     threads = chains.fit(gaussian.X, gaussian.y).trace_["mu"].copy()
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0")
     with cluster:
         with distributed.Client(cluster), joblib.parallel_backend("dask"):
             on_cluster = cross_val_score(model, X, data.y, cv=folds, scoring="neg_log_loss", n_jobs=2)
