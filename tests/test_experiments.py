@@ -137,6 +137,53 @@ def test_gaussian_simulation_tiny():
     assert "fit_seconds" not in rows[10, "corrected"] and len(report.timings["timing"]) == len(rows)
 
 
+def test_gaussian_simulation_refuses_an_unknown_variant():
+    from hdbayes.experiments import gaussian_simulation
+
+    with pytest.raises(InputValueError, match="class_variance='per-class'"):
+        gaussian_simulation.run(size="tiny", spread="shared", class_variance="per-class")
+
+
+def test_gaussian_simulation_scale_checks_of_the_per_feature_variants():
+    """The per-feature variants' checks on log s_μ compare with the unselected fit on all p features: they hold
+    for a corrected mean near it and an uncorrected one above it, and fail otherwise."""
+    from hdbayes.experiments import gaussian_simulation
+
+    def by(corrected, uncorrected):
+        row = dict(actual_error=0.5, expected_error=0.5, amlp=1.0)
+        out = {(10, "corrected"): {**row, "log_s_mu_mean": corrected},
+               (10, "uncorrected"): {**row, "expected_error": 0.3, "amlp": 1.5, "log_s_mu_mean": uncorrected},
+               (500, "corrected"): {**row, "log_s_mu_mean": -5.4}}  # fmt: skip
+        return gaussian_simulation._acceptance(out, [10], 0.05, "per-feature", 500)
+
+    checks = by(-6.0, -3.0)
+    assert len(checks) == 4 and all(checks.values()), checks
+    assert [ok for name, ok in by(-7.5, -3.0).items() if "corrected mean" in name] == [False, True]
+    assert [ok for name, ok in by(-6.0, -5.0).items() if "mean log s_mu" in name] == [True, False]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", [
+    ("per-feature", "pooled"),
+    pytest.param(("per-feature", "per-class"), marks=pytest.mark.xfail(strict=True, reason=(
+        "per-class variances with alpha2_x = 4 on these equal-variance data: the class variances' sampling noise "
+        "is read as real, and with many weak features the predictions are overconfident (measured, seed 0: "
+        "corrected |expected - actual error| 0.083 at k = 10, 0.204 at k = 50; docs/gaussian.md)"))),
+])  # fmt: skip
+def test_gaussian_simulation_tiny_with_every_variant(variant):
+    """Issue 13: the simulation passes its checks with every variant of the classifier (the shared one:
+    test_gaussian_simulation_tiny). Measured at the tiny size, seed 0: see docs/gaussian.md. The per-class
+    variant does not (a strict xfail: it fails today, and the test says so when that changes)."""
+    from hdbayes.experiments import gaussian_simulation
+
+    spread, class_variance = variant
+    report = gaussian_simulation.run(random_state=0, progress=False, size="tiny", spread=spread,
+                                     class_variance=class_variance)  # fmt: skip
+    assert len(report.checks) == 9
+    assert all(report.checks.values()), report.checks
+    assert "log_s_mu_mean" in report.tables["results"][0]
+
+
 def test_mixture_simulation_tiny():
     """Thesis §2.4.4 at p = 1000 and 100 training cases: every check, with its margin."""
     from hdbayes.experiments import mixture_simulation
