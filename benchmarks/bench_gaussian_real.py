@@ -78,7 +78,7 @@ def has_spread_option():
 
 def all_methods(k, mcmc):
     """Name → (estimator, has probabilities): bench_gaussian's five, the Bayesian ones with ``mcmc``
-    run lengths, plus the per-feature spread rows when the option exists."""
+    run lengths, plus the per-feature spread rows and the per-class variance rows (issue 13)."""
     out = {}
     for name, (model, has_proba) in methods(k, None).items():
         if name.startswith("Bayes"):
@@ -92,6 +92,12 @@ def all_methods(k, mcmc):
                 **PRIOR, **mcmc,
             )  # fmt: skip
             out[f"hdbayes {'corrected' if correct else 'uncorrected'} (per-feature spread)"] = (model, True)
+        for correct in (True, False):
+            model = BiasCorrectedGaussianClassifier(
+                n_features_to_select=k, correct=correct, random_state=0, progress=False, spread="per-feature",
+                class_variance="per-class", **PRIOR, **mcmc,
+            )  # fmt: skip
+            out[f"hdbayes {'corrected' if correct else 'uncorrected'} (per-class variances)"] = (model, True)
     return out
 
 
@@ -106,11 +112,14 @@ def measures(y, proba, exclude=()):
     }
 
 
-def compare(name, X, y, k, mcmc, exclude=()):
-    """One row per method, and the cross-validated probabilities by method."""
+def compare(name, X, y, k, mcmc, exclude=(), only=None):
+    """One row per method (those whose name contains ``only``, if given), and the cross-validated probabilities
+    by method."""
     cv = author_folds(X.shape[0])
     rows, probabilities = [], {}
     for method, (model, has_proba) in all_methods(k, mcmc).items():
+        if only is not None and only not in method:
+            continue
         start = time.perf_counter()
         proba = cross_val_predict(model, X, y, cv=cv, method="predict_proba" if has_proba else "predict")
         seconds = time.perf_counter() - start
@@ -423,6 +432,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="short chains (1200 / 200 / 5) instead of the paper's")
     parser.add_argument("--diagnose", action="store_true", help="also the study of lymphoma cases 1 and 42")
     parser.add_argument("--skip-srbct", action="store_true")
+    parser.add_argument("--only", metavar="TEXT", help="only the methods whose name contains TEXT, e.g. 'per-class'")
     args = parser.parse_args()
     mcmc = MCMC_QUICK if args.quick else MCMC_PAPER
     print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}, "
@@ -437,7 +447,7 @@ def main():
     probabilities_by_k = {}
     for name, (X, y, exclude) in datasets.items():
         for k in KS:
-            rows, probabilities = compare(name, X, y, k, mcmc, exclude)
+            rows, probabilities = compare(name, X, y, k, mcmc, exclude, args.only)
             if name == "lymphoma":
                 probabilities_by_k[k] = probabilities
             print(f"## {name}: folds i % 10, top {k} by F inside each fold\n")

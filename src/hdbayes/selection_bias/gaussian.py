@@ -55,6 +55,7 @@ from hdbayes.selection_bias._base import (
     class_pseudo_counts,
 )
 from hdbayes.selection_bias.gaussian_adjustment import (
+    PER_CLASS_POOL,
     GaussianAdjustment,
     PerClassVarianceAdjustment,
     PerFeatureGaussianAdjustment,
@@ -680,10 +681,11 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         Prior of τ^μ.
     alpha_nu, w_nu : float, default=1.5, 0.01
         Prior of τ^ν.
-    n_mc : int, default=1000
-        Size of the fixed pool of draws for the adjustment factor (``spread="shared"``); with
-        ``class_variance="per-class"``, of the quasi-Monte Carlo pool of class-variance ratios, rounded up
-        to a power of 2 (1024 by default); unused by the pooled per-feature model.
+    n_mc : int, optional
+        Size of the fixed pool of the adjustment factor: for ``spread="shared"`` the Monte Carlo pool of
+        class means and precisions (None: 1000, the paper's); for ``class_variance="per-class"`` the
+        quasi-Monte Carlo pool of class-variance ratios, rounded up to a power of 2 (None: 512, whose
+        error is measured in docs/gaussian.md). The pooled per-feature factor is exact and uses none.
     proposal_sd : float, default=0.5
         Standard deviation of the random-walk proposal on log τ^μ.
     n_metropolis : int, default=5
@@ -780,7 +782,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
     _parameter_constraints = {
         **SELECTION_PARAMETER_CONSTRAINTS,
         **{name: [POSITIVE] for name in _PRIOR_NAMES},
-        "n_mc": [Interval(Integral, 1, None, closed="left")],
+        "n_mc": [Interval(Integral, 1, None, closed="left"), None],
         "proposal_sd": [POSITIVE],
         "n_metropolis": [Interval(Integral, 1, None, closed="left")],
         "predictive": [StrOptions({"rao-blackwell", "samples"})],
@@ -805,7 +807,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         w_mu=0.01,
         alpha_nu=1.5,
         w_nu=0.01,
-        n_mc=1000,
+        n_mc=None,
         proposal_sd=0.5,
         n_metropolis=5,
         predictive="rao-blackwell",
@@ -904,7 +906,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         if n_discarded > 0 and per_class:
             self.adjustment_ = PerClassVarianceAdjustment.create(
                 selection.threshold, tuple(int(c) for c in counts), self.alpha1_mu, self.alpha1_x, self.alpha2_x,
-                n_pool=1 << int(self.n_mc - 1).bit_length(),
+                n_pool=PER_CLASS_POOL if self.n_mc is None else 1 << int(self.n_mc - 1).bit_length(),
             )
         elif n_discarded > 0 and per_feature:
             self.adjustment_ = PerFeatureGaussianAdjustment.create(
@@ -913,7 +915,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         elif n_discarded > 0:
             self.adjustment_ = GaussianAdjustment.create(
                 selection.threshold, tuple(int(c) for c in counts), self.alpha_x, self.w_x,
-                n_mc=self.n_mc, random_state=rng,
+                n_mc=1000 if self.n_mc is None else self.n_mc, random_state=rng,
             )  # fmt: skip
         if per_class:
             sampler, prior_names = per_class_chain, (*_PER_FEATURE_PRIOR_NAMES, "alpha2_x")
