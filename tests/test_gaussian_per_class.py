@@ -260,6 +260,18 @@ def test_per_class_needs_per_feature_spread():
         BiasCorrectedGaussianClassifier(class_variance="per-class", **SHORT).fit(X, y)
 
 
+
+def test_per_class_correction_refuses_a_zero_threshold():
+    """k reaching the constant features (F = 0) leaves γ = 0, where the per-class factor is not defined: an input
+    error that says what to do (the pooled model uses the γ → 0⁺ limit)."""
+    X, y = _data(p=8)
+    X[:, 5:] = 1.0
+    kwargs = dict(n_features_to_select=6, spread="per-feature", class_variance="per-class", **SHORT)
+    with pytest.warns(UserWarning, match="constant"), pytest.raises(InputValueError, match="keep fewer features"):
+        BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
+    with pytest.warns(UserWarning, match="constant"):
+        assert BiasCorrectedGaussianClassifier(**kwargs, correct=False).fit(X, y).threshold_ == 0.0
+
 @parametrize_with_checks([BiasCorrectedGaussianClassifier(spread="per-feature", class_variance="per-class",
                                                           random_state=0, **SHORT)])  # fmt: skip
 def test_per_class_sklearn_compatible(estimator, check):

@@ -904,6 +904,12 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         n_discarded = selection.n_discarded if self.correct else 0
         self.adjustment_ = None
         if n_discarded > 0 and per_class:
+            if selection.threshold <= 0:
+                raise InputValueError(
+                    f'class_variance="per-class" with correct=True needs a selection threshold above 0; the '
+                    f"{selection.indices.size} kept features reach features with F = 0 (constant ones): keep fewer "
+                    "features, or set correct=False"
+                )
             self.adjustment_ = PerClassVarianceAdjustment.create(
                 selection.threshold, tuple(int(c) for c in counts), self.alpha1_mu, self.alpha1_x, self.alpha2_x,
                 n_pool=PER_CLASS_POOL if self.n_mc is None else 1 << int(self.n_mc - 1).bit_length(),
