@@ -613,6 +613,29 @@ def interpolated_per_feature_log_discard_probability(log_rho, table, eta_min, st
     return _cubic_lagrange(t - i, v_0, v_1, v_2, v_3)
 
 
+def _freeze_arrays(instance, names):
+    """Store read-only C-contiguous float copies of the array fields ``names`` of a frozen dataclass."""
+    for name in names:
+        value = np.array(getattr(instance, name), dtype=np.float64, order="C", copy=True)
+        value.setflags(write=False)
+        object.__setattr__(instance, name, value)
+
+
+def _grid_values(start, h, block, compute, finished):
+    """log a (or log b) on the grid v_i = start + i h, computed in blocks of ``block`` nodes by
+    ``compute(v)`` until ``finished(v, values)`` holds for the last block (eq. P17, P30)."""
+    pieces = []
+    while True:
+        v = start + h * np.arange(block)
+        values = compute(v)
+        pieces.append(values)
+        if finished(v, values):
+            return np.concatenate(pieces)
+        start = v[-1] + h
+        if len(pieces) * block > 102400:
+            raise InputValueError("the adjustment grid did not reach its lower level; alpha1_mu is too small")
+
+
 @dataclass(frozen=True, eq=False)
 class PerFeatureGaussianAdjustment:
     """The exact adjustment factor A(ρ), ρ = s_μ/s_x, of the per-feature-spread model (Li 2012).
@@ -675,25 +698,15 @@ class PerFeatureGaussianAdjustment:
         lo, hi = float(log_rho_range[0]), float(log_rho_range[1])
         v_start = lo - 2.0 * tail / alpha1_x - math.log(eigenvalues.max()) - 5.0
         stop_level = log_f[0] - 2.0 * tail - 0.5 * alpha1_mu * max(hi - lo, 0.0)
-        pieces, start = [], v_start
-        while True:
-            v = start + h * np.arange(256)
-            values = _log_discard_probabilities_given_ratio(v, eigenvalues, log_f)
-            pieces.append(values)
-            if values[-1] < stop_level and start > hi + 5.0:
-                break
-            start = v[-1] + h
-            if len(pieces) > 400:
-                raise InputValueError("the adjustment grid did not reach its lower level; alpha1_mu is too small")
-        log_a = np.concatenate(pieces)
+        log_a = _grid_values(
+            v_start, h, 256, lambda v: _log_discard_probabilities_given_ratio(v, eigenvalues, log_f),
+            lambda v, values: values[-1] < stop_level and v[0] > hi + 5.0,
+        )  # fmt: skip
         return cls(float(threshold), tuple(int(c) for c in counts), float(alpha1_mu), float(alpha1_x),
                    log_f, eigenvalues, float(v_start), float(h), log_a)  # fmt: skip
 
     def __post_init__(self):
-        for name in ("log_f", "eigenvalues", "log_a"):
-            value = np.array(getattr(self, name), dtype=np.float64, order="C", copy=True)
-            value.setflags(write=False)
-            object.__setattr__(self, name, value)
+        _freeze_arrays(self, ("log_f", "eigenvalues", "log_a"))
 
     @property
     def density_parameters(self):
@@ -897,27 +910,20 @@ class PerClassVarianceAdjustment:
         v_start = lo - 2.0 * tail / alpha1_x - math.log(eigenvalues.max()) - 5.0
         d1, d2, log_norm = alpha1_x, alpha1_mu, _log_f_density_normaliser(alpha1_x, alpha1_mu)
         as_float = counts.astype(np.float64)
-        pieces, start, best = [], v_start, -np.inf
-        while True:  # blocks of 16 nodes until the integrand of A(e^hi) is below e^{−2·tail} of its peak
-            v = start + h * np.arange(16)
-            values = _per_class_log_b_grid(v, pool, as_float, float(threshold))
-            pieces.append(values)
+        best = [-np.inf]
+
+        def finished(v, values):  # the integrand of A(e^hi) below e^{−2·tail} of its peak so far
             integrand = values + np.array([log_f_density_of_log(x - hi, d1, d2, log_norm) for x in v])
-            best = max(best, float(integrand.max()))
-            if v[-1] > hi and integrand[-1] < best - 2.0 * tail:
-                break
-            start = v[-1] + h
-            if len(pieces) > 400:
-                raise InputValueError("the adjustment grid did not reach its lower level; alpha1_mu is too small")
-        log_a = np.concatenate(pieces)
+            best[0] = max(best[0], float(integrand.max()))
+            return v[-1] > hi and integrand[-1] < best[0] - 2.0 * tail
+
+        log_a = _grid_values(v_start, h, 16, lambda v: _per_class_log_b_grid(v, pool, as_float, float(threshold)),
+                             finished)  # fmt: skip
         return cls(float(threshold), tuple(int(c) for c in counts), float(alpha1_mu), float(alpha1_x),
                    float(alpha2_x), pool, float(v_start), float(h), log_a)  # fmt: skip
 
     def __post_init__(self):
-        for name in ("epsilon_pool", "log_a"):
-            value = np.array(getattr(self, name), dtype=np.float64, order="C", copy=True)
-            value.setflags(write=False)
-            object.__setattr__(self, name, value)
+        _freeze_arrays(self, ("epsilon_pool", "log_a"))
 
     density_parameters = PerFeatureGaussianAdjustment.density_parameters
     kernel_arguments = PerFeatureGaussianAdjustment.kernel_arguments
