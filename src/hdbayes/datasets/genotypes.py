@@ -149,6 +149,7 @@ def _check_chunks(chunks, n_rows, n_features):
 def _genotype_matrix(key, start, stop, n_features, chunks, options):
     """The dask array of rows start..stop-1, chunked ``chunks``, each chunk made by its task."""
     import dask.array as da
+    from dask.base import tokenize
 
     rows, cols = chunks
     row_chunks = tuple(min(rows, stop - s) for s in range(start, stop, rows)) or (0,)
@@ -162,7 +163,7 @@ def _genotype_matrix(key, start, stop, n_features, chunks, options):
         return _genotype_block((r0, r0 + row_chunks[i]), (c0, c0 + col_chunks[j]), key=key, **options)
 
     return da.map_blocks(block, chunks=(row_chunks, col_chunks), dtype=np.int8, meta=np.empty((0, 0), np.int8),
-                         name=f"genotypes-{da.core.tokenize(key, start, stop, n_features, chunks, options)}")
+                         name=f"genotypes-{tokenize(key, start, stop, n_features, chunks, options)}")
 
 
 _DESCR_SIMULATED = """Simulated case–control genotypes (hdbayes.datasets.simulate_genotypes).
@@ -287,6 +288,7 @@ def simulate_genotypes(
                "case_fraction": case_fraction, "binary": binary}  # fmt: skip
 
     import dask.array as da
+    from dask.base import tokenize
 
     X = _genotype_matrix(key, 0, n_samples, n_features, chunks, options)
     X_test = y_test = None
@@ -305,7 +307,7 @@ def simulate_genotypes(
         return q[c0 - tiles[0] * _TILE:c1 - tiles[0] * _TILE]
 
     allele = da.map_blocks(frequencies, chunks=(col_chunks,), dtype=np.float64, meta=np.empty(0),
-                           name=f"allele-frequency-{da.core.tokenize(key, n_features, chunks, low, high)}")
+                           name=f"allele-frequency-{tokenize(key, n_features, chunks, low, high)}")
     descr = _DESCR_SIMULATED.format(
         n=n_samples, m=n_test, p=n_features, k=n_informative, odds_ratio=odds_ratio, low=low, high=high,
         chunks=chunks, entropy=key[0], kind="0/1 minor-allele presence" if binary else "minor-allele counts 0/1/2",
@@ -431,6 +433,7 @@ def read_plink(path, *, chunks=(2000, 8 * _TILE), binarize=None, missing="nan", 
     except ImportError as error:  # pragma: no cover - the optional extra is installed in CI
         raise ImportError("read_plink needs bed-reader: pip install 'hdbayes[plink]'") from error
     import dask.array as da
+    from dask.base import tokenize
 
     binary = _check_genotype_binarize(binarize)
     if missing not in _MISSING_OPTIONS:
@@ -459,7 +462,7 @@ def read_plink(path, *, chunks=(2000, 8 * _TILE), binarize=None, missing="nan", 
         raise InputValueError(f"{files['bed']} holds {n} persons × {p} variants; at least one of each is required")
     rows, cols = _check_chunks(chunks, n, p)
     source = _BedChunks(files["bed"].resolve(), (n, p), count_A1=bool(count_A1), binary=binary, missing=missing)
-    name = "plink-" + da.core.tokenize(file_key(files["bed"]), rows, cols, binary, missing, bool(count_A1))
+    name = "plink-" + tokenize(file_key(files["bed"]), rows, cols, binary, missing, bool(count_A1))
     X = da.from_array(source, chunks=(rows, cols), asarray=False, fancy=False, lock=False, name=name,
                       meta=np.empty((0, 0), dtype=source.dtype))  # fmt: skip
     kind = "0/1 allele presence" if binary else "allele counts 0/1/2"
