@@ -80,6 +80,9 @@ def test_the_fitted_adjustment_is_the_adjustment_factor():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
     roundtrip = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(roundtrip.predict_proba(X), proba)
+    line = model.plot_alpha_posterior().lines[0]  # the posterior density of log α (as thesis Fig. 2.7)
+    np.testing.assert_allclose(line.get_xdata(), np.log(model.alpha_grid_))
+    np.testing.assert_allclose(line.get_ydata(), model.posterior_density_of_log_alpha_)
 
 
 def test_the_correction_removes_overconfidence_on_pure_noise():
