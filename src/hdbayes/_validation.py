@@ -8,6 +8,7 @@ so that the command line can tell a user's mistake from a bug.
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
 import scipy.sparse as sp
@@ -332,3 +333,10 @@ def check_generator(random_state) -> np.random.Generator:
             "random_state must be None, a non-negative int, a numpy.random.Generator "
             f"(or SeedSequence/BitGenerator/RandomState), got {random_state!r}"
         ) from exc
+
+
+def is_dask_array(X) -> bool:
+    """Whether ``X`` is a ``dask.array.Array`` (without importing dask: an array of it can only
+    exist once ``dask.array`` has been imported)."""
+    module = sys.modules.get("dask.array")
+    return module is not None and isinstance(X, module.Array)

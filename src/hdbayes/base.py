@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_class_labels, validate_input
+from hdbayes._validation import check_class_labels, is_dask_array, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.mcmc.chains import Schedule, run_chains
 
@@ -93,7 +93,13 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         For the bias-corrected models the values are exact up to a constant common to a
         row (the probability of the observed selection), which cancels in every
         prediction.
+
+        X may be a ``dask.array`` for the estimators that fit from one (their ``fit`` says so):
+        every prediction method then returns a dask array with X's row chunks, each chunk
+        predicted where it lives (an input error names the chunk); the others refuse it.
         """
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict_joint_log_proba")
         check_is_fitted(self)
         X = self._validate_for_prediction(X)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -109,6 +115,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         A row whose every class has probability zero (possible only for models that
         allow zero probabilities, such as ``method="mle"``) is NaN, with a RuntimeWarning.
         """
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict_log_proba")
         jll = self.predict_joint_log_proba(X)
         with np.errstate(invalid="ignore"):
             log_norm = logsumexp(jll, axis=1, keepdims=True)
@@ -125,6 +133,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """p(y = c | x, training data), rows summing to one, shape (n_samples, n_classes)."""
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict_proba")
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X, loss=None):
@@ -142,6 +152,8 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
+        if is_dask_array(X):
+            return self._predict_dask(X, "predict", loss=loss)
         if loss is None:
             jll = self.predict_joint_log_proba(X)  # checks the fit first
             return self.classes_[np.argmax(jll, axis=1)]
@@ -155,6 +167,15 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         except ValueError as error:  # a malformed loss matrix
             raise InputValueError(str(error)) from None
         return self.classes_[decisions]
+
+    def _predict_dask(self, X, method, **kwargs):
+        """``method`` on a dask array X, returned as a dask array (hook). Every prediction method
+        comes here when X is a ``dask.array``; estimators that fit from dask arrays map the method
+        over the row chunks of the columns they use (``hdbayes.statistics.map_row_chunks``)."""
+        raise InputTypeError(
+            f"{type(self).__name__} does not predict from a dask array; pass a numpy array or sparse matrix "
+            "(for example X.compute())"
+        )
 
 
 class MCMCMixin:

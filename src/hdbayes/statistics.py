@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import operator
-import sys
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,18 +43,12 @@ from hdbayes._validation import (
     check_class_labels,
     feature_label,
     first_entry,
+    is_dask_array,
     plain_value,
 )
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = ["BinaryClassCounts", "GaussianClassMoments", "is_dask_array"]
-
-
-def is_dask_array(X) -> bool:
-    """Whether ``X`` is a ``dask.array.Array`` (without importing dask: an array of it can only
-    exist once ``dask.array`` has been imported)."""
-    module = sys.modules.get("dask.array")
-    return module is not None and isinstance(X, module.Array)
 
 
 def chunk_label(index, row_chunks):

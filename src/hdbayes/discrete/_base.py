@@ -498,35 +498,7 @@ class GenerativeClassifier(BayesianClassifier):
         with np.errstate(divide="ignore"):
             return np.log(prior)
 
-    # -- prediction ---------------------------------------------------------------------------
-    def predict_joint_log_proba(self, X):
-        if is_dask_array(X):
-            return self._predict_dask(X, "predict_joint_log_proba")
-        return super().predict_joint_log_proba(X)
-
-    def predict_log_proba(self, X):
-        if is_dask_array(X):
-            return self._predict_dask(X, "predict_log_proba")
-        return super().predict_log_proba(X)
-
-    def predict_proba(self, X):
-        if is_dask_array(X):
-            return self._predict_dask(X, "predict_proba")
-        return super().predict_proba(X)
-
-    def predict(self, X, loss=None):
-        if is_dask_array(X):
-            return self._predict_dask(X, "predict", loss=loss)
-        return super().predict(X, loss=loss)
-
-    _DASK_NOTE = """
-        X may be a ``dask.array``: the result is then a dask array with X's row chunks, each
-        chunk predicted where it lives (an input error names the chunk).
-        """
-    predict_joint_log_proba.__doc__ = BayesianClassifier.predict_joint_log_proba.__doc__ + _DASK_NOTE
-    predict_log_proba.__doc__ = BayesianClassifier.predict_log_proba.__doc__ + _DASK_NOTE
-    predict_proba.__doc__ = BayesianClassifier.predict_proba.__doc__ + _DASK_NOTE
-    predict.__doc__ = BayesianClassifier.predict.__doc__ + _DASK_NOTE
+    # -- prediction on dask arrays (BayesianClassifier's prediction methods come here for them) ----
 
     def _predict_dask(self, X, method, **kwargs):
         """``method`` on every row chunk of a dask X (re-chunked to all columns), as a dask array."""

@@ -637,30 +637,6 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         return self._fit_statistics(counts)
 
     # -- predictions on dask arrays: the k selected columns, mapped over the row chunks ----------
-    def predict_joint_log_proba(self, X):
-        if is_dask_array(X):
-            return self._predict_dask(X, "predict_joint_log_proba")
-        return super().predict_joint_log_proba(X)
-
-    def predict_log_proba(self, X):
-        if is_dask_array(X):
-            return self._predict_dask(X, "predict_log_proba")
-        return super().predict_log_proba(X)
-
-    def predict_proba(self, X):
-        if is_dask_array(X):
-            return self._predict_dask(X, "predict_proba")
-        return super().predict_proba(X)
-
-    def predict(self, X, loss=None):
-        if is_dask_array(X):
-            return self._predict_dask(X, "predict", loss=loss)
-        return super().predict(X, loss=loss)
-
-    predict_joint_log_proba.__doc__ = BinarySelectionBiasClassifier.predict_joint_log_proba.__doc__
-    predict_log_proba.__doc__ = BinarySelectionBiasClassifier.predict_log_proba.__doc__
-    predict_proba.__doc__ = BinarySelectionBiasClassifier.predict_proba.__doc__
-    predict.__doc__ = BinarySelectionBiasClassifier.predict.__doc__
 
     def _predict_dask(self, X, method, **kwargs):
         """``method`` on a dask array X, as a dask array: only the k selected columns are taken
