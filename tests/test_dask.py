@@ -168,3 +168,68 @@ def test_local_cluster(data):
             BiasCorrectedNaiveBayes().fit(da.from_array(bad, chunks=(23, 301)), data.y)
     assert_same_model(chunked, memory)
     np.testing.assert_allclose(proba, memory.predict_proba(data.X_test), atol=1e-12)
+
+
+# ----- the Gaussian classifier: moments on the workers, the selected columns to the sampler -----
+
+
+@pytest.fixture(scope="module")
+def gaussian_data():
+    rng = np.random.default_rng(0)
+    n, p = 83, 57
+    y = rng.integers(0, 3, n)
+    X = rng.standard_normal((n, p)) + 0.8 * y[:, None] * (np.arange(p) < 5)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "variant", [{}, {"spread": "per-feature"}, {"spread": "per-feature", "class_variance": "per-class", "n_mc": 16}]
+)
+def test_gaussian_fit_from_dask_gives_the_in_memory_draws(gaussian_data, variant):
+    """Chunks that divide neither n nor p, labels as a dask array: the same selection, bit-identical draws and
+    predictions (dask arrays with X's row chunks)."""
+    from hdbayes import BiasCorrectedGaussianClassifier
+
+    X, y = gaussian_data
+    kwargs = dict(n_features_to_select=6, n_iter=120, burn_in=20, thin=5, random_state=1, progress=False, **variant)
+    memory = BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
+    chunked = BiasCorrectedGaussianClassifier(**kwargs).fit(da.from_array(X, chunks=(20, 13)),
+                                                             da.from_array(y, chunks=20))  # fmt: skip
+    assert np.array_equal(memory.selected_features_, chunked.selected_features_)
+    assert chunked.n_features_in_ == X.shape[1] and np.array_equal(chunked.classes_, memory.classes_)
+    for name in memory.trace_.posterior:
+        assert np.array_equal(memory.trace_.posterior[name], chunked.trace_.posterior[name]), name
+    proba = chunked.predict_proba(da.from_array(X, chunks=(30, 57)))
+    assert is_dask_array(proba) and proba.chunks[0] == (30, 30, 23)
+    assert np.array_equal(proba.compute(), memory.predict_proba(X))
+    assert np.array_equal(chunked.predict(da.from_array(X, chunks=(40, 20))).compute(), memory.predict(X))
+
+
+def test_gaussian_dask_input_errors_name_the_chunk(gaussian_data):
+    from hdbayes import BiasCorrectedGaussianClassifier
+
+    X, y = gaussian_data
+    bad = X.copy()
+    bad[45, 7] = np.nan
+    model = BiasCorrectedGaussianClassifier(n_features_to_select=3, n_iter=40, burn_in=10, progress=False)
+    with pytest.raises(InputValueError, match=r"chunk 2 of X \(rows 40\.\.59\)"):
+        model.fit(da.from_array(bad, chunks=(20, 57)), y)
+    with pytest.raises(InputValueError, match="single class"):
+        model.fit(da.from_array(X, chunks=(20, 57)), np.zeros(X.shape[0], dtype=int))
+    fitted = model.fit(da.from_array(X, chunks=(20, 57)), y)
+    bad = X.copy()
+    bad[45, fitted.selected_features_[0]] = np.inf  # predictions read the selected columns only
+    with pytest.raises(InputValueError, match=r"chunk 1 of X \(rows 40\.\.79\)"):
+        fitted.predict_proba(da.from_array(bad, chunks=(40, 57))).compute()
+    with pytest.raises(InputValueError, match="expecting 57 features"):
+        fitted.predict_proba(da.from_array(X[:, :10], chunks=(40, 10)))
+
+
+def test_estimators_without_a_dask_path_refuse_dask_arrays_by_type(gaussian_data):
+    from hdbayes import BiasCorrectedMixture
+
+    X, y = gaussian_data
+    Xb, yb = (X > 0).astype(int), (y > 0).astype(int)
+    model = BiasCorrectedMixture(n_features_to_select=3, n_iter=20, burn_in=5, progress=False).fit(Xb, yb)
+    with pytest.raises(TypeError, match="does not predict from a dask array"):
+        model.predict_proba(da.from_array(Xb, chunks=(20, 57)))

@@ -26,6 +26,7 @@ detects it. With raw data far from 0, τ^ν simply becomes small.
 
 from __future__ import annotations
 
+import copy
 import functools
 import warnings
 from numbers import Integral
@@ -34,12 +35,15 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._numba import jit
 from hdbayes._validation import (
+    check_class_labels,
     check_finite_output,
     check_generator,
     feature_label,
+    is_dask_array,
     overflow_error,
     plain_value,
 )
@@ -63,6 +67,7 @@ from hdbayes.selection_bias.gaussian_adjustment import (
     interpolated_per_feature_log_discard_probability,
     new_interpolation_table,
 )
+from hdbayes.statistics import GaussianClassMoments, check_dask_matrix, dask_class_codes, map_row_chunks
 
 __all__ = [
     "BiasCorrectedGaussianClassifier",
@@ -656,6 +661,14 @@ def rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, class
     return out + class_log_prior[None, :]
 
 
+def _predict_chunk(block, *, where, view, method, kwargs):
+    """One row chunk of the selected columns, predicted by ``view`` (see ``_predict_dask``)."""
+    block = np.asarray(block.toarray() if hasattr(block, "toarray") else block, dtype=np.float64)
+    if not np.isfinite(block).all():
+        raise InputValueError(f"{where} holds a value that is not finite; X must be finite")
+    return getattr(view, method)(block, **kwargs)
+
+
 class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
     """Bayesian Gaussian classifier with F-statistic selection and bias correction.
 
@@ -857,50 +870,97 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, p)
+        X : array-like or dask array of shape (n_samples, p)
             All candidate continuous features. Constant features are allowed (one
             ``UserWarning`` gives their number): their F is 0, they are discarded and
             count among the p − k discarded features. If the selection reaches them
             (γ = 0) the correction uses its γ → 0⁺ limit (:class:`GaussianAdjustment`).
             A kept feature whose sums of squares overflow raises an ``InputValueError``.
-        y : array-like of shape (n_samples,)
+            A ``dask.array`` (dense or ``scipy.sparse`` chunks, any chunking) is summarised on
+            the workers by per-class moments of every feature
+            (:class:`hdbayes.statistics.GaussianClassMoments`); F and the selection come from
+            them, and only the n × k selected columns reach this process. The draws are those of
+            the in-memory fit (F agrees to about 1e-12, so only a near-tie at the k-th feature
+            could select differently).
+        y : array-like or dask array of shape (n_samples,)
             Class labels; at least two classes, each with at least two cases.
 
         Returns
         -------
         self
         """
+        if is_dask_array(X) or is_dask_array(y):
+            return self._fit_dask(X, y)
         self._check_selection_params()
-        per_feature = self.spread == "per-feature"
-        per_class = self.class_variance == "per-class"
-        if per_class and not per_feature:
+        self._check_variant()
+        schedule = self._schedule()
+        X, codes = self._validate_classification_data(X, y, targets=True, ensure_all_finite=True, ensure_min_samples=3)
+        counts = self._checked_class_counts(np.bincount(codes, minlength=self.classes_.shape[0]))
+        self._warn_constant(np.flatnonzero(np.ptp(X, axis=0) == 0))
+        rng = check_generator(self.random_state)
+        selection = self._select_features(f_statistic(X, codes), "f", rng)
+        return self._fit_selected(X[:, selection.indices], codes, counts, selection, rng, schedule)
+
+    def _fit_dask(self, X, y):
+        """``fit`` on a dask array X: the per-class moments of every feature are computed on the
+        workers and merged (:class:`hdbayes.statistics.GaussianClassMoments`), F and the selection
+        come from them, and only the k selected columns (n × k values) and the labels are brought
+        to the client for the sampler, which then runs exactly as in memory."""
+        self._check_selection_params()
+        self._check_variant()
+        schedule = self._schedule()
+        for name in ("classes_", "n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(name, None)
+        moments = GaussianClassMoments.from_dask(X, y)
+        check_class_labels(moments.classes)
+        if moments.n_samples < 3:
+            raise InputValueError(f"Found array with {moments.n_samples} sample(s) while a minimum of 3 is required.")
+        self.classes_ = moments.classes
+        self.n_features_in_ = int(X.shape[1])
+        counts = self._checked_class_counts(moments.class_counts)
+        between = np.ptp(moments.means, axis=0) if moments.means.shape[0] > 1 else np.zeros(X.shape[1])
+        self._warn_constant(np.flatnonzero((moments.scatter.sum(axis=0) == 0) & (between == 0)))
+        rng = check_generator(self.random_state)
+        selection = self._select_features(moments.f_statistic(), "f", rng)
+        _, codes = dask_class_codes(y, moments.classes)
+        kept = X[:, selection.indices].compute()
+        kept = np.asarray(kept.toarray() if hasattr(kept, "toarray") else kept, dtype=np.float64)
+        return self._fit_selected(kept, np.asarray(codes.compute() if is_dask_array(codes) else codes), counts,
+                                  selection, rng, schedule)  # fmt: skip
+
+    def _check_variant(self):
+        if self.class_variance == "per-class" and self.spread != "per-feature":
             raise InputValueError(
                 'class_variance="per-class" needs spread="per-feature" (with spread="shared" the class '
                 'variances are pooled: class_variance="pooled")'
             )
-        schedule = self._schedule()
-        X, codes = self._validate_classification_data(X, y, targets=True, ensure_all_finite=True, ensure_min_samples=3)
-        n_classes = self.classes_.shape[0]
-        pseudo_counts = class_pseudo_counts(self.class_pseudo_count, n_classes)
-        counts = np.bincount(codes)
+
+    def _checked_class_counts(self, counts):
+        counts = np.asarray(counts)
         if counts.min() < 2:
             label = self.classes_[np.argmin(counts)]
             raise InputValueError(f"class {plain_value(label)} has {counts.min()} case; every class needs at least two")
-        constant = np.flatnonzero(np.ptp(X, axis=0) == 0)
+        return counts
+
+    def _warn_constant(self, constant):
         if constant.size:
             warnings.warn(
                 f"{constant.size} constant feature{'s' if constant.size > 1 else ''} (for example "
                 f"{feature_label(int(constant[0]), getattr(self, 'feature_names_in_', None))}): F = 0, so they "
                 "are discarded unless every other feature is kept, and count among the p - k discarded features",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
 
-        rng = check_generator(self.random_state)
-        selection = self._select_features(f_statistic(X, codes), "f", rng)
+    def _fit_selected(self, X_kept, codes, counts, selection, rng, schedule):
+        """The model of the selected columns ``X_kept`` (n × k), given the selection on all p features."""
+        per_feature = self.spread == "per-feature"
+        per_class = self.class_variance == "per-class"
+        n_classes = self.classes_.shape[0]
+        pseudo_counts = class_pseudo_counts(self.class_pseudo_count, n_classes)
         with np.errstate(over="ignore", invalid="ignore"):
-            count_f, sums, squares = class_statistics(X[:, selection.indices], codes, n_classes)
-        self._check_kept_magnitudes(X, selection.indices, sums, squares)
+            count_f, sums, squares = class_statistics(X_kept, codes, n_classes)
+        self._check_kept_magnitudes(X_kept, selection.indices, sums, squares)
         n_discarded = selection.n_discarded if self.correct else 0
         self.adjustment_ = None
         if n_discarded > 0 and per_class:
@@ -960,13 +1020,32 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         self.class_log_prior_ = np.log((counts + pseudo_counts) / (counts.sum() + pseudo_counts.sum()))
         return self
 
-    def _check_kept_magnitudes(self, X, kept, sums, squares):
+    def _predict_dask(self, X, method, **kwargs):
+        """``method`` on a dask array X, as a dask array: the k selected columns are mapped over the
+        row chunks, each predicted where it lives by a copy of the model restricted to them (the same
+        computation as in memory)."""
+        check_is_fitted(self)
+        X = check_dask_matrix(X)
+        if X.shape[1] != self.n_features_in_:
+            raise InputValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features "
+                "as input."
+            )
+        selected = np.asarray(self.selected_features_)
+        view = copy.copy(self)  # small: the draws of the k selected features only
+        view.__dict__.pop("feature_names_in_", None)
+        view.n_features_in_ = selected.shape[0]
+        view.selected_features_ = np.arange(selected.shape[0])
+        n_outputs, dtype = (None, self.classes_.dtype) if method == "predict" else (self.classes_.shape[0], np.float64)
+        return map_row_chunks(X[:, selected], _predict_chunk, n_outputs=n_outputs, dtype=dtype, view=view,
+                              method=method, kwargs=kwargs)  # fmt: skip
+
+    def _check_kept_magnitudes(self, X_kept, kept, sums, squares):
         """Raise an input error naming a kept feature (and its largest row) whose statistics overflow."""
         bad = np.flatnonzero(~(np.isfinite(sums).all(axis=0) & np.isfinite(squares).all(axis=0)))
         if bad.size:
-            j = int(kept[bad[0]])
-            label = feature_label(j, getattr(self, "feature_names_in_", None))
-            raise overflow_error(label, "the sum of squares of its values", X[:, j])
+            label = feature_label(int(kept[bad[0]]), getattr(self, "feature_names_in_", None))
+            raise overflow_error(label, "the sum of squares of its values", X_kept[:, bad[0]])
 
     def _joint_log_likelihood(self, X):
         X_selected = X[:, self.selected_features_]
