@@ -315,5 +315,6 @@ def test_the_cluster_benchmark_runs_at_its_quick_size(tmp_path):
     assert report["cluster"]["n_workers"] == 2 and report["fit"]["cells"] == report["fit"]["n"] * report["fit"]["p"]
     assert report["fit"]["seconds"] > 0 and report["fit"]["peak_memory_per_worker"]
     assert report["fit"]["auc_test"] > 0.5 and report["gaussian"]["informative_selected"] == 10
+    assert report["gaussian"]["classifier_informative_selected"] == 10
     assert set(report["scaling"]["workers"]) == {"1", "2"} and report["in_memory"]["scan_seconds"] > 0
     assert "cells / s / core" in result.stdout
