@@ -26,10 +26,10 @@ def _parameters(cls):
 
 def test_the_registry_of_estimators_is_complete():
     assert len(ESTIMATORS) >= 13
-    assert len(CLASSIFIERS) == 9
+    assert len(CLASSIFIERS) == 10
     assert {cls.__name__ for cls in SELECTING} == {
-        "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "BiasCorrectedNaiveBayes",
-        "MutualInformationSelector",
+        "BiasCorrectedCategoricalNB", "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture",
+        "BiasCorrectedNaiveBayes", "MutualInformationSelector",
     }  # fmt: skip
     assert {cls.__name__ for cls in MCMC} == {
         "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "CompressedInteractionClassifier",

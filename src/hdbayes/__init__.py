@@ -33,6 +33,7 @@ _EXPORTS = {  # module -> the names it exports
     "hdbayes.discrete.naive_bayes": ("BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"),
     "hdbayes.interactions.models": ("CompressedInteractionClassifier", "CompressedSequenceModel"),
     "hdbayes.preprocessing": ("ShrunkCovarianceWhitener",),
+    "hdbayes.selection_bias.categorical": ("BiasCorrectedCategoricalNB",),
     "hdbayes.selection_bias.gaussian": ("BiasCorrectedGaussianClassifier",),
     "hdbayes.selection_bias.mixture": ("BiasCorrectedMixture",),
     "hdbayes.selection_bias.naive_bayes": ("BiasCorrectedNaiveBayes",),
@@ -41,10 +42,11 @@ _EXPORTS = {  # module -> the names it exports
 }
 
 __all__ = [
-    "BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB", "BiasCorrectedGaussianClassifier",
-    "BiasCorrectedMixture", "BiasCorrectedNaiveBayes", "CompressedInteractionClassifier",
-    "CompressedSequenceModel", "DCMClassifier", "FeatureBinarizer", "GroupSpikeSlabGibbs",
-    "GroupSpikeSlabRegression", "MutualInformationSelector", "ShrunkCovarianceWhitener", "__version__",
+    "BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB", "BiasCorrectedCategoricalNB",
+    "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "BiasCorrectedNaiveBayes",
+    "CompressedInteractionClassifier", "CompressedSequenceModel", "DCMClassifier", "FeatureBinarizer",
+    "GroupSpikeSlabGibbs", "GroupSpikeSlabRegression", "MutualInformationSelector", "ShrunkCovarianceWhitener",
+    "__version__",
 ]
 
 
