@@ -696,7 +696,30 @@ def test_categorical_nb_n_categories(small, tmp_path, capsys):
     assert main(_argv(tmp_path / "zero.csv", test, out, "--n-categories", "2", model="categorical-nb")) == 0
     assert pd.read_csv(out).shape == (20, 3)
     _refused(capsys, main(_argv(train, test, tmp_path / "q.csv", "--n-categories", "2")), tmp_path / "q.csv",
-             "--n-categories applies to --model categorical-nb only")  # fmt: skip
+             "--n-categories applies to --model categorical-naive-bayes or categorical-nb only")  # fmt: skip
+
+
+def test_categorical_naive_bayes_is_the_estimator(tmp_path):
+    """classify --model categorical-naive-bayes: genotype-like codes 0/1/2, three classes; the probabilities are
+    BiasCorrectedCategoricalNB's on the same data."""
+    from hdbayes import BiasCorrectedCategoricalNB
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(45, 12))
+    y = np.array(["a", "b", "c"])[rng.integers(0, 3, 45)]
+    X[:, 0] = np.where(y == "a", 2, X[:, 0])
+    columns = [f"snp{j}" for j in range(12)]
+    frame = pd.DataFrame(X, columns=columns).assign(cls=y)
+    frame.iloc[:30].to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[30:].to_csv(tmp_path / "test.csv", index=False)
+    out = tmp_path / "p.csv"
+    argv = _argv(tmp_path / "train.csv", tmp_path / "test.csv", out, "--n-features", "3", "--n-categories", "3",
+                 model="categorical-naive-bayes")  # fmt: skip
+    assert main(argv) == 0
+    expected = BiasCorrectedCategoricalNB(n_features_to_select=3, n_levels=3, random_state=0).fit(
+        frame.iloc[:30][columns], y[:30]
+    ).predict_proba(frame.iloc[30:][columns])
+    np.testing.assert_allclose(pd.read_csv(out)[["P(cls=a)", "P(cls=b)", "P(cls=c)"]], expected, rtol=1e-10)
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,9 @@ column names; every column but the target is a feature and must be numeric and f
 ``classify --binarize T`` (a number, or ``median`` for each feature's training median)
 maps feature values > T to 1; ``bernoulli-nb`` then selects by mutual information on the
 binarised features. ``categorical-nb --n-categories N`` reserves categories 0..N-1 (for
-values unseen in training). ``--n-features K`` is the estimators' ``n_features_to_select``;
+values unseen in training); ``categorical-naive-bayes`` (``BiasCorrectedCategoricalNB``) selects
+by Pearson's X² and corrects, its features integer level codes (``--n-categories`` is its
+``n_levels``). ``--n-features K`` is the estimators' ``n_features_to_select``;
 ``--class-pseudo-count C`` (every model) is the Dirichlet pseudo-count of each class
 (``class_pseudo_count``); ``--alpha A`` (bernoulli-nb, categorical-nb, multinomial-nb) is the
 feature smoothing pseudo-count (scikit-learn's ``alpha``). The MCMC models (gaussian, mixture)
@@ -75,17 +77,18 @@ __all__ = ["main"]
 
 # models corrected for selection bias (selection inside the estimator) and the generative models of
 # hdbayes.discrete (selection, if asked for, by mutual information in a pipeline)
-CORRECTED_MODELS = ("naive-bayes", "gaussian", "mixture")
+CORRECTED_MODELS = ("naive-bayes", "categorical-naive-bayes", "gaussian", "mixture")
 DISCRETE_MODELS = ("bernoulli-nb", "categorical-nb", "multinomial-nb", "dcm")
 MODELS = CORRECTED_MODELS + DISCRETE_MODELS
 _NAIVE_BAYES_FAMILY = {"bernoulli-nb", "categorical-nb", "multinomial-nb"}
 _BINARY_MODELS = {"naive-bayes", "mixture", "bernoulli-nb"}
 _COUNT_MODELS = {"multinomial-nb", "dcm"}
+_CATEGORY_MODELS = {"categorical-nb", "categorical-naive-bayes"}
 # options that only some models understand: option -> (models, estimator parameter)
 _MODEL_OPTIONS = {
     "binarize": (_BINARY_MODELS, None),
     "theta_rule": ({"naive-bayes"}, "theta_rule"),
-    "alpha_rule": ({"naive-bayes"}, "alpha_rule"),
+    "alpha_rule": ({"naive-bayes", "categorical-naive-bayes"}, "alpha_rule"),
     "spread": ({"gaussian"}, "spread"),
     "class_variance": ({"gaussian"}, "class_variance"),
     "alpha2_x": ({"gaussian"}, "alpha2_x"),
@@ -96,11 +99,12 @@ _MODEL_OPTIONS = {
     "method": (_NAIVE_BAYES_FAMILY, "method"),
     "alpha": (_NAIVE_BAYES_FAMILY, "alpha"),
     "class_pseudo_count": (set(MODELS), "class_pseudo_count"),
-    "n_categories": ({"categorical-nb"}, "n_categories"),
+    "n_categories": ({"categorical-nb", "categorical-naive-bayes"}, "n_categories"),
     "no_correct": (set(CORRECTED_MODELS), None),
 }
 _ESTIMATORS = {
     "naive-bayes": "BiasCorrectedNaiveBayes",
+    "categorical-naive-bayes": "BiasCorrectedCategoricalNB",
     "gaussian": "BiasCorrectedGaussianClassifier",
     "mixture": "BiasCorrectedMixture",
     "bernoulli-nb": "BayesianBernoulliNB",
@@ -271,7 +275,8 @@ def _build_parser():
         "--n-categories",
         type=int,
         metavar="N",
-        help="categorical-nb: every feature takes the categories 0..N-1 (default: those seen in training)",
+        help="categorical-nb, categorical-naive-bayes: every feature takes the categories 0..N-1 (default: those "
+        "seen in training)",
     )
     classify.add_argument(
         "--theta-rule",
@@ -594,14 +599,14 @@ def _check_classify_data(args, data):
                     f"{table.where(i, data.columns[j])}: {X[i, j]:g} is negative; --model {args.model} needs "
                     "counts or other non-negative weights (such as tf-idf)"
                 )
-        elif args.model == "categorical-nb":
+        elif args.model in _CATEGORY_MODELS:
             bad = (X < 0) | (X != np.round(X))
             if bad.any():
                 i, j = np.argwhere(bad)[0]
                 raise InputError(
                     f"{table.where(i, data.columns[j])}: {X[i, j]:g} is not a category code (an integer >= 0)"
                 )
-    if args.model == "categorical-nb":
+    if args.model in _CATEGORY_MODELS:
         seen = data.X_train.max(axis=0)
         limit = seen + 1 if args.n_categories is None else np.full_like(seen, args.n_categories)
         if args.n_categories is not None and (data.X_train >= args.n_categories).any():
@@ -638,6 +643,8 @@ def _build_model(args):
             raise InputError(f"--{option.replace('_', '-')} applies to --model {' or '.join(sorted(models))} only")
         if parameter is not None:
             params[parameter] = value
+    if args.model == "categorical-naive-bayes" and "n_categories" in params:
+        params["n_levels"] = params.pop("n_categories")  # the levels 0..L-1 of BiasCorrectedCategoricalNB
     estimator = getattr(hdbayes, _ESTIMATORS[args.model])
     if args.model in DISCRETE_MODELS:
         from sklearn.pipeline import make_pipeline
