@@ -277,7 +277,8 @@ def test_classify_discrete_model_options_and_counts(count_files, tmp_path, capsy
     base = ["classify", "--train", str(train), "--test", str(test), "--target", "topic"]
     out = tmp_path / "pred.csv"
     assert main([*base, "--model", "dcm", "--no-correct", "--out", str(out)]) == 2
-    assert "--no-correct applies to --model gaussian or mixture or naive-bayes only" in capsys.readouterr().err
+    assert ("--no-correct applies to --model categorical-naive-bayes or gaussian or mixture or naive-bayes only"
+            in capsys.readouterr().err)
     assert main([*base, "--model", "dcm", "--method", "map", "--out", str(out)]) == 2
     assert "--method applies to --model" in capsys.readouterr().err
     assert main([*base, "--model", "categorical-nb", "--out", str(out)]) == 2  # counts as category codes
