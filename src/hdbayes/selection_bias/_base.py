@@ -27,6 +27,7 @@ from hdbayes._validation import (
 )
 from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import InputValueError
+from hdbayes.quadrature import adaptive_inverse_gamma_rule, inverse_gamma_midpoint_grid
 from hdbayes.selection import abs_correlation, constant_features, select_from_scores
 
 _STATISTIC_NAMES = {"correlation": "|correlation|", "f": "F statistic"}
@@ -165,3 +166,40 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
         """X with values 0/1 after ``binarize``; a value other than 0/1 without it is refused
         naming its column."""
         return check_binary_features(X, self.binarize_thresholds_, getattr(self, "feature_names_in_", None))
+
+
+def integrate_over_alpha(estimator, evaluate):
+    """The α rule of a conjugate selection-bias model (thesis §2.3.4) and what ``evaluate`` gave at its nodes.
+
+    ``evaluate(alpha)`` returns a tuple of arrays whose first axis runs over the α values given, the last two
+    being log A(α)^{p−k} and log P(data | α) (their sum is the integrand of the α posterior).
+    ``estimator.alpha_rule`` is ``"adaptive"`` (:func:`~hdbayes.quadrature.adaptive_inverse_gamma_rule`, to
+    ``alpha_resolution``) or ``"midpoint"`` (``n_alpha`` midpoints of the inverse-Gamma prior). Returns the
+    rule and the tuple of arrays joined over all evaluations, in the rule's order of nodes.
+    """
+    pieces = []
+
+    def log_integrand(alpha):
+        values = evaluate(alpha)
+        pieces.append(values)
+        return values[-1] + values[-2]
+
+    if estimator.alpha_rule == "adaptive":
+        outcome = adaptive_inverse_gamma_rule(
+            log_integrand, estimator.alpha_shape, estimator.alpha_scale, n_points=estimator.n_alpha,
+            resolution=estimator.alpha_resolution,
+        )  # fmt: skip
+        if not outcome.converged:  # pragma: no cover - needs a posterior narrower than 4000 points resolve
+            warnings.warn(
+                f"the adaptive rule for α did not reach alpha_resolution={estimator.alpha_resolution:g} within "
+                f"{outcome.n_evaluations} points; predictions may be inaccurate",
+                UserWarning,
+                stacklevel=4,
+            )
+        rule, order = outcome.rule, outcome.order
+    else:
+        n_points = estimator.n_alpha if estimator.n_alpha is not None else 30
+        rule = inverse_gamma_midpoint_grid(estimator.alpha_shape, estimator.alpha_scale, n_points)
+        log_integrand(rule.nodes)
+        order = np.arange(rule.nodes.shape[0])
+    return rule, tuple(np.concatenate([piece[i] for piece in pieces])[order] for i in range(len(pieces[0])))

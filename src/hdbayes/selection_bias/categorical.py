@@ -11,7 +11,6 @@ G = L = 2 it is n·COR², the binary model's ranking), and with ``correct=True``
 
 from __future__ import annotations
 
-import warnings
 from math import lgamma
 from numbers import Integral
 
@@ -20,17 +19,16 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._numba import jit
 from hdbayes._validation import check_count, feature_label, first_entry, validate_input
 from hdbayes.exceptions import InputValueError
-from hdbayes.quadrature import adaptive_inverse_gamma_rule, inverse_gamma_midpoint_grid
 from hdbayes.selection_bias._base import (
     POSITIVE,
     SELECTION_PARAMETER_CONSTRAINTS,
     SelectionBiasClassifier,
     class_pseudo_counts,
+    integrate_over_alpha,
 )
 from hdbayes.selection_bias.categorical_adjustment import (
     categorical_log_discard_probability,
@@ -38,7 +36,7 @@ from hdbayes.selection_bias.categorical_adjustment import (
     pearson_chi_square,
     simplex_rule,
 )
-from hdbayes.selection_bias.naive_bayes import alpha_posterior
+from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes, alpha_posterior
 
 __all__ = ["BiasCorrectedCategoricalNB", "categorical_feature_integrals"]
 
@@ -476,9 +474,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         theta_rule = None
         if corrected and self.n_theta is not None:
             theta_rule = simplex_rule(self.n_levels_, self.n_theta)
-        pieces = []
-
-        def log_integrand(alpha):
+        def evaluate(alpha):
             log_marginal, log_q = categorical_feature_integrals(selected, sizes, alpha, n_theta=self.n_theta)
             if corrected:
                 log_a = categorical_log_discard_probability(
@@ -488,32 +484,9 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
                 log_adjustment = selection.n_discarded * log_a
             else:
                 log_adjustment = np.zeros(alpha.shape[0])
-            log_marginal = log_marginal.sum(axis=1)
-            pieces.append((log_q, log_adjustment, log_marginal))
-            return log_marginal + log_adjustment
+            return log_q, log_adjustment, log_marginal.sum(axis=1)
 
-        if self.alpha_rule == "adaptive":
-            outcome = adaptive_inverse_gamma_rule(
-                log_integrand, self.alpha_shape, self.alpha_scale, n_points=self.n_alpha,
-                resolution=self.alpha_resolution,
-            )  # fmt: skip
-            if not outcome.converged:  # pragma: no cover - needs a posterior narrower than 4000 points resolve
-                warnings.warn(
-                    f"the adaptive rule for α did not reach alpha_resolution={self.alpha_resolution:g} within "
-                    f"{outcome.n_evaluations} points; predictions may be inaccurate",
-                    UserWarning,
-                    stacklevel=3,
-                )
-            alpha_rule, order = outcome.rule, outcome.order
-        else:
-            alpha_rule = inverse_gamma_midpoint_grid(
-                self.alpha_shape, self.alpha_scale, self.n_alpha if self.n_alpha is not None else 30
-            )
-            log_integrand(alpha_rule.nodes)
-            order = np.arange(alpha_rule.nodes.shape[0])
-        log_q, log_adjustment, log_marginal = (
-            np.concatenate([piece[i] for piece in pieces])[order] for i in range(3)
-        )
+        alpha_rule, (log_q, log_adjustment, log_marginal) = integrate_over_alpha(self, evaluate)
         self.level_counts_ = selected
         self.alpha_grid_ = alpha_rule.nodes
         self.alpha_log_weights_ = alpha_rule.log_weights
@@ -544,20 +517,4 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         scores += (self.log_adjustment_ + self.alpha_log_weights_)[None, :, None]
         return logsumexp(scores, axis=1) + self.class_log_prior_[None, :]
 
-    def plot_alpha_posterior(self, ax=None, **kwargs):
-        """Plot the posterior density of log α on the grid (as thesis Fig. 2.7).
-
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-        **kwargs
-            Passed to ``ax.plot``.
-
-        Returns
-        -------
-        matplotlib Axes
-        """
-        check_is_fitted(self)
-        from hdbayes.plotting import plot_log_alpha_density
-
-        return plot_log_alpha_density(self, ax=ax, **kwargs)
+    plot_alpha_posterior = BiasCorrectedNaiveBayes.plot_alpha_posterior  # the same α grid and attributes

@@ -19,7 +19,6 @@ p − k features were discarded, which multiplies the integrand in α by q(α)^{
 from __future__ import annotations
 
 import copy
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -44,14 +43,13 @@ from hdbayes._validation import (
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.quadrature import (
     QuadratureRule,
-    adaptive_inverse_gamma_rule,
-    inverse_gamma_midpoint_grid,
 )
 from hdbayes.selection_bias._base import (
     BINARY_PARAMETER_CONSTRAINTS,
     POSITIVE,
     BinarySelectionBiasClassifier,
     class_pseudo_counts,
+    integrate_over_alpha,
 )
 from hdbayes.selection_bias.adjustment import (
     check_theta_rule,
@@ -683,9 +681,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         theta_rule = theta_quadrature(self.theta_rule, self.n_theta, n, simpson_points=21)
         corrected = self.correct and selection.n_discarded > 0
 
-        pieces = []
-
-        def log_integrand(alpha):
+        def evaluate(alpha):
             """log of the α integrand without the prior: Σ_j log P(x_j | α, y) + (p − k) log q(α)."""
             log_marginal, log_one, log_zero = feature_integrals(ones, class_sizes, alpha, theta_rule)
             if corrected:
@@ -696,35 +692,9 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
                 log_adjustment = selection.n_discarded * log_q
             else:
                 log_adjustment = np.zeros(alpha.shape[0])
-            log_marginal = log_marginal.sum(axis=1)
-            pieces.append((log_one, log_zero, log_adjustment, log_marginal))
-            return log_marginal + log_adjustment
+            return log_one, log_zero, log_adjustment, log_marginal.sum(axis=1)
 
-        if self.alpha_rule == "adaptive":
-            outcome = adaptive_inverse_gamma_rule(
-                log_integrand,
-                self.alpha_shape,
-                self.alpha_scale,
-                n_points=self.n_alpha,
-                resolution=self.alpha_resolution,
-            )
-            if not outcome.converged:  # pragma: no cover - needs a posterior narrower than 4000 points resolve
-                warnings.warn(
-                    f"the adaptive rule for α did not reach alpha_resolution={self.alpha_resolution:g} within "
-                    f"{outcome.n_evaluations} points; predictions may be inaccurate",
-                    UserWarning,
-                    stacklevel=2,
-                )
-            alpha_rule, order = outcome.rule, outcome.order
-        else:
-            alpha_rule = inverse_gamma_midpoint_grid(
-                self.alpha_shape, self.alpha_scale, self.n_alpha if self.n_alpha is not None else 30
-            )
-            log_integrand(alpha_rule.nodes)
-            order = np.arange(alpha_rule.nodes.shape[0])
-        log_one, log_zero, log_adjustment, log_marginal = (
-            np.concatenate([piece[i] for piece in pieces])[order] for i in range(4)
-        )
+        alpha_rule, (log_one, log_zero, log_adjustment, log_marginal) = integrate_over_alpha(self, evaluate)
         self.alpha_grid_ = alpha_rule.nodes
         self.alpha_log_weights_ = alpha_rule.log_weights
         self.log_integral_one_ = log_one
