@@ -35,7 +35,7 @@ import operator
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
-from sklearn.utils.validation import _get_feature_names
+from sklearn.utils.validation import _get_feature_names, check_is_fitted
 
 from hdbayes._validation import (
     binarize_features,
@@ -126,6 +126,21 @@ def check_dask_matrix(X, *, numeric=True):
     if math.isnan(X.shape[1]):
         raise InputValueError("X has an unknown number of columns")
     return X
+
+
+def check_prediction_chunks(estimator, X, method):
+    """(X, n_outputs, dtype) for mapping ``method`` of a fitted classifier over the row chunks of a
+    dask X (:func:`map_row_chunks`): X a numeric 2-D dask array with the estimator's number of features;
+    ``predict`` gives one label per row, the other methods one float per class."""
+    check_is_fitted(estimator)
+    X = check_dask_matrix(X)
+    if X.shape[1] != estimator.n_features_in_:
+        raise InputValueError(
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting {estimator.n_features_in_} "
+            "features as input."
+        )
+    classes = estimator.classes_
+    return (X, None, classes.dtype) if method == "predict" else (X, classes.shape[0], np.float64)
 
 
 def align_rows(y, X):

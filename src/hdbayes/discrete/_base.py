@@ -24,7 +24,6 @@ import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import (
     check_class_labels,
@@ -37,7 +36,14 @@ from hdbayes._validation import (
 )
 from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import InputTypeError, InputValueError
-from hdbayes.statistics import check_dask_matrix, dask_class_codes, is_dask_array, map_row_chunks, reduce_chunks
+from hdbayes.statistics import (
+    check_dask_matrix,
+    check_prediction_chunks,
+    dask_class_codes,
+    is_dask_array,
+    map_row_chunks,
+    reduce_chunks,
+)
 
 __all__ = [
     "METHODS",
@@ -502,14 +508,7 @@ class GenerativeClassifier(BayesianClassifier):
 
     def _predict_dask(self, X, method, **kwargs):
         """``method`` on every row chunk of a dask X (re-chunked to all columns), as a dask array."""
-        check_is_fitted(self)
-        X = check_dask_matrix(X)
-        if X.shape[1] != self.n_features_in_:
-            raise InputValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features "
-                "as input."
-            )
-        n_outputs, dtype = (None, self.classes_.dtype) if method == "predict" else (self.classes_.shape[0], np.float64)
+        X, n_outputs, dtype = check_prediction_chunks(self, X, method)
         return map_row_chunks(X, _predict_rows, n_outputs=n_outputs, dtype=dtype, model=self, method=method,
                               kwargs=kwargs)  # fmt: skip
 

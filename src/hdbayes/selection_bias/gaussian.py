@@ -35,7 +35,6 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._numba import jit
 from hdbayes._validation import (
@@ -67,7 +66,7 @@ from hdbayes.selection_bias.gaussian_adjustment import (
     interpolated_per_feature_log_discard_probability,
     new_interpolation_table,
 )
-from hdbayes.statistics import GaussianClassMoments, check_dask_matrix, dask_class_codes, map_row_chunks
+from hdbayes.statistics import GaussianClassMoments, check_prediction_chunks, dask_class_codes, map_row_chunks
 
 __all__ = [
     "BiasCorrectedGaussianClassifier",
@@ -1024,19 +1023,12 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         """``method`` on a dask array X, as a dask array: the k selected columns are mapped over the
         row chunks, each predicted where it lives by a copy of the model restricted to them (the same
         computation as in memory)."""
-        check_is_fitted(self)
-        X = check_dask_matrix(X)
-        if X.shape[1] != self.n_features_in_:
-            raise InputValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} features "
-                "as input."
-            )
+        X, n_outputs, dtype = check_prediction_chunks(self, X, method)
         selected = np.asarray(self.selected_features_)
         view = copy.copy(self)  # small: the draws of the k selected features only
         view.__dict__.pop("feature_names_in_", None)
         view.n_features_in_ = selected.shape[0]
         view.selected_features_ = np.arange(selected.shape[0])
-        n_outputs, dtype = (None, self.classes_.dtype) if method == "predict" else (self.classes_.shape[0], np.float64)
         return map_row_chunks(X[:, selected], _predict_chunk, n_outputs=n_outputs, dtype=dtype, view=view,
                               method=method, kwargs=kwargs)  # fmt: skip
 

@@ -60,6 +60,7 @@ from hdbayes.special import log_rising_factorial, log_rising_factorial_table
 from hdbayes.statistics import (
     BinaryClassCounts,
     check_binary_chunk,
+    check_prediction_chunks,
     dask_class_codes,
     is_dask_array,
     map_row_chunks,
@@ -640,14 +641,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         """``method`` on a dask array X, as a dask array: only the k selected columns are taken
         (one column chunk), and each row chunk is predicted where it lives by a copy of the model
         restricted to them (the same computation as in memory)."""
-        check_is_fitted(self)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise InputValueError(
-                f"X has {X.shape[1] if X.ndim == 2 else X.shape} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input."
-            )
-        if X.dtype.kind not in "biuf":
-            raise InputTypeError(f"X must hold numbers, got dtype {X.dtype}")
+        X, n_outputs, dtype = check_prediction_chunks(self, X, method)
         selected = np.asarray(self.selected_features_)
         thresholds = self.binarize_thresholds_
         if thresholds is not None and np.ndim(thresholds) == 1:
@@ -659,7 +653,6 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         view.selected_features_ = np.arange(selected.shape[0])
         view.binarize_thresholds_ = None  # the chunks are binarized by _predict_chunk
         names = getattr(self, "feature_names_in_", None)
-        n_outputs, dtype = (None, self.classes_.dtype) if method == "predict" else (self.classes_.shape[0], np.float64)
         return map_row_chunks(
             X[:, selected], _predict_chunk, n_outputs=n_outputs, dtype=dtype, view=view, method=method, kwargs=kwargs,
             selected=selected, names=names, thresholds=thresholds,
