@@ -372,6 +372,8 @@ def test_huge_training_value_in_a_kept_or_a_discarded_feature():
     model = BiasCorrectedGaussianClassifier(n_features_to_select=5, random_state=0, **FAST).fit(X, y)
     assert np.isfinite(model.selection_.scores).all() and 11 not in model.selected_features_
     assert np.isfinite(model.predict_proba(X)).all()
+    with pytest.raises(InputValueError, match="partial_fit cannot continue this fit"):
+        model.partial_fit(X, y)  # the moments it would continue from overflow
     with pytest.raises(InputValueError, match=r"feature 11\b.*row 4"):
         BiasCorrectedGaussianClassifier(random_state=0, **FAST).fit(X, y)
 

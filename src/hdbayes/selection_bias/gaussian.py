@@ -45,6 +45,7 @@ from hdbayes._validation import (
     is_dask_array,
     overflow_error,
     plain_value,
+    validate_input,
 )
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
 from hdbayes.exceptions import InputValueError
@@ -888,6 +889,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         -------
         self
         """
+        self.__dict__.pop("statistics_", None)
         if is_dask_array(X) or is_dask_array(y):
             return self._fit_dask(X, y)
         self._check_selection_params()
@@ -896,6 +898,13 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         X, codes = self._validate_classification_data(X, y, targets=True, ensure_all_finite=True, ensure_min_samples=3)
         counts = self._checked_class_counts(np.bincount(codes, minlength=self.classes_.shape[0]))
         self._warn_constant(np.flatnonzero(np.ptp(X, axis=0) == 0))
+        # the moments partial_fit continues from (F and the sampler below use X itself); None when values near
+        # the largest double make them overflow (fit copes with those: F rescales columns, a discarded one is unused)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                self.statistics_ = GaussianClassMoments.from_data(X, self.classes_[codes], classes=self.classes_)
+        except InputValueError:
+            self.statistics_ = None
         rng = check_generator(self.random_state)
         selection = self._select_features(f_statistic(X, codes), "f", rng)
         return self._fit_selected(X[:, selection.indices], codes, counts, selection, rng, schedule)
@@ -912,6 +921,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             self.__dict__.pop(name, None)
         moments = GaussianClassMoments.from_dask(X, y)
         check_class_labels(moments.classes)
+        self.statistics_ = moments
         if moments.n_samples < 3:
             raise InputValueError(f"Found array with {moments.n_samples} sample(s) while a minimum of 3 is required.")
         self.classes_ = moments.classes
@@ -926,6 +936,87 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         kept = np.asarray(kept.toarray() if hasattr(kept, "toarray") else kept, dtype=np.float64)
         return self._fit_selected(kept, np.asarray(codes.compute() if is_dask_array(codes) else codes), counts,
                                   selection, rng, schedule)  # fmt: skip
+
+    def partial_fit(self, X, y, classes=None):
+        """Add a batch of training cases; the model equals ``fit`` on all batches so far, up to rounding.
+
+        The per-class moments of every feature (:class:`hdbayes.statistics.GaussianClassMoments`,
+        ``statistics_``) are merged, and after every call F, the selection and the sampler are computed
+        again from them (the selected features' class sums and sums of squares follow from their
+        moments). They differ from ``fit``'s in the last bits (sums in another order), so the draws are
+        those of ``fit`` up to rounding rather than bit for bit. Until every class has two cases the
+        moments are only accumulated. A call that raises leaves the estimator as it was.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, p)
+            A batch of all p candidate features (finite).
+        y : array-like of shape (n_samples,)
+            The batch's labels, each one of ``classes``.
+        classes : array-like, optional
+            All class labels (at least two); required on the first call, checked on later ones.
+
+        Returns
+        -------
+        self
+        """
+        if "statistics_" in self.__dict__ and self.statistics_ is None:
+            raise InputValueError(
+                "partial_fit cannot continue this fit: the per-class sums of squares of its data overflow (values "
+                "near the largest double); rescale the features, or start again with fit"
+            )
+        first = not hasattr(self, "statistics_")
+        if first and classes is None:
+            raise InputValueError("classes must be passed on the first call to partial_fit")
+        self._validate_params()
+        self._check_selection_params()
+        self._check_variant()
+        check_class_labels(y, single_class_allowed=True)
+        classes_ = check_class_labels(np.asarray(classes)) if first else self.classes_
+        if not first and classes is not None and not np.array_equal(np.unique(np.asarray(classes)), classes_):
+            raise InputValueError(
+                f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
+                f"{classes_.tolist()}"
+            )
+        state = dict(self.__dict__)
+        try:
+            X, y = validate_input(self, X, y, reset=first, dtype="numeric", ensure_all_finite=True,
+                                  ensure_min_samples=1)  # fmt: skip
+            y = np.asarray(y)
+            known = np.isin(y, classes_)
+            if not known.all():
+                raise InputValueError(
+                    f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes_.tolist()}"
+                )
+            self.classes_ = classes_
+            batch = GaussianClassMoments.from_data(X, y, classes=classes_)
+            self.statistics_ = batch if first else self.statistics_ + batch
+            if self.statistics_.class_counts.min() >= 2:
+                self._fit_moments(self.statistics_)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(state)
+            raise
+        return self
+
+    def _fit_moments(self, moments):
+        """Selection and sampler from per-class moments alone (``partial_fit``)."""
+        schedule = self._schedule()
+        counts = self._checked_class_counts(moments.class_counts)
+        rng = check_generator(self.random_state)
+        selection = self._select_features(moments.f_statistic(), "f", rng)
+        kept = selection.indices
+        n_g = moments.class_counts.astype(np.float64)[:, None]
+        means = moments.means[:, kept]
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums = n_g * means
+            squares = moments.scatter[:, kept] + n_g * means * means
+        bad = np.flatnonzero(~(np.isfinite(sums).all(axis=0) & np.isfinite(squares).all(axis=0)))
+        if bad.size:
+            label = feature_label(int(kept[bad[0]]), getattr(self, "feature_names_in_", None))
+            raise InputValueError(f"the sum of squares of {label} overflows; rescale the feature")
+        return self._fit_class_statistics(moments.class_counts.astype(np.float64), sums, squares, counts, selection,
+                                          rng, schedule)  # fmt: skip
 
     def _check_variant(self):
         if self.class_variance == "per-class" and self.spread != "per-feature":
@@ -953,13 +1044,17 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
 
     def _fit_selected(self, X_kept, codes, counts, selection, rng, schedule):
         """The model of the selected columns ``X_kept`` (n × k), given the selection on all p features."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            count_f, sums, squares = class_statistics(X_kept, codes, self.classes_.shape[0])
+        self._check_kept_magnitudes(X_kept, selection.indices, sums, squares)
+        return self._fit_class_statistics(count_f, sums, squares, counts, selection, rng, schedule)
+
+    def _fit_class_statistics(self, count_f, sums, squares, counts, selection, rng, schedule):
+        """The sampler on the selected features' class counts, sums and sums of squares."""
         per_feature = self.spread == "per-feature"
         per_class = self.class_variance == "per-class"
         n_classes = self.classes_.shape[0]
         pseudo_counts = class_pseudo_counts(self.class_pseudo_count, n_classes)
-        with np.errstate(over="ignore", invalid="ignore"):
-            count_f, sums, squares = class_statistics(X_kept, codes, n_classes)
-        self._check_kept_magnitudes(X_kept, selection.indices, sums, squares)
         n_discarded = selection.n_discarded if self.correct else 0
         self.adjustment_ = None
         if n_discarded > 0 and per_class:
