@@ -7,6 +7,7 @@ so that the command line can tell a user's mistake from a bug.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import sys
 
@@ -340,3 +341,16 @@ def is_dask_array(X) -> bool:
     exist once ``dask.array`` has been imported)."""
     module = sys.modules.get("dask.array")
     return module is not None and isinstance(X, module.Array)
+
+
+@contextlib.contextmanager
+def unchanged_on_error(estimator):
+    """Restore ``estimator``'s attributes if the block raises: a ``partial_fit`` that refuses its batch
+    leaves the estimator as it was."""
+    state = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(state)
+        raise

@@ -128,6 +128,33 @@ def check_dask_matrix(X, *, numeric=True):
     return X
 
 
+def check_finite_chunk(x):
+    """One chunk of a dask X as float64 (dense, or CSR when sparse), refused if it does not hold numbers or
+    holds a value that is not finite (the caller names the chunk in the message)."""
+    x = sp.csr_matrix(x) if sp.issparse(x) else np.asarray(x)
+    if x.dtype.kind not in "biuf":
+        raise InputTypeError(f"X must hold numbers, got dtype {x.dtype}")
+    x = x.astype(np.float64, copy=False)
+    bad = ~np.isfinite(x.data if sp.issparse(x) else x)
+    if bad.any():
+        j, value = first_entry(x, bad)
+        raise InputValueError(f"X holds {value:g} in {feature_label(j, None)}; X must be finite")
+    return x
+
+
+def _checked_array(X, *, finite):
+    """X through scikit-learn's check_array (dense or sparse, numbers, any size), its errors as input errors."""
+    try:
+        return check_array(
+            X, accept_sparse=("csr", "csc", "coo"), dtype="numeric", ensure_all_finite=finite,
+            ensure_min_samples=0, ensure_min_features=0, input_name="X",
+        )  # fmt: skip
+    except ValueError as error:
+        raise InputValueError(str(error)) from None
+    except TypeError as error:
+        raise InputTypeError(str(error)) from None
+
+
 def check_prediction_chunks(estimator, X, method):
     """(X, n_outputs, dtype) for mapping ``method`` of a fitted classifier over the row chunks of a
     dask X (:func:`map_row_chunks`): X a numeric 2-D dask array with the estimator's number of features;
@@ -437,15 +464,7 @@ class BinaryClassCounts:
         """
         if feature_names is None:
             feature_names = _get_feature_names(X)
-        try:
-            X = check_array(
-                X, accept_sparse=("csr", "csc", "coo"), dtype="numeric", ensure_all_finite=False,
-                ensure_min_samples=0, ensure_min_features=0, input_name="X",
-            )  # fmt: skip
-        except ValueError as error:
-            raise InputValueError(str(error)) from None
-        except TypeError as error:
-            raise InputTypeError(str(error)) from None
+        X = _checked_array(X, finite=False)
         n, p = X.shape
         names = _names_array(feature_names, p)
         X = check_binary_features(X, None, names)
@@ -703,15 +722,7 @@ class GaussianClassMoments:
         """
         if feature_names is None:
             feature_names = _get_feature_names(X)
-        try:
-            X = check_array(
-                X, accept_sparse=("csr", "csc", "coo"), dtype="numeric", ensure_all_finite=True,
-                ensure_min_samples=0, ensure_min_features=0, input_name="X",
-            )  # fmt: skip
-        except ValueError as error:
-            raise InputValueError(str(error)) from None
-        except TypeError as error:
-            raise InputTypeError(str(error)) from None
+        X = _checked_array(X, finite=True)
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise InputValueError(f"y must be 1-D with {X.shape[0]} entries (one per row of X), got shape {y.shape}")

@@ -32,12 +32,14 @@ from hdbayes._validation import (
     feature_thresholds,
     first_entry,
     plain_value,
+    unchanged_on_error,
     validate_input,
 )
 from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.statistics import (
     check_dask_matrix,
+    check_finite_chunk,
     check_prediction_chunks,
     dask_class_codes,
     is_dask_array,
@@ -421,15 +423,7 @@ class GenerativeClassifier(BayesianClassifier):
     def _validate_chunk(self, x):
         """The in-memory checks of one chunk of a dask X (numbers, finite, ≥ 0 where counts are
         needed, then ``_prepare_X``); the caller names the chunk in the message."""
-        x = sp.csr_matrix(x) if sp.issparse(x) else np.asarray(x)
-        if x.dtype.kind not in "biuf":
-            raise InputTypeError(f"X must hold numbers, got dtype {x.dtype}")
-        x = x.astype(np.float64, copy=False)
-        values = x.data if sp.issparse(x) else x
-        bad = ~np.isfinite(values)
-        if bad.any():
-            j, value = first_entry(x, bad)
-            raise InputValueError(f"X holds {value:g} in {feature_label(j, None)}; X must be finite")
+        x = check_finite_chunk(x)
         if self._non_negative:
             check_non_negative_features(x, type(self).__name__)
         return self._prepare_X(x, reset=False)
@@ -439,8 +433,7 @@ class GenerativeClassifier(BayesianClassifier):
         merged counts added on the client and the parameters updated once."""
         X = check_dask_matrix(X)
         p = X.shape[1]
-        state = dict(self.__dict__)
-        try:
+        with unchanged_on_error(self):
             if first:
                 for name in ("classes_", "class_count_", "n_features_in_", "feature_names_in_"):
                     self.__dict__.pop(name, None)
@@ -469,10 +462,6 @@ class GenerativeClassifier(BayesianClassifier):
             self._add_counts(counts)
             self._update_parameters()
             self._check_fitted_finite(None)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
         return self
 
     def _check_fitted_finite(self, X):

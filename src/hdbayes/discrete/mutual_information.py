@@ -33,14 +33,14 @@ from hdbayes._validation import (
     check_class_labels,
     check_positive,
     feature_label,
-    first_entry,
+    unchanged_on_error,
     validate_input,
 )
 from hdbayes.discrete._base import _widen, check_non_negative_features, feature_thresholds
 from hdbayes.discrete.conjugate import _MAX_CODE, check_count_matrix
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.exceptions import InputValueError
 from hdbayes.selection import select_from_scores
-from hdbayes.statistics import check_dask_matrix, dask_class_codes, is_dask_array, reduce_chunks
+from hdbayes.statistics import check_dask_matrix, check_finite_chunk, dask_class_codes, is_dask_array, reduce_chunks
 
 __all__ = ["MutualInformationSelector", "mutual_information_binary", "mutual_information_discrete"]
 
@@ -184,15 +184,7 @@ def _merge_tables(a, b):
 
 def _chunk_tables(x, codes, *, where, columns, thresholds, n_classes, non_negative):
     """The contingency tables of one row chunk of a dask X, checked as in memory."""
-    x = sp.csr_matrix(x) if sp.issparse(x) else np.asarray(x)
-    if x.dtype.kind not in "biuf":
-        raise InputTypeError(f"X must hold numbers, got dtype {x.dtype}")
-    x = x.astype(np.float64, copy=False)
-    values = x.data if sp.issparse(x) else x
-    bad = ~np.isfinite(values)
-    if bad.any():
-        j, value = first_entry(x, bad)
-        raise InputValueError(f"X holds {value:g} in {feature_label(j, None)}; X must be finite")
+    x = check_finite_chunk(x)
     if non_negative:
         check_non_negative_features(
             x, "MutualInformationSelector", hint="pass binarize=<threshold> to score continuous data"
@@ -356,8 +348,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         if is_dask_array(y):
             y = y.compute()
         check_class_labels(y, single_class_allowed=True)
-        state = dict(self.__dict__)
-        try:
+        with unchanged_on_error(self):
             X, y = validate_input(
                 self, X, y, reset=first, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, ensure_all_finite=True
             )
@@ -372,10 +363,6 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
             tables = self._tables(X, codes)
             self.statistics_ = tables if first else _merge_tables(self.statistics_, tables)
             self._select()
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
         return self
 
     def _check_selection_options(self):
@@ -413,8 +400,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         """``fit`` or a ``partial_fit`` batch on a dask X: the chunks' tables merged, then the selection."""
         self._refuse_median("fit on a dask array")
         X = check_dask_matrix(X)
-        state = dict(self.__dict__)
-        try:
+        with unchanged_on_error(self):
             if first:
                 for name in ("feature_names_in_", "statistics_"):
                     self.__dict__.pop(name, None)
@@ -438,10 +424,6 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
             )  # fmt: skip
             self.statistics_ = tables if first else _merge_tables(self.statistics_, tables)
             self._select()
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
         return self
 
     def _select(self):

@@ -45,6 +45,7 @@ from hdbayes._validation import (
     is_dask_array,
     overflow_error,
     plain_value,
+    unchanged_on_error,
     validate_input,
 )
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
@@ -978,8 +979,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
                 f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
                 f"{classes_.tolist()}"
             )
-        state = dict(self.__dict__)
-        try:
+        with unchanged_on_error(self):
             X, y = validate_input(self, X, y, reset=first, dtype="numeric", ensure_all_finite=True,
                                   ensure_min_samples=1)  # fmt: skip
             y = np.asarray(y)
@@ -993,10 +993,6 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             self.statistics_ = batch if first else self.statistics_ + batch
             if self.statistics_.class_counts.min() >= 2:
                 self._fit_moments(self.statistics_)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
         return self
 
     def _fit_moments(self, moments):

@@ -38,6 +38,7 @@ from hdbayes._validation import (
     check_finite_output,
     fit_binarize_thresholds,
     plain_value,
+    unchanged_on_error,
     validate_input,
 )
 from hdbayes.exceptions import InputTypeError, InputValueError
@@ -535,8 +536,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
                     f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
                     f"{classes_.tolist()}"
                 )
-        state = dict(self.__dict__)
-        try:
+        with unchanged_on_error(self):
             X, y = validate_input(
                 self, X, y, reset=first, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True,
                 ensure_min_samples=1,
@@ -557,10 +557,6 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             self.statistics_ = counts if first else self.statistics_ + counts
             if (self.statistics_.class_counts > 0).all():
                 self._fit_statistics(self.statistics_)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -597,13 +593,8 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             )
         self._check_params()
         self._check_selection_params()
-        state = dict(self.__dict__)
-        try:
+        with unchanged_on_error(self):
             self._fit_counts(statistics, classes)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(state)
-            raise
         return self
 
     def _fit_dask(self, X, y):
