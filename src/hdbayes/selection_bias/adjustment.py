@@ -40,6 +40,7 @@ from hdbayes.special import beta_binomial_log_pmf_table
 __all__ = [
     "MixtureAdjustmentCache",
     "discarded_lattice",
+    "discarded_runs_by_row",
     "exact_theta_rule",
     "lattice_correlation",
     "mixture_log_discard_probability",
@@ -70,39 +71,61 @@ def theta_quadrature(rule, n_points, n, simpson_points):
     return simpson_rule(n_points if n_points is not None else simpson_points)
 
 
-def lattice_correlation(n0, n1):
+def lattice_correlation(n0, n1, rows=None):
     """Cor(I0, I1, ȳ) on the lattice 0 ≤ I0 ≤ n0, 0 ≤ I1 ≤ n1 (thesis eq. 2.45–2.46).
 
     Parameters
     ----------
     n0, n1 : int
         Numbers of training cases with y = 0 and y = 1.
+    rows : array-like of int, optional
+        The values of I0 to compute (default all, 0..n0).
 
     Returns
     -------
-    ndarray of shape (n0 + 1, n1 + 1)
+    ndarray of shape (n0 + 1, n1 + 1), or (len(rows), n1 + 1)
         The signed correlation of a binary feature having I0 ones among the y = 0
         cases and I1 ones among the y = 1 cases (0 for a constant feature).
     """
     n = n0 + n1
-    i0 = np.arange(n0 + 1)[:, None]
+    i0 = (np.arange(n0 + 1) if rows is None else np.asarray(rows))[:, None]
     i1 = np.arange(n1 + 1)[None, :]
     m = i0 + i1
     return correlation_from_sums(i1, m, m, n, n1)
 
 
-def discarded_lattice(n0, n1, threshold, strict):
+def discarded_lattice(n0, n1, threshold, strict, rows=None):
     """Boolean mask of the lattice points whose |Cor| falls in the discarded region.
 
     ``strict=True``: |Cor| < γ (the point at γ itself passes the filter);
     ``strict=False``: |Cor| ≤ γ. A relative tolerance of
-    :data:`hdbayes.selection.THRESHOLD_RTOL` guards the boundary.
+    :data:`hdbayes.selection.THRESHOLD_RTOL` guards the boundary. ``rows``: the values of I0
+    (default all).
     """
-    cor = np.abs(lattice_correlation(n0, n1))
+    cor = np.abs(lattice_correlation(n0, n1, rows))
     tol = THRESHOLD_RTOL * abs(threshold)
     if strict:
         return cor < threshold - tol
     return cor <= threshold + tol
+
+
+#: Rows of the lattice whose mask is formed at once by :func:`discarded_runs_by_row`.
+_LATTICE_BLOCK = 256
+
+
+def discarded_runs_by_row(n0, n1, threshold, strict):
+    """The discarded lattice points as runs along I1: (I0, start, stop) arrays, stop exclusive.
+
+    The same points as :func:`discarded_lattice`, formed ``_LATTICE_BLOCK`` rows at a time, so the
+    memory is O(n1) per row block rather than the whole (n0 + 1) × (n1 + 1) lattice (6.7 GB at
+    n0 = n1 = 10 000 before).
+    """
+    pieces = []
+    for first in range(0, n0 + 1, _LATTICE_BLOCK):
+        rows = np.arange(first, min(n0 + 1, first + _LATTICE_BLOCK))
+        row, start, stop = _runs(discarded_lattice(n0, n1, threshold, strict, rows))
+        pieces.append((row + first, start, stop))
+    return tuple(np.concatenate([piece[i] for piece in pieces]) for i in range(3))
 
 
 #: Tables of Beta-binomial probabilities larger than this (entries) are not cached.
@@ -194,8 +217,8 @@ def naive_bayes_log_discard_probability(alpha, n0, n1, threshold, *, strict=Fals
     if n0 < 1 or n1 < 1:
         raise InputValueError(f"both classes need at least one case, got n0={n0}, n1={n1}")
     rule = theta_rule if theta_rule is not None else exact_theta_rule(n0 + n1)
-    mask = discarded_lattice(n0, n1, float(threshold), strict)
-    if not mask.any():
+    rows, starts, stops = discarded_runs_by_row(n0, n1, float(threshold), strict)
+    if rows.size == 0:
         return np.full(alpha.shape, -np.inf)
     if alpha.size * rule.nodes.size * (max(n0, n1) + 1) <= _CACHE_LIMIT:
         alpha_key, theta_key = tuple(alpha.tolist()), tuple(rule.nodes.tolist())
@@ -204,7 +227,6 @@ def naive_bayes_log_discard_probability(alpha, n0, n1, threshold, *, strict=Fals
     else:  # large tables (adaptive α grids differ from fold to fold): not worth keeping
         pmf0 = _beta_binomial_pmf_table(n0, alpha, rule.nodes)
         pmf1 = _beta_binomial_pmf_table(n1, alpha, rule.nodes)
-    rows, starts, stops = _runs(mask)
     inner = _discarded_mass(pmf0.reshape(-1, n0 + 1), pmf1.reshape(-1, n1 + 1), rows, starts, stops)
     inner = inner.reshape(pmf0.shape[:2])  # (K, T)
     with np.errstate(divide="ignore"):
