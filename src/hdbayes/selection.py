@@ -32,6 +32,7 @@ __all__ = [
     "abs_correlation",
     "constant_features",
     "correlation_from_sums",
+    "f_from_sums_of_squares",
     "f_statistic",
     "select_features",
 ]
@@ -244,18 +245,26 @@ def f_statistic(X, y):
     sum_x, sum_xx, _ = _column_sums(X)
     between = (class_sums**2 / counts[:, None]).sum(axis=0) - sum_x**2 / n
     within = sum_xx - (class_sums**2 / counts[:, None]).sum(axis=0)
-    scale = np.maximum(sum_xx, 1e-300)
+    return f_from_sums_of_squares(np.maximum(between, 0.0), within, np.maximum(sum_xx, 1e-300), n, n_classes)
+
+
+def f_from_sums_of_squares(between, within, scale, n, n_classes):
+    """Eq. 25 from the between- and within-class sums of squares of every feature.
+
+    ``scale`` is each feature's total sum of squares (a floor for what counts as zero): a within-class
+    sum below 1e-12 of it is no variation, and then F is ``inf`` if the class means differ and 0 for a
+    constant feature. Shared by :func:`f_statistic` (data) and
+    :meth:`hdbayes.statistics.GaussianClassMoments.f_statistic` (merged moments).
+    """
     within = np.where(within > 1e-12 * scale, within, 0.0)
-    between = np.maximum(between, 0.0)
     mean_between = between / (n_classes - 1)
     mean_within = within / (n - n_classes)
     with np.errstate(divide="ignore", invalid="ignore"):
-        f = np.where(
+        return np.where(
             mean_within > 0,
             mean_between / np.where(mean_within > 0, mean_within, 1.0),
             np.where(mean_between > 1e-12 * scale, np.inf, 0.0),
         )
-    return f
 
 
 _STATISTICS = {"correlation": abs_correlation, "f": f_statistic}

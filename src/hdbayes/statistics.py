@@ -47,6 +47,7 @@ from hdbayes._validation import (
     plain_value,
 )
 from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.selection import correlation_from_sums, f_from_sums_of_squares
 
 __all__ = ["BinaryClassCounts", "GaussianClassMoments", "is_dask_array"]
 
@@ -559,8 +560,6 @@ class BinaryClassCounts:
         n = self.n_samples
         if n == 0:
             return np.zeros(self.n_features)
-        from hdbayes.selection import correlation_from_sums
-
         sum_x = self.ones.sum(axis=0).astype(np.float64)
         return np.abs(correlation_from_sums(self.ones[1], sum_x, sum_x, n, self.class_counts[1]))
 
@@ -732,6 +731,11 @@ class GaussianClassMoments:
         return cls(classes, *_class_moments(X, codes, classes.shape[0]), feature_names=names)
 
     @classmethod
+    def _from_checked(cls, X, codes, classes):
+        """The moments of X already checked by an estimator (finite numbers) with class codes 0..G−1."""
+        return cls(classes, *_class_moments(X, codes, classes.shape[0]))
+
+    @classmethod
     def from_dask(cls, X, y, *, classes=None, feature_names=None, split_every=None):
         """The moments of data held in a chunked ``dask.array``, computed on the workers.
 
@@ -803,16 +807,7 @@ class GaussianClassMoments:
         grand = (counts * means).sum(axis=0) / n
         between = (counts * (means - grand) ** 2).sum(axis=0)
         within = self.scatter[present].sum(axis=0)
-        scale = np.maximum(within + between, 1e-300)
-        within = np.where(within > 1e-12 * scale, within, 0.0)
-        mean_between = between / (G - 1)
-        mean_within = within / (n - G)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(
-                mean_within > 0,
-                mean_between / np.where(mean_within > 0, mean_within, 1.0),
-                np.where(mean_between > 1e-12 * scale, np.inf, 0.0),
-            )
+        return f_from_sums_of_squares(between, within, np.maximum(within + between, 1e-300), n, G)
 
     # -- algebra -----------------------------------------------------------------------------
     def _on_classes(self, classes):
