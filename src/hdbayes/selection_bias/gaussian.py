@@ -903,7 +903,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         # the largest double make them overflow (fit copes with those: F rescales columns, a discarded one is unused)
         try:
             with np.errstate(over="ignore", invalid="ignore"):
-                self.statistics_ = GaussianClassMoments.from_data(X, self.classes_[codes], classes=self.classes_)
+                self.statistics_ = GaussianClassMoments._from_checked(X, codes, self.classes_)
         except InputValueError:
             self.statistics_ = None
         rng = check_generator(self.random_state)
@@ -927,11 +927,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             raise InputValueError(f"Found array with {moments.n_samples} sample(s) while a minimum of 3 is required.")
         self.classes_ = moments.classes
         self.n_features_in_ = int(X.shape[1])
-        counts = self._checked_class_counts(moments.class_counts)
         between = np.ptp(moments.means, axis=0) if moments.means.shape[0] > 1 else np.zeros(X.shape[1])
         self._warn_constant(np.flatnonzero((moments.scatter.sum(axis=0) == 0) & (between == 0)))
-        rng = check_generator(self.random_state)
-        selection = self._select_features(moments.f_statistic(), "f", rng)
+        counts, rng, selection = self._select_from_moments(moments)
         _, codes = dask_class_codes(y, moments.classes)
         kept = X[:, selection.indices].compute()
         kept = np.asarray(kept.toarray() if hasattr(kept, "toarray") else kept, dtype=np.float64)
@@ -998,9 +996,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
     def _fit_moments(self, moments):
         """Selection and sampler from per-class moments alone (``partial_fit``)."""
         schedule = self._schedule()
-        counts = self._checked_class_counts(moments.class_counts)
-        rng = check_generator(self.random_state)
-        selection = self._select_features(moments.f_statistic(), "f", rng)
+        counts, rng, selection = self._select_from_moments(moments)
         kept = selection.indices
         n_g = moments.class_counts.astype(np.float64)[:, None]
         means = moments.means[:, kept]
@@ -1013,6 +1009,12 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             raise InputValueError(f"the sum of squares of {label} overflows; rescale the feature")
         return self._fit_class_statistics(moments.class_counts.astype(np.float64), sums, squares, counts, selection,
                                           rng, schedule)  # fmt: skip
+
+    def _select_from_moments(self, moments):
+        """(class sizes, the fit's generator, the selection by F) from per-class moments (dask, partial_fit)."""
+        counts = self._checked_class_counts(moments.class_counts)
+        rng = check_generator(self.random_state)
+        return counts, rng, self._select_features(moments.f_statistic(), "f", rng)
 
     def _check_variant(self):
         if self.class_variance == "per-class" and self.spread != "per-feature":
