@@ -374,3 +374,23 @@ def test_on_a_local_cluster():
     np.testing.assert_array_equal(dcm.concentration_, DCMClassifier().fit(X, y).concentration_)
     np.testing.assert_allclose(proba, BayesianMultinomialNB().fit(X, y).predict_proba(X), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(moments.scatter, GaussianClassMoments.from_data(X, y).scatter, rtol=1e-12)
+
+
+def test_a_failed_fit_leaves_no_counts_for_partial_fit():
+    """A fit that raises after counting (a MAP estimate without a mode; a threshold no score reaches) leaves the
+    estimator as it was, so a later partial_fit starts from nothing rather than adding to the failed fit's counts."""
+    from hdbayes import BayesianMultinomialNB, MutualInformationSelector
+
+    X = np.array([[1, 0, 1], [0, 0, 1], [1, 1, 0], [0, 1, 1]] * 3)
+    y = np.array([0, 0, 1, 1] * 3)
+    selector = MutualInformationSelector(threshold=100.0, estimate="posterior_mean")
+    with pytest.raises(ValueError):
+        selector.fit(X, y)
+    selector.set_params(threshold=None).partial_fit(X, y)
+    fresh = MutualInformationSelector(estimate="posterior_mean").fit(X, y)
+    np.testing.assert_array_equal(selector.scores_, fresh.scores_)
+    model = BayesianMultinomialNB(method="map", alpha=0.5)  # a zero count: the posterior has no mode
+    with pytest.raises(ValueError, match="no"):
+        model.fit(X[:4], y[:4])
+    model.set_params(method="posterior_mean").partial_fit(X[:4], y[:4], classes=[0, 1])
+    np.testing.assert_array_equal(model.class_count_, [2, 2])

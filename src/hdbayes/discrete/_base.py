@@ -387,16 +387,17 @@ class GenerativeClassifier(BayesianClassifier):
             raise InputValueError(
                 f"y contains the label {plain(y[unknown][0])}, which is not in classes {_plain_list(classes_)}"
             )
-        if first:
-            self.classes_ = classes_
-            self.class_count_ = np.zeros(classes_.shape[0])
-            self._reset_counts(X.shape[1])
-        n = X.shape[0]
-        Y = sp.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, self.classes_.shape[0]))
-        self.class_count_ = self.class_count_ + np.bincount(codes, minlength=self.classes_.shape[0])
-        self._count(X, Y)
-        self._update_parameters()
-        self._check_fitted_finite(X)
+        with unchanged_on_error(self):  # a model that cannot be fitted leaves no counts behind
+            if first:
+                self.classes_ = classes_
+                self.class_count_ = np.zeros(classes_.shape[0])
+                self._reset_counts(X.shape[1])
+            n = X.shape[0]
+            Y = sp.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, self.classes_.shape[0]))
+            self.class_count_ = self.class_count_ + np.bincount(codes, minlength=self.classes_.shape[0])
+            self._count(X, Y)
+            self._update_parameters()
+            self._check_fitted_finite(X)
         return self
 
     # -- chunked data (dask) ---------------------------------------------------------------------

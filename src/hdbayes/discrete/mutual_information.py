@@ -312,10 +312,12 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         X, y = validate_input(
             self, X, y, reset=True, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, ensure_all_finite=True
         )
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        self.binarize_thresholds_ = feature_thresholds(X, self.binarize)
-        self.statistics_ = self._tables(X, codes)
-        return self._select()
+        with unchanged_on_error(self):  # a selection that fails leaves no tables behind
+            self.classes_, codes = np.unique(y, return_inverse=True)
+            self.binarize_thresholds_ = feature_thresholds(X, self.binarize)
+            self.statistics_ = self._tables(X, codes)
+            self._select()
+        return self
 
     @available_if(lambda self: not isinstance(self.binarize, str))  # "median" needs all the data at once
     @_fit_context(prefer_skip_nested_validation=True)
