@@ -120,6 +120,7 @@ _OPTION_NAMES = {
     "burn_in": "--burn-in",
     "n_chains": "--chains",
     "n_categories": "--n-categories",
+    "n_levels": "--n-categories",
     "theta_rule": "--theta-rule",
     "alpha_rule": "--alpha-rule",
     "prior_inclusion": "--prior-inclusion",

@@ -38,7 +38,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from hdbayes._numba import jit
 from hdbayes._validation import check_finite_output, check_generator
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
-from hdbayes.mcmc.chains import ChainDraws
+from hdbayes.mcmc.chains import ChainDraws, chain_seeds
 from hdbayes.mcmc.slice import slice_sample
 from hdbayes.quadrature import inverse_gamma_midpoint_grid
 from hdbayes.selection_bias._base import BINARY_PARAMETER_CONSTRAINTS, POSITIVE, BinarySelectionBiasClassifier
@@ -520,7 +520,7 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
             )  # fmt: skip
 
         trace = self._run_chains(
-            chain, desc="mixture", schedule=schedule, seeds=rng.integers(0, 2**31 - 1, size=self.n_chains),
+            chain, desc="mixture", schedule=schedule, seeds=chain_seeds(rng, self.n_chains),
             trace_options={
                 "monitored": ("log_alpha", "log_alpha0", "smaller_component"),
                 "dims": {"theta": ["feature"], "ones": ["label", "feature"], "sizes": ["label"]},
