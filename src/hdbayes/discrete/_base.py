@@ -225,6 +225,13 @@ def _widen(flat, widths, new_widths):
     return out
 
 
+def add_category_counts(flat_a, widths_a, flat_b, widths_b):
+    """The sum of two per-class category tables (C, Σ widths) whose features may have seen different numbers
+    of categories: both widened to the larger widths (:func:`_widen`) and added. Returns (table, widths)."""
+    widths = np.maximum(widths_a, widths_b)
+    return _widen(flat_a, widths_a, widths) + _widen(flat_b, widths_b, widths), widths
+
+
 def _chunk_counts(x, codes, *, where, columns, model):
     """The count statistics of one row chunk (all columns) of a dask X and its class codes: the
     model's ``_counts_of`` and the class sizes ("class_count")."""

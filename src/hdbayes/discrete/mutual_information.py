@@ -36,7 +36,7 @@ from hdbayes._validation import (
     unchanged_on_error,
     validate_input,
 )
-from hdbayes.discrete._base import _widen, check_non_negative_features, feature_thresholds
+from hdbayes.discrete._base import add_category_counts, check_non_negative_features, feature_thresholds
 from hdbayes.discrete.conjugate import _MAX_CODE, check_count_matrix
 from hdbayes.exceptions import InputValueError
 from hdbayes.selection import select_from_scores
@@ -177,8 +177,7 @@ def _table_counts(X, codes, n_classes):
 
 
 def _merge_tables(a, b):
-    widths = np.maximum(a["n_categories"], b["n_categories"])
-    table = _widen(a["table"], a["n_categories"], widths) + _widen(b["table"], b["n_categories"], widths)
+    table, widths = add_category_counts(a["table"], a["n_categories"], b["table"], b["n_categories"])
     return {"n_categories": widths, "table": table}
 
 

@@ -40,7 +40,7 @@ from hdbayes.discrete._base import (
     PSEUDO_COUNT,
     GenerativeClassifier,
     _check_prior_array,
-    _widen,
+    add_category_counts,
     feature_thresholds,
     log_dirichlet_estimate,
     masked_log_dot,
@@ -318,14 +318,13 @@ class BayesianCategoricalNB(GenerativeClassifier):
 
     @staticmethod
     def _merge_counts(a, b):
-        widths = np.maximum(a["n_categories"], b["n_categories"])
-        flat = _widen(a["flat_count"], a["n_categories"], widths) + _widen(b["flat_count"], b["n_categories"], widths)
+        flat, widths = add_category_counts(a["flat_count"], a["n_categories"], b["flat_count"], b["n_categories"])
         return {"class_count": a["class_count"] + b["class_count"], "n_categories": widths, "flat_count": flat}
 
     def _add_counts(self, counts):
-        widths = np.maximum(self.n_categories_, counts["n_categories"])  # partial_fit may meet new categories
-        self._flat_count = _widen(self._flat_count, self.n_categories_, widths) + _widen(
-            counts["flat_count"], counts["n_categories"], widths
+        # partial_fit may meet new categories
+        self._flat_count, widths = add_category_counts(
+            self._flat_count, self.n_categories_, counts["flat_count"], counts["n_categories"]
         )
         self.n_categories_ = widths.astype(np.int64)
         self._set_offsets()
