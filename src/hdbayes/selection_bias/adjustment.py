@@ -48,10 +48,17 @@ __all__ = [
 ]
 
 
+def exact_points(n):
+    """⌈(n + 2)/2⌉: the Gauss nodes (per dimension) that integrate exactly every θ integrand of a model with n
+    training cases, polynomials of degree ≤ n + 1 given α (binary: :func:`exact_theta_rule`; L levels: the
+    categorical model's simplex rule)."""
+    return (int(n) + 3) // 2
+
+
 def exact_theta_rule(n):
     """Gauss–Legendre rule with ⌈(n + 2)/2⌉ nodes on [0, 1]: exact for every θ integrand of the
     binary models with n training cases (polynomials of degree ≤ n + 1 given α)."""
-    return gauss_legendre_rule((int(n) + 3) // 2)
+    return gauss_legendre_rule(exact_points(n))
 
 
 def check_theta_rule(rule, points_name, n_points):

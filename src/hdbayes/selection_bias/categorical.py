@@ -240,6 +240,8 @@ def categorical_feature_integrals(counts, class_sizes, alpha, *, n_theta=None, m
     log_q : ndarray of shape (K, k, G, L)
         log Q_j(α, g, l) = log ∫ L_j φ̂_gl dθ.
     """
+    if method not in ("auto", "quadrature", "moments"):
+        raise InputValueError(f"method must be 'auto', 'quadrature' or 'moments', got {method!r}")
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     sizes = np.ascontiguousarray(class_sizes, dtype=np.int64)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
@@ -464,6 +466,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
 
     def _fit_counts(self, counts):
         sizes = self.class_count_
+        f = class_pseudo_counts(self.class_pseudo_count, sizes.shape[0])  # checked before the α integration
         occurring = (counts.sum(axis=1) > 0).sum(axis=1)
         selection = self._select_features(
             pearson_chi_square(counts, sizes), "chi2", self.random_state, constant=occurring <= 1
@@ -496,7 +499,6 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         self.alpha_posterior_, self.posterior_density_of_log_alpha_ = alpha_posterior(
             self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
         )
-        f = class_pseudo_counts(self.class_pseudo_count, sizes.shape[0])
         self.class_log_prior_ = np.log((f + sizes) / (f.sum() + n))
         return self
 

@@ -31,6 +31,7 @@ from hdbayes._validation import check_count
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule
 from hdbayes.selection import THRESHOLD_RTOL
+from hdbayes.selection_bias.adjustment import exact_points
 
 __all__ = [
     "SimplexRule",
@@ -59,7 +60,7 @@ class SimplexRule(QuadratureRule):
 def exact_simplex_points(n):
     """Nodes per dimension that make :func:`simplex_rule` exact for every integrand of a model with n
     training cases (polynomials in θ of degree ≤ n + 1): ⌈(n + 2)/2⌉, the binary model's number."""
-    return (int(n) + 3) // 2
+    return exact_points(n)
 
 
 def simplex_rule(n_levels, n_points):
