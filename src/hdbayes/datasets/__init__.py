@@ -17,6 +17,7 @@ from hdbayes import _lazy_exports
 
 _EXPORTS = {  # module -> the names it exports
     "._fetch": ("DataDownloadError", "data_path", "get_data_home"),
+    ".categorical": ("simulate_categorical_naive_bayes",),
     ".documents": ("sample_polya_urn", "simulate_bursty_documents"),
     ".genotypes": ("read_plink", "simulate_genotypes"),
     ".real": ("load_colon", "load_lymphoma", "load_srbct"),
@@ -28,8 +29,8 @@ _EXPORTS = {  # module -> the names it exports
 __all__ = [
     "DataDownloadError", "data_path", "encode_english_text", "get_data_home", "load_colon", "load_english_text",
     "load_lymphoma", "load_srbct", "measurement_rows", "read_plink", "sample_polya_urn", "simulate_block_sparse",
-    "simulate_bursty_documents", "simulate_cauchy_classification", "simulate_gaussian", "simulate_genotypes",
-    "simulate_hmm", "simulate_mixture", "simulate_naive_bayes",
+    "simulate_bursty_documents", "simulate_categorical_naive_bayes", "simulate_cauchy_classification",
+    "simulate_gaussian", "simulate_genotypes", "simulate_hmm", "simulate_mixture", "simulate_naive_bayes",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
