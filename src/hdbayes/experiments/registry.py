@@ -47,6 +47,10 @@ EXPERIMENTS = {
             "naive-bayes-simulation",
             "naive Bayes with and without correction for selection bias on simulated data (thesis §2.3.5)",
         ),
+        _experiment(
+            "categorical-simulation",
+            "naive Bayes for G classes and L-level features with and without correction, simulated (issue 15)",
+        ),
         _experiment("colon", "the colon cancer genes with corrected naive Bayes (thesis §2.3.6)"),
         _experiment(
             "mixture-simulation",

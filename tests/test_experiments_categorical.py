@@ -1,0 +1,96 @@
+"""The categorical naive Bayes simulation (issue 15): the tiny size in the default run, the paper size marked slow.
+
+The margins of the checks are the module's constants (the issue's at the paper size; at the smaller sizes the
+calibration tolerance adds the test set's sampling error, see ``Design.calibration_tolerance``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hdbayes.exceptions import InputValueError
+from hdbayes.experiments import EXPERIMENTS, categorical_simulation
+from hdbayes.metrics import error_rate, expected_error_rate
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return categorical_simulation.run(size="tiny", random_state=0, progress=False)
+
+
+def test_tiny_run_passes_its_checks_and_reports_every_cell(tiny):
+    assert all(tiny.checks.values()), tiny.checks
+    design = categorical_simulation.SIZES["tiny"]
+    n_cells, n_ks = len(design.cells), len(design.ks)
+    # every k: calibration; k = 10, 100: overconfidence and AMLP; per cell
+    assert len(tiny.checks) == n_cells * (n_ks + 2 * sum(k in (10, 100) for k in design.ks))
+    rows = tiny.tables["results"]
+    assert len(rows) == n_cells * n_ks * 2
+    assert {(r["G"], r["L"]) for r in rows} == {(c.n_classes, c.n_levels) for c in design.cells}
+    assert [set(r) for r in tiny.timings["timing"]] == [{"G", "L", "n_train", "k", "method", "seconds"}] * len(rows)
+    assert set(tiny.figures) == {"error_rates", "calibration", "alpha_posterior"}
+    assert "## Acceptance checks" in tiny.summary and "Calibration of the guessed class's probability" in tiny.summary
+    by = {(r["G"], r["L"], r["k"], r["method"]): r for r in rows}
+    for cell in design.cells:
+        for k in design.ks:
+            corrected, uncorrected = (by[cell.n_classes, cell.n_levels, k, m] for m in ("corrected", "uncorrected"))
+            assert corrected["gamma"] == uncorrected["gamma"]  # the same selection
+            # correction spreads the probabilities: a higher expected error than without it
+            assert corrected["expected_error"] > uncorrected["expected_error"]
+
+
+def test_calibration_tables_add_up_to_the_error_rates(tiny):
+    # Σ count·(1 − Pred)/n is the expected error rate and Σ count·(1 − Actual)/n the actual one (exact)
+    rows = {(r["G"], r["L"], r["k"], r["method"]): r for r in tiny.tables["results"]}
+    groups = {}
+    for row in tiny.tables["calibration"]:
+        groups.setdefault((row["G"], row["L"], row["k"], row["method"]), []).append(row)
+    assert set(groups) == {(g, l, k, "Corr" if m == "corrected" else "Unc") for g, l, k, m in rows}
+    for (g, l, k, short), bins in groups.items():
+        result = rows[g, l, k, "corrected" if short == "Corr" else "uncorrected"]
+        filled = [b for b in bins if b["count"] > 0]
+        n = sum(b["count"] for b in filled)
+        assert n == categorical_simulation.SIZES["tiny"].n_test
+        expected = sum(b["count"] * (1 - b["mean_predicted"]) for b in filled) / n
+        actual = sum(b["count"] * (1 - b["actual_fraction"]) for b in filled) / n
+        assert expected == pytest.approx(result["expected_error"], abs=1e-12)
+        assert actual == pytest.approx(result["actual_error"], abs=1e-12)
+
+
+def test_confidence_table_matches_the_metrics_including_ties():
+    y = np.array([0, 1, 2, 2, 1])
+    proba = np.array([[0.5, 0.3, 0.2], [0.4, 0.4, 0.2], [0.1, 0.1, 0.8], [0.2, 0.7, 0.1], [1 / 3, 1 / 3, 1 / 3]])
+    table = categorical_simulation.confidence_table(y, proba)
+    filled = table.count > 0
+    n = table.count.sum()
+    assert n == 5
+    actual = float((table.count[filled] * (1 - table.actual_fraction[filled])).sum() / n)
+    expected = float((table.count[filled] * (1 - table.mean_predicted[filled])).sum() / n)
+    assert actual == pytest.approx(error_rate(y, proba), abs=1e-12)
+    assert expected == pytest.approx(expected_error_rate(proba), abs=1e-12)
+
+
+def test_cells_can_be_chosen_and_unknown_cells_are_refused():
+    with pytest.raises(InputValueError, match="cells"):
+        categorical_simulation.run(size="tiny", cells=[(5, 2)])
+    with pytest.raises(InputValueError, match="cells"):
+        categorical_simulation.run(size="tiny", cells=[])
+
+
+def test_registered_for_reproduce():
+    experiment = EXPERIMENTS["categorical-simulation"]
+    assert experiment.load() is categorical_simulation
+
+
+@pytest.mark.slow
+def test_small_size_passes_its_checks():
+    report = categorical_simulation.run(full=False, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
+
+
+@pytest.mark.slow
+def test_paper_size():
+    """Issue 15's acceptance at the paper size (p = 10 000, 2000 test cases; training sizes of SIZES["full"])."""
+    report = categorical_simulation.run(full=True, random_state=0, progress=False)
+    assert all(report.checks.values()), report.checks
