@@ -207,6 +207,15 @@ def test_classify_gaussian_per_class_variances(tmp_path, capsys):
     assert main([*argv, "--out", str(out), "--spread", "per-feature", "--class-variance", "per-class",
                  "--alpha2-x", "0"]) == 2  # fmt: skip
     assert "--alpha2-x" in capsys.readouterr().err
+    learned = tmp_path / "learned.csv"
+    assert main([*argv, "--out", str(learned), "--spread", "per-feature", "--class-variance", "per-class",
+                 "--alpha2-x", "learn", "--no-correct"]) == 0  # fmt: skip
+    np.testing.assert_allclose(pd.read_csv(learned).iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--out", str(tmp_path / "no.csv"), "--spread", "per-feature", "--class-variance", "per-class",
+              "--alpha2-x", "often"])  # fmt: skip
+    assert stop.value.code == 2
+    assert "must be a number or 'learn'" in capsys.readouterr().err and not (tmp_path / "no.csv").exists()
 
 
 def test_classify_rejects_options_of_the_other_model(csv_files, tmp_path, capsys):

@@ -145,14 +145,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
 
 
-def _binarize_argument(text):
-    """--binarize: a number or 'median'."""
-    if text.strip().lower() == "median":
-        return "median"
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number or 'median', got {text!r}") from None
+def _number_or(word):
+    """An argument type: a number or ``word`` (--binarize median, --alpha2-x learn)."""
+
+    def parse(text):
+        if text.strip().lower() == word:
+            return word
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number or '{word}', got {text!r}") from None
+
+    return parse
 
 
 def _usable_cores():
@@ -267,7 +271,7 @@ def _build_parser():
     )
     classify.add_argument(
         "--binarize",
-        type=_binarize_argument,
+        type=_number_or("median"),
         metavar="T",
         help="naive-bayes, mixture, bernoulli-nb: map feature values > T to 1, others to 0; T is a number or "
         "'median' (each feature's training median); bernoulli-nb selects after binarising",
@@ -304,10 +308,11 @@ def _build_parser():
     )
     classify.add_argument(
         "--alpha2-x",
-        type=float,
+        type=_number_or("learn"),
         metavar="A",
         help="gaussian, --class-variance per-class: degrees of freedom of the class variances around the "
-        "feature's level (default: 4; larger: closer to pooled)",
+        "feature's level (default: 4; larger: closer to pooled), or 'learn' to sample it on a grid from 1 to "
+        "infinity",
     )
     classify.add_argument("--n-iter", type=int, metavar="N", help="gaussian, mixture: MCMC iterations per chain")
     classify.add_argument("--burn-in", type=int, metavar="N", help="gaussian, mixture: iterations discarded")

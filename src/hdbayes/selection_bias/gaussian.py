@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import warnings
 from numbers import Integral
 
@@ -60,13 +61,16 @@ from hdbayes.selection_bias._base import (
     class_pseudo_counts,
 )
 from hdbayes.selection_bias.gaussian_adjustment import (
+    ALPHA2_GRID,
     PER_CLASS_POOL,
+    ClassVarianceGridAdjustment,
     GaussianAdjustment,
     PerClassVarianceAdjustment,
     PerFeatureGaussianAdjustment,
     interpolated_log_discard_probability,
     interpolated_per_feature_log_discard_probability,
     new_interpolation_table,
+    stacked_kernel_arguments,
 )
 from hdbayes.statistics import GaussianClassMoments, check_prediction_chunks, dask_class_codes, map_row_chunks
 
@@ -283,17 +287,57 @@ def gibbs_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, ad
 
 
 @jit
-def _log_s_target(eta, other, k_alpha_half, a_prior, b_prior, alpha_half_sum_inverse, sign, n_discarded, table,
-                  eta_min, step, v0, h, log_a, d1, d2, log_norm):  # fmt: skip
+def _log_adjustment(log_rho, index, tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2, log_norm):
+    """log A(ρ) of the ``index``-th class-variance model of a stacked grid (one table per value of α2_x)."""
+    return interpolated_per_feature_log_discard_probability(
+        log_rho, tables[index], eta_min, step, v0s[index], h, log_a_stack[index, : lengths[index]], d1, d2, log_norm
+    )
+
+
+@jit
+def _log_s_target(eta, other, k_alpha_half, a_prior, b_prior, alpha_half_sum_inverse, sign, n_discarded, index,
+                  tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2, log_norm):  # fmt: skip
     """log π(η) for η = log s_μ (sign = +1, ``other`` = log s_x) or η = log s_x (sign = −1, other = log s_μ)
     (docs/gaussian.md, eq. P9–P10): (kα1/2 − a) η − b e^{−η} − (α1/2) e^η Σ_j 1/w_j + (p−k) log A(ρ),
-    log ρ = log s_μ − log s_x."""
+    log ρ = log s_μ − log s_x, A that of the current α2_x (grid ``index``)."""
     value = (k_alpha_half - a_prior) * eta - b_prior * np.exp(-eta) - alpha_half_sum_inverse * np.exp(eta)
     if n_discarded > 0:
-        log_rho = sign * (eta - other)
-        value += n_discarded * interpolated_per_feature_log_discard_probability(
-            log_rho, table, eta_min, step, v0, h, log_a, d1, d2, log_norm
-        )
+        value += n_discarded * _log_adjustment(sign * (eta - other), index, tables, eta_min, step, v0s, h,
+                                               log_a_stack, lengths, d1, d2, log_norm)  # fmt: skip
+    return value
+
+
+@jit
+def _log_class_variance_marginal(alpha2, residuals, counts, level):
+    """Σ_{g,j} log ∫ N^{n_g}(residual R_gj | w) Inv-χ²(w; α2_x, v_j) dw, the class variances integrated out
+    (docs/gaussian.md, eq. P35), up to terms free of α2_x and v: with a = α2_x/2,
+    lnΓ(a + n_g/2) − lnΓ(a) + a log(a v_j) − (a + n_g/2) log(a v_j + R_gj/2); for α2_x = ∞ (equal class
+    variances, w_gj = v_j) its limit −(n_g/2) log v_j − R_gj/(2 v_j)."""
+    n_classes, k = residuals.shape
+    total = 0.0
+    if np.isinf(alpha2):
+        for j in range(k):
+            for g in range(n_classes):
+                total -= 0.5 * counts[g] * np.log(level[j]) + 0.5 * residuals[g, j] / level[j]
+        return total
+    a = 0.5 * alpha2
+    for g in range(n_classes):
+        norm = math.lgamma(a + 0.5 * counts[g]) - math.lgamma(a)
+        for j in range(k):
+            scale = a * level[j]
+            total += norm + a * np.log(scale) - (a + 0.5 * counts[g]) * np.log(scale + 0.5 * residuals[g, j])
+    return total
+
+
+@jit
+def _log_alpha2_target(index, alpha2_grid, residuals, counts, level, log_rho, n_discarded, tables, eta_min, step, v0s,
+                       h, log_a_stack, lengths, d1, d2, log_norm):  # fmt: skip
+    """log π(α2_x = grid[index] | μ, v, s_μ, s_x, data) with the class variances integrated out (eq. P36):
+    :func:`_log_class_variance_marginal` + (p − k) log A(ρ; α2_x), a uniform prior on the grid."""
+    value = _log_class_variance_marginal(alpha2_grid[index], residuals, counts, level)
+    if n_discarded > 0:
+        value += n_discarded * _log_adjustment(log_rho, index, tables, eta_min, step, v0s, h, log_a_stack, lengths,
+                                               d1, d2, log_norm)  # fmt: skip
     return value
 
 
@@ -320,22 +364,27 @@ def _draw_log_v(eta, lam, chi, psi, rng):
 @jit
 def _per_feature_chain_kernel(
     counts, sums, squares, burn_in, slots, n_saved, alpha1_x, alpha1_mu, alpha_x, w_x, alpha_mu, w_mu, alpha_nu,
-    w_nu, per_class, alpha2_x, n_discarded, table, eta_min, step, v0, h, log_a, d1, d2, log_norm, proposal_sd_mu,
-    proposal_sd_x, n_metropolis, init_jitter, rng,
+    w_nu, per_class, alpha2_grid, n_discarded, tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2, log_norm,
+    proposal_sd_mu, proposal_sd_x, n_metropolis, init_jitter, rng,
 ):  # fmt: skip
     """One chain of the per-feature-spread model (docs/gaussian.md, eq. P5–P10), drawing only from ``rng``;
-    with ``per_class``, of the per-class-variance model (eq. P18–P19, P31–P33).
+    with ``per_class``, of the per-class-variance model (eq. P18–P19, P31–P36).
 
-    Per iteration: μ (P5 or P31), the variances (w^x_j by P6; or w_gj by P31 and v_j by P32, one
-    slice-sampling update of log v_j), ν (P7), w^μ_j (P8), τ^ν, then ``n_metropolis`` random-walk
-    Metropolis steps on log s_μ and on log s_x (P9–P10 with Σ_j 1/v_j for per-class, and
-    (p − k) log A(s_μ/s_x) when corrected). ``level[j]`` is the variance of feature j around which s_x is
-    updated: w^x_j (pooled; then every class has variance w^x_j) or v_j (per class). The saved class
-    variances are returned only with ``per_class`` (a (0, G, k) array otherwise).
+    ``alpha2_grid`` holds the values α2_x may take: ``[inf]`` for the pooled model (every class has the
+    variance w^x_j), one finite value for fixed per-class variances, several for α2_x learned (eq. P35–P36),
+    with one adjustment table per value (``log_a_stack[m, :lengths[m]]`` on the grid ``v0s[m] + i h``).
+    Per iteration: μ (P5 or P31); when the grid has several values, ``n_metropolis`` Metropolis steps of α2_x
+    to a neighbouring grid value with the class variances integrated out (P36); the variances (w^x_j by P6
+    when α2_x = ∞; else w_gj by P31 and v_j by P32, one slice-sampling update of log v_j), ν (P7), w^μ_j (P8),
+    τ^ν, then ``n_metropolis`` random-walk Metropolis steps on log s_μ and on log s_x (P9–P10 with Σ_j 1/v_j
+    for per-class, and (p − k) log A(s_μ/s_x; α2_x) when corrected). ``level[j]`` is the variance of feature
+    j around which s_x is updated: w^x_j (pooled) or v_j (per class). The saved class variances are returned
+    only with ``per_class`` (a (0, G, k) array otherwise).
     """
     n_classes, k = sums.shape
     n = counts.sum()
     n_iter = slots.shape[0]
+    n_grid = alpha2_grid.shape[0]
     mu_samples = np.empty((n_saved, n_classes, k))
     w_x_samples = np.empty((n_saved if per_class else 0, n_classes, k))
     level_samples = np.empty((n_saved, k))
@@ -344,11 +393,15 @@ def _per_feature_chain_kernel(
     log_s_mu_samples = np.empty(n_saved)
     log_s_x_samples = np.empty(n_saved)
     log_tau_nu_samples = np.empty(n_saved)
+    alpha2_samples = np.empty(n_saved)
     acceptance = np.zeros(n_saved)
+    alpha2_acceptance = np.zeros(n_saved)
     warm_s_mu = np.empty(burn_in)
     warm_s_x = np.empty(burn_in)
     warm_tau_nu = np.empty(burn_in)
+    warm_alpha2 = np.empty(burn_in)
     accepted = 0
+    accepted_alpha2 = 0
     window = 0
     a_mu, b_mu = alpha_mu / 2.0, alpha_mu * w_mu / 2.0
     a_x, b_x = alpha_x / 2.0, alpha_x * w_x / 2.0
@@ -357,6 +410,7 @@ def _per_feature_chain_kernel(
     mu = sums / np.maximum(counts, 1.0).reshape(-1, 1)
     nu = np.empty(k)
     w_x = np.empty((n_classes, k))
+    residuals = np.empty((n_classes, k))
     level = np.empty(k)
     w_mu = np.empty(k)
     spread_nu = 0.0
@@ -367,10 +421,11 @@ def _per_feature_chain_kernel(
         within = 0.0
         between = 0.0
         for g in range(n_classes):
-            residual = squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+            residual = max(squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2, 0.0)
+            residuals[g, j] = residual
             within += residual
             between += (mu[g, j] - nu[j]) ** 2
-            w_x[g, j] = max(residual, 0.0) / max(counts[g] - 1.0, 1.0)
+            w_x[g, j] = residual / max(counts[g] - 1.0, 1.0)
         level[j] = max(within, 1e-12) / (n - n_classes)
         for g in range(n_classes):
             w_x[g, j] = max(w_x[g, j], 1e-6 * level[j]) if per_class else level[j]
@@ -381,24 +436,52 @@ def _per_feature_chain_kernel(
     log_s_x = log_sum_x / k + init_jitter * rng.standard_normal()
     log_s_mu = log_sum_mu / k + init_jitter * rng.standard_normal()
     tau_nu = k / max(spread_nu, 1e-12)
+    # α2_x starts at the grid value of largest conditional density at this state (the only value when fixed)
+    index = 0
+    if n_grid > 1:
+        best = -np.inf
+        for m in range(n_grid):
+            value = _log_alpha2_target(m, alpha2_grid, residuals, counts, level, log_s_mu - log_s_x, n_discarded,
+                                       tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2,
+                                       log_norm)  # fmt: skip
+            if value > best:
+                best, index = value, m
 
     for iteration in range(n_iter):
-        # μ_gj (P5; P31 with the class's variance)
+        # μ_gj (P5; P31 with the class's variance), then the residual sums of squares R_gj
         for j in range(k):
             for g in range(n_classes):
                 precision = 1.0 / w_mu[j] + counts[g] / w_x[g, j]
                 mean = (nu[j] / w_mu[j] + sums[g, j] / w_x[g, j]) / precision
                 mu[g, j] = mean + rng.standard_normal() / np.sqrt(precision)
-        # the variances: w^x_j (P6), or w_gj (P31) and v_j (P32)
+                residual = squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
+                residuals[g, j] = max(residual, 0.0)
+        # α2_x (P36): Metropolis to a neighbouring grid value, the class variances integrated out
+        if n_grid > 1:
+            log_rho = log_s_mu - log_s_x
+            current = _log_alpha2_target(index, alpha2_grid, residuals, counts, level, log_rho, n_discarded, tables,
+                                         eta_min, step, v0s, h, log_a_stack, lengths, d1, d2, log_norm)  # fmt: skip
+            for _ in range(n_metropolis):
+                proposal = index + 1 if rng.random() < 0.5 else index - 1
+                if proposal < 0 or proposal >= n_grid:
+                    continue
+                candidate = _log_alpha2_target(proposal, alpha2_grid, residuals, counts, level, log_rho, n_discarded,
+                                               tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2,
+                                               log_norm)  # fmt: skip
+                if np.log(rng.random()) < candidate - current:
+                    index = proposal
+                    current = candidate
+                    accepted_alpha2 += 1
+        alpha2_x = alpha2_grid[index]
+        # the variances: w_gj (P31) and v_j (P32), or w^x_j (P6) when α2_x = ∞
         s_x = np.exp(log_s_x)
         sum_inverse_x = 0.0
         for j in range(k):
-            if per_class:
+            if np.isfinite(alpha2_x):
                 sum_inverse_w = 0.0
                 for g in range(n_classes):
-                    residual = squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
-                    residual = max(residual, 0.0)
-                    w_x[g, j] = 1.0 / rng.gamma((alpha2_x + counts[g]) / 2.0, 2.0 / (alpha2_x * level[j] + residual))
+                    w_x[g, j] = 1.0 / rng.gamma((alpha2_x + counts[g]) / 2.0,
+                                                2.0 / (alpha2_x * level[j] + residuals[g, j]))  # fmt: skip
                     sum_inverse_w += 1.0 / w_x[g, j]
                 log_v = _draw_log_v(np.log(level[j]), (n_classes * alpha2_x - alpha1_x) / 2.0, alpha1_x * s_x,
                                     alpha2_x * sum_inverse_w, rng)  # fmt: skip
@@ -406,8 +489,7 @@ def _per_feature_chain_kernel(
             else:
                 residual = 0.0
                 for g in range(n_classes):
-                    residual += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
-                residual = max(residual, 0.0)
+                    residual += residuals[g, j]
                 level[j] = 1.0 / rng.gamma((alpha1_x + n) / 2.0, 2.0 / (alpha1_x * s_x + residual))
                 for g in range(n_classes):
                     w_x[g, j] = level[j]
@@ -433,23 +515,25 @@ def _per_feature_chain_kernel(
         tau_nu = rng.gamma((alpha_nu + k) / 2.0, 2.0 / (alpha_nu * w_nu + spread_nu))
         # log s_μ (P9), then log s_x (P10): random-walk Metropolis
         current = _log_s_target(log_s_mu, log_s_x, k * alpha1_mu / 2.0, a_mu, b_mu, alpha1_mu / 2.0 * sum_inverse_mu,
-                                1.0, n_discarded, table, eta_min, step, v0, h, log_a, d1, d2, log_norm)  # fmt: skip
+                                1.0, n_discarded, index, tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2,
+                                log_norm)  # fmt: skip
         for _ in range(n_metropolis):
             proposal = log_s_mu + proposal_sd_mu * rng.standard_normal()
             candidate = _log_s_target(proposal, log_s_x, k * alpha1_mu / 2.0, a_mu, b_mu,
-                                      alpha1_mu / 2.0 * sum_inverse_mu, 1.0, n_discarded, table, eta_min, step, v0, h,
-                                      log_a, d1, d2, log_norm)  # fmt: skip
+                                      alpha1_mu / 2.0 * sum_inverse_mu, 1.0, n_discarded, index, tables, eta_min, step,
+                                      v0s, h, log_a_stack, lengths, d1, d2, log_norm)  # fmt: skip
             if np.log(rng.random()) < candidate - current:
                 log_s_mu = proposal
                 current = candidate
                 accepted += 1
         current = _log_s_target(log_s_x, log_s_mu, k * alpha1_x / 2.0, a_x, b_x, alpha1_x / 2.0 * sum_inverse_x,
-                                -1.0, n_discarded, table, eta_min, step, v0, h, log_a, d1, d2, log_norm)  # fmt: skip
+                                -1.0, n_discarded, index, tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2,
+                                log_norm)  # fmt: skip
         for _ in range(n_metropolis):
             proposal = log_s_x + proposal_sd_x * rng.standard_normal()
             candidate = _log_s_target(proposal, log_s_mu, k * alpha1_x / 2.0, a_x, b_x,
-                                      alpha1_x / 2.0 * sum_inverse_x, -1.0, n_discarded, table, eta_min, step, v0, h,
-                                      log_a, d1, d2, log_norm)  # fmt: skip
+                                      alpha1_x / 2.0 * sum_inverse_x, -1.0, n_discarded, index, tables, eta_min, step,
+                                      v0s, h, log_a_stack, lengths, d1, d2, log_norm)  # fmt: skip
             if np.log(rng.random()) < candidate - current:
                 log_s_x = proposal
                 current = candidate
@@ -459,7 +543,9 @@ def _per_feature_chain_kernel(
             warm_s_mu[iteration] = log_s_mu
             warm_s_x[iteration] = log_s_x
             warm_tau_nu[iteration] = np.log(tau_nu)
+            warm_alpha2[iteration] = alpha2_x
             accepted = 0
+            accepted_alpha2 = 0
             continue
         window += 1
         slot = slots[iteration]
@@ -473,32 +559,51 @@ def _per_feature_chain_kernel(
             log_s_mu_samples[slot] = log_s_mu
             log_s_x_samples[slot] = log_s_x
             log_tau_nu_samples[slot] = np.log(tau_nu)
+            alpha2_samples[slot] = alpha2_x
             acceptance[slot] = accepted / (2.0 * n_metropolis * window)
+            alpha2_acceptance[slot] = accepted_alpha2 / (n_metropolis * window)
             accepted = 0
+            accepted_alpha2 = 0
             window = 0
     return (mu_samples, w_x_samples, level_samples, w_mu_samples, nu_samples, log_s_mu_samples, log_s_x_samples,
-            log_tau_nu_samples, acceptance, warm_s_mu, warm_s_x, warm_tau_nu)  # fmt: skip
+            log_tau_nu_samples, alpha2_samples, acceptance, alpha2_acceptance, warm_s_mu, warm_s_x, warm_tau_nu,
+            warm_alpha2)  # fmt: skip
+
+
+def _alpha2_grid(prior, per_class):
+    """The values α2_x may take: ``[inf]`` (pooled variances), ``[alpha2_x]`` (fixed), or :data:`ALPHA2_GRID`
+    (``alpha2_x="learn"``)."""
+    if not per_class:
+        return np.array([np.inf])
+    if isinstance(prior["alpha2_x"], str):
+        return np.asarray(ALPHA2_GRID, dtype=np.float64)
+    return np.array([float(prior["alpha2_x"])])
 
 
 def _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior, adjustment, n_discarded,
                             proposal_sd, n_metropolis, init_jitter, per_class):  # fmt: skip
-    """Bind the arguments of :func:`_per_feature_chain_kernel` (both variances) and run it."""
+    """Bind the arguments of :func:`_per_feature_chain_kernel` (both variances, α2_x fixed or learned) and
+    run it."""
     k = np.shape(sums)[1]
+    grid = _alpha2_grid(prior, per_class)
     if adjustment is None or n_discarded == 0:
         n_discarded = 0
-        v0, h, log_a, d1, d2, log_norm = 0.0, 1.0, np.zeros(1), 1.0, 1.0, 0.0
+        v0s, h, log_a, lengths = np.zeros(grid.size), 1.0, np.zeros((grid.size, 1)), np.ones(grid.size, np.int64)
+        d1, d2, log_norm = 1.0, 1.0, 0.0
     else:
-        v0, h, log_a, d1, d2, log_norm = adjustment.kernel_arguments()
+        v0s, h, log_a, lengths, d1, d2, log_norm = stacked_kernel_arguments(adjustment)
+        if v0s.size != grid.size:
+            raise ValueError(f"the adjustment has {v0s.size} tables for {grid.size} values of alpha2_x")
     table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
+    tables = np.repeat(table[None, :], grid.size, axis=0)
     sd_mu = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_mu"])))
     sd_x = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_x"])))
     out = _per_feature_chain_kernel(
         np.asarray(counts, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
         np.ascontiguousarray(squares, dtype=np.float64), int(schedule.burn_in), schedule.slots,
         int(schedule.n_saved), *(float(prior[name]) for name in _PER_FEATURE_PRIOR_NAMES), bool(per_class),
-        float(prior["alpha2_x"]) if per_class else 1.0, float(n_discarded), table, float(eta_min), float(step),
-        float(v0), float(h), log_a, float(d1), float(d2), float(log_norm), sd_mu, sd_x, int(n_metropolis),
-        float(init_jitter), rng,
+        grid, float(n_discarded), tables, float(eta_min), float(step), v0s, float(h), log_a, lengths, float(d1),
+        float(d2), float(log_norm), sd_mu, sd_x, int(n_metropolis), float(init_jitter), rng,
     )  # fmt: skip
     if advance is not None:
         advance(schedule.n_iter)
@@ -531,7 +636,7 @@ def per_feature_chain(rng, schedule, advance=None, *, counts, sums, squares, pri
     """
     out = _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior, adjustment, n_discarded,
                                   proposal_sd, n_metropolis, init_jitter, per_class=False)  # fmt: skip
-    mu, _, w_x, w_mu, nu, log_s_mu, log_s_x, log_tau_nu, acceptance, warm_mu, warm_x, warm_nu = out
+    mu, _, w_x, w_mu, nu, log_s_mu, log_s_x, log_tau_nu, _, acceptance, _, warm_mu, warm_x, warm_nu, _ = out
     return ChainDraws(
         posterior={"mu": mu, "w_x": w_x, "w_mu": w_mu, "nu": nu, "log_s_mu": log_s_mu, "log_s_x": log_s_x,
                    "log_tau_nu": log_tau_nu},  # fmt: skip
@@ -542,7 +647,7 @@ def per_feature_chain(rng, schedule, advance=None, *, counts, sums, squares, pri
 
 def per_class_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, adjustment=None, n_discarded=0,
                     proposal_sd=0.5, n_metropolis=5, init_jitter=0.5):  # fmt: skip
-    """Run one chain of the per-class-variance model (docs/gaussian.md, eq. P18–P19, P31–P33).
+    """Run one chain of the per-class-variance model (docs/gaussian.md, eq. P18–P19, P31–P36).
 
     The per-feature-spread model (:func:`per_feature_chain`) with one variance per class and feature:
     x_ij | y_i = g ~ N(μ_gj, w_gj), w_gj | v_j ~ Inv-χ²(α2_x, v_j) independently over g, and
@@ -550,30 +655,40 @@ def per_class_chain(rng, schedule, advance=None, *, counts, sums, squares, prior
     (P31, Gamma draws of 1/w_gj), log v_j (P32, one update of :func:`hdbayes.mcmc.slice_sample` from its
     generalised inverse Gaussian conditional), ν, w^μ_j, τ^ν, then the Metropolis steps on log s_μ and
     log s_x of the per-feature model with Σ_j 1/v_j in place of Σ_j 1/w^x_j (P33), and
-    (p − k) log A(s_μ/s_x) when ``adjustment`` is given and p − k > 0 (an object with
-    ``kernel_arguments()`` as :class:`PerFeatureGaussianAdjustment`'s). Same kernel, proposals and
-    signature as :func:`per_feature_chain`.
+    (p − k) log A(s_μ/s_x) when ``adjustment`` is given and p − k > 0 (a
+    :class:`PerClassVarianceAdjustment`). Same kernel, proposals and signature as :func:`per_feature_chain`.
+
+    With ``prior["alpha2_x"] = "learn"``, α2_x has a uniform prior on :data:`ALPHA2_GRID` (∞ included: equal
+    class variances) and ``n_metropolis`` Metropolis steps per iteration move it to a neighbouring grid value
+    with the class variances integrated out (eq. P35–P36); the correction then needs one table per grid
+    value (a :class:`ClassVarianceGridAdjustment`).
 
     Parameters
     ----------
     prior : dict
-        ``alpha1_mu, alpha1_x, alpha2_x, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu``.
+        ``alpha1_mu, alpha1_x, alpha2_x, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu``; ``alpha2_x`` a
+        positive number or ``"learn"``.
 
     Returns
     -------
     hdbayes.mcmc.ChainDraws
         ``posterior``: ``mu`` and ``w_x`` (S, G, k); ``v``, ``w_mu``, ``nu`` (S, k); ``log_s_mu``,
-        ``log_s_x``, ``log_tau_nu`` (S,); ``warmup`` and ``sample_stats`` as :func:`per_feature_chain`.
+        ``log_s_x``, ``log_tau_nu`` (S,); learned, also ``alpha2_x`` (S,) (``inf`` for equal class
+        variances); ``warmup`` (learned: with ``alpha2_x``) and ``sample_stats`` as :func:`per_feature_chain`
+        (learned: also ``alpha2_acceptance_rate``).
     """
     out = _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior, adjustment, n_discarded,
                                   proposal_sd, n_metropolis, init_jitter, per_class=True)  # fmt: skip
-    mu, w_x, v, w_mu, nu, log_s_mu, log_s_x, log_tau_nu, acceptance, warm_mu, warm_x, warm_nu = out
-    return ChainDraws(
-        posterior={"mu": mu, "w_x": w_x, "v": v, "w_mu": w_mu, "nu": nu, "log_s_mu": log_s_mu, "log_s_x": log_s_x,
-                   "log_tau_nu": log_tau_nu},  # fmt: skip
-        warmup={"log_s_mu": warm_mu, "log_s_x": warm_x, "log_tau_nu": warm_nu} if schedule.burn_in > 0 else {},
-        sample_stats={"acceptance_rate": acceptance},
-    )
+    mu, w_x, v, w_mu, nu, log_s_mu, log_s_x, log_tau_nu, alpha2, acceptance, alpha2_acceptance, *warm = out
+    posterior = {"mu": mu, "w_x": w_x, "v": v, "w_mu": w_mu, "nu": nu, "log_s_mu": log_s_mu, "log_s_x": log_s_x,
+                 "log_tau_nu": log_tau_nu}  # fmt: skip
+    warmup = dict(zip(("log_s_mu", "log_s_x", "log_tau_nu"), warm[:3], strict=True))
+    sample_stats = {"acceptance_rate": acceptance}
+    if isinstance(prior["alpha2_x"], str):  # learned (eq. P35–P36)
+        posterior["alpha2_x"] = alpha2
+        warmup["alpha2_x"] = warm[3]
+        sample_stats["alpha2_acceptance_rate"] = alpha2_acceptance
+    return ChainDraws(posterior=posterior, warmup=warmup if schedule.burn_in > 0 else {}, sample_stats=sample_stats)
 
 
 def log_class_numerators(X, mu, tau_x, class_log_prior):
@@ -724,9 +839,13 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         a class may be more variable than another (lymphoma: DLBCL about twice FL and CLL on the
         discriminating genes). The correction uses the adjustment factor of this model
         (:class:`~hdbayes.selection_bias.gaussian_adjustment.PerClassVarianceAdjustment`).
-    alpha2_x : float, default=4.0
+    alpha2_x : float or "learn", default=4.0
         Degrees of freedom of the class variances around v_j (``class_variance="per-class"`` only):
         small values let the classes' variances differ more; as α2_x → ∞ the model becomes the pooled one.
+        ``"learn"``: α2_x has a uniform prior on :data:`~hdbayes.selection_bias.gaussian_adjustment.ALPHA2_GRID`
+        (1, 2, 4, …, 128 and ∞) and is sampled with the other parameters (docs/gaussian.md, eq. P35–P37), so
+        the data decide how unequal the class variances are; corrected, it costs one adjustment table per
+        grid value (about 0.4 s each, in ``n_jobs`` threads). Its draws are ``trace_["alpha2_x"]``.
     predictive : {"rao-blackwell", "samples"}, default="rao-blackwell"
         How P(x* | class, training data) is estimated from the draws:
         ``"samples"`` averages ∏_j N(x*_j; μ_j^(g), 1/τ_j^x) over the sampled class
@@ -804,7 +923,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         "alpha1_mu": [POSITIVE],
         "alpha1_x": [POSITIVE],
         "class_variance": [StrOptions({"pooled", "per-class"})],
-        "alpha2_x": [POSITIVE],
+        "alpha2_x": [POSITIVE, StrOptions({"learn"})],
         **MCMC_PARAMETER_CONSTRAINTS,
     }
 
@@ -1062,10 +1181,16 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
                     f"{selection.indices.size} kept features reach features with F = 0 (constant ones): keep fewer "
                     "features, or set correct=False"
                 )
-            self.adjustment_ = PerClassVarianceAdjustment.create(
-                selection.threshold, tuple(int(c) for c in counts), self.alpha1_mu, self.alpha1_x, self.alpha2_x,
-                n_pool=PER_CLASS_POOL if self.n_mc is None else 1 << int(self.n_mc - 1).bit_length(),
-            )
+            n_pool = PER_CLASS_POOL if self.n_mc is None else 1 << int(self.n_mc - 1).bit_length()
+            class_counts = tuple(int(c) for c in counts)
+            if self.alpha2_x == "learn":
+                self.adjustment_ = ClassVarianceGridAdjustment.create(
+                    selection.threshold, class_counts, self.alpha1_mu, self.alpha1_x, n_pool=n_pool, n_jobs=self.n_jobs
+                )
+            else:
+                self.adjustment_ = PerClassVarianceAdjustment.create(
+                    selection.threshold, class_counts, self.alpha1_mu, self.alpha1_x, self.alpha2_x, n_pool=n_pool
+                )
         elif n_discarded > 0 and per_feature:
             self.adjustment_ = PerFeatureGaussianAdjustment.create(
                 selection.threshold, tuple(int(c) for c in counts), self.alpha1_mu, self.alpha1_x
@@ -1106,7 +1231,8 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         )  # fmt: skip
         cause = "a kept feature is too large for the model's arithmetic; rescale it"
         for name, values in trace.posterior.items():
-            check_finite_output(f"the posterior draws of {name}", values, cause=cause)
+            if name != "alpha2_x":  # learned α2_x is ∞ when the classes' variances are equal
+                check_finite_output(f"the posterior draws of {name}", values, cause=cause)
         self.acceptance_rate_ = trace.sample_stats["acceptance_rate"].mean(axis=1)
         self.class_counts_, self.class_sums_ = count_f, sums
         self.class_log_prior_ = np.log((counts + pseudo_counts) / (counts.sum() + pseudo_counts.sum()))

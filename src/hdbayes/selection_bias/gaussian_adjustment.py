@@ -55,6 +55,8 @@ from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection_bias.quadratic_form import log_quadratic_form_tails
 
 __all__ = [
+    "ALPHA2_GRID",
+    "ClassVarianceGridAdjustment",
     "GaussianAdjustment",
     "PerClassVarianceAdjustment",
     "PerFeatureGaussianAdjustment",
@@ -67,6 +69,7 @@ __all__ = [
     "log_discard_probability_given_ratio",
     "new_interpolation_table",
     "per_feature_log_discard_probability_at",
+    "stacked_kernel_arguments",
 ]
 
 DEFAULT_TOL = math.exp(-10.0)
@@ -935,3 +938,80 @@ class PerClassVarianceAdjustment:
         x = np.ascontiguousarray(np.asarray(log_r, dtype=np.float64).ravel())
         counts = np.asarray(self.class_counts, dtype=np.float64)
         return _per_class_log_b_grid(x, np.array(self.epsilon_pool), counts, self.threshold).reshape(np.shape(log_r))
+
+
+# ---------------------------------------------------------------------------------------------
+# α2_x learned: one factor per value of a fixed grid (docs/gaussian.md, eq. P35–P37)
+# ---------------------------------------------------------------------------------------------
+
+ALPHA2_GRID = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, math.inf)
+"""The values α2_x takes when it is learned (``alpha2_x="learn"``), each with prior probability 1/9: from
+very unequal class variances (1: ε_g ~ Inv-χ²(1, 1), a Cauchy-like spread) to equal ones (∞, the pooled
+model). Measured on lymphoma and SRBCT (docs/gaussian_real_data.md), the best fixed value was 1–4 on one and
+64–∞ on the other."""
+
+
+def stacked_kernel_arguments(adjustment):
+    """(v0s (M,), h, log_a (M, L), lengths (M,), d1, d2, log normaliser): the tables of the M factors of a
+    :class:`ClassVarianceGridAdjustment` (or of one factor with ``kernel_arguments()``, M = 1), padded with
+    −inf to the longest; row m is ``log_a[m, :lengths[m]]`` on the grid ``v0s[m] + i h``."""
+    members = adjustment.adjustments if isinstance(adjustment, ClassVarianceGridAdjustment) else (adjustment,)
+    arguments = [member.kernel_arguments() for member in members]
+    steps = {float(argument[1]) for argument in arguments}
+    densities = {tuple(float(x) for x in argument[3:]) for argument in arguments}
+    if len(steps) != 1 or len(densities) != 1:  # pragma: no cover - every factor here has h = 1/2 and one density
+        raise ValueError("the stacked adjustment factors must share the grid step and the density of log T")
+    lengths = np.array([argument[2].shape[0] for argument in arguments], dtype=np.int64)
+    log_a = np.full((len(arguments), int(lengths.max())), -np.inf)
+    for row, argument in enumerate(arguments):
+        log_a[row, : lengths[row]] = argument[2]
+    v0s = np.array([float(argument[0]) for argument in arguments])
+    return (v0s, steps.pop(), log_a, lengths, *densities.pop())
+
+
+@dataclass(frozen=True, eq=False)
+class ClassVarianceGridAdjustment:
+    """The adjustment factors A(ρ; α2_x) of the per-class-variance model for every value of a grid of α2_x
+    (docs/gaussian.md, eq. P35–P37): a :class:`PerClassVarianceAdjustment` for each finite value (the same
+    scrambled-Sobol uniforms for all, so the factors of neighbouring values share their pool's error) and
+    the exact :class:`PerFeatureGaussianAdjustment` for α2_x = ∞ (equal class variances).
+
+    Examples
+    --------
+    >>> adj = ClassVarianceGridAdjustment.create(4.0, [20, 21, 21], alpha2_grid=(4.0, math.inf), n_pool=64)
+    >>> values = adj.log_discard_probability([0.0])
+    >>> values.shape, bool(np.all(values < 0))
+    ((2, 1), True)
+    """
+
+    alpha2_grid: tuple
+    adjustments: tuple
+
+    @classmethod
+    def create(cls, threshold, class_counts, alpha1_mu=3.0, alpha1_x=10.0, *, alpha2_grid=ALPHA2_GRID,
+               n_pool=PER_CLASS_POOL, seed=0, n_jobs=None):  # fmt: skip
+        """Compute the factor of every grid value; ``n_jobs`` threads (joblib's convention; the quadratic-form
+        tails release the GIL), which does not change the result."""
+        from joblib import Parallel, delayed
+
+        grid = tuple(float(value) for value in alpha2_grid)
+        if not grid or any(not value > 0 for value in grid) or list(grid) != sorted(set(grid)):
+            raise InputValueError(f"alpha2_grid must be increasing positive values, got {alpha2_grid}")
+
+        def factor(value):
+            if math.isinf(value):
+                return PerFeatureGaussianAdjustment.create(threshold, class_counts, alpha1_mu, alpha1_x)
+            return PerClassVarianceAdjustment.create(threshold, class_counts, alpha1_mu, alpha1_x, value,
+                                                     n_pool=n_pool, seed=seed)  # fmt: skip
+
+        adjustments = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(factor)(value) for value in grid)
+        return cls(grid, tuple(adjustments))
+
+    @property
+    def threshold(self):
+        """γ, the F threshold of every factor."""
+        return self.adjustments[0].threshold
+
+    def log_discard_probability(self, log_rho):
+        """log A(ρ; α2_x) for every grid value (rows) and every log ρ = log s_μ − log s_x (columns)."""
+        return np.stack([np.atleast_1d(member.log_discard_probability(log_rho)) for member in self.adjustments])
