@@ -424,3 +424,135 @@ def test_runs_by_row_are_the_runs_of_the_whole_mask(n0, n1, gamma, strict):
     by_row = discarded_runs_by_row(n0, n1, gamma, strict)
     for a, b in zip(whole, by_row):
         np.testing.assert_array_equal(a, b)
+
+
+# ---------------------------------------------------------------------------
+# the fused kernel (issue 14): Beta-binomial pmfs by their ratio recurrence, O(n) memory per (α, θ)
+# ---------------------------------------------------------------------------
+
+
+def _exact_beta_binomial(n, a, b):
+    """P(I | n, a, b), I = 0..n, in exact rational arithmetic (a, b: Fractions, a + b > 0)."""
+    from fractions import Fraction
+
+    up = [Fraction(1)]
+    down = [Fraction(1)]
+    for step in range(n):
+        up.append(up[-1] * (a + step))
+        down.append(down[-1] * (b + step))
+    total = math.prod((a + b + step for step in range(n)), start=Fraction(1))
+    return [math.comb(n, i) * up[i] * down[n - i] / total for i in range(n + 1)]
+
+
+# (a, b): U-shaped (α < 2), the boundary α = 2, unimodal with underflowing tails, the point masses of θ = 0, 1
+BETA_BINOMIAL_CASES = [(0.3, 1.2), (1e-7, 0.9), (0.5, 1.5), (2.5, 7.5), (180.0, 420.0), (3e4, 7e4), (0.0, 3.0),
+                       (3.0, 0.0), (1e-6, 2543.0)]  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [1, 2, 9, 160, 301])
+@pytest.mark.parametrize(("a", "b"), BETA_BINOMIAL_CASES)
+def test_beta_binomial_recurrence_against_exact_rationals(n, a, b):
+    """The scaled recurrence (started at the mode, normalised by its sum) is within a few ulps per entry of the
+    exact pmf of the same floating-point (a, b); only entries below 1e-290 of the mode may be left at 0."""
+    from fractions import Fraction
+
+    from hdbayes.selection_bias.adjustment import _beta_binomial_pmf_table, _beta_binomial_scaled
+
+    exact = np.array([float(p) for p in _exact_beta_binomial(n, Fraction(a), Fraction(b))])
+    out = np.zeros(n + 1)
+    lo, hi, total = _beta_binomial_scaled(n, a, b, out)
+    assert total >= 1.0 and np.all(out[:lo] == 0) and np.all(out[hi + 1 :] == 0)
+    pmf = out / total
+    big = exact > 1e-280 * exact.max()
+    np.testing.assert_allclose(pmf[big], exact[big], rtol=2e-13, atol=0)
+    assert np.all(pmf[~big] <= 1e-280 * exact.max())
+    alpha = a + b
+    table = _beta_binomial_pmf_table(n, [alpha], [a / alpha])[0, 0]  # the mixture's tables, same recurrence
+    np.testing.assert_allclose(table[big], exact[big], rtol=1e-12, atol=0)
+
+
+def _exact_discard_split(n0, n1, gamma, strict, alpha, theta):
+    """(q_θ, 1 − q_θ) at one (α, θ) node, exactly, over the lattice mask of the selection."""
+    from fractions import Fraction
+
+    a, b = Fraction(alpha * theta), Fraction(alpha * (1.0 - theta))
+    p0, p1 = _exact_beta_binomial(n0, a, b), _exact_beta_binomial(n1, a, b)
+    mask = discarded_lattice(n0, n1, gamma, strict)
+    inside = sum(p0[i] * sum(p1[j] for j in np.flatnonzero(mask[i])) for i in range(n0 + 1))
+    outside = sum(p0[i] * sum(p1[j] for j in np.flatnonzero(~mask[i])) for i in range(n0 + 1))
+    return float(inside), float(outside)
+
+
+@pytest.mark.parametrize(
+    ("n0", "n1", "gamma", "strict", "alpha", "theta"),
+    [
+        (60, 45, 0.1, False, 1.5, 0.15),  # U-shaped pmfs
+        (60, 45, 0.1, False, 60.0, 0.4),
+        (60, 45, 0.02, True, 1e-3, 1 / 3),  # b = α(1 − θ) tiny: b + (n − i − 1) must not round b away
+        (80, 80, 0.45, False, 2543.0, 0.4),  # q = 1 − 4e-8: 1 − q from the kept region
+        (80, 80, 0.6, False, 1e6, 0.5),  # q = 1 − 3e-14
+        (30, 90, 0.0, False, 7.0, 0.02),  # only |COR| = 0 discarded: q small
+    ],
+)
+def test_q_and_one_minus_q_against_exact_rationals(n0, n1, gamma, strict, alpha, theta):
+    """One θ node (a one-node rule): q and 1 − q both to ~1e-14 relative, even when 1 − q is 1e-14 (the
+    exponentiated tables of cumulated logs used before lost 1e-12 in q and all of 1 − q there)."""
+    inside, outside = _exact_discard_split(n0, n1, gamma, strict, alpha, theta)
+    rule = QuadratureRule(np.array([theta]), np.array([1.0]))
+    log_q = naive_bayes_log_discard_probability([alpha], n0, n1, gamma, strict=strict, theta_rule=rule)[0]
+    assert np.exp(log_q) == pytest.approx(inside, rel=1e-13)
+    assert -np.expm1(log_q) == pytest.approx(outside, rel=1e-12)
+
+
+def test_half_of_a_symmetric_rule_gives_the_whole_rule():
+    """θ ↔ 1 − θ: on the flip-symmetric region the nodes above 1/2 repeat those below (to rounding)."""
+    from hdbayes.selection_bias.adjustment import _discarded_runs_csr, _fused_discarded_mass, exact_theta_rule
+
+    n0, n1, gamma = 70, 91, 0.13
+    alpha = np.array([0.2, 1.9, 2.0, 35.0, 4e4])
+    offsets, starts, stops, symmetric = _discarded_runs_csr(n0, n1, gamma, False)
+    assert symmetric
+    rule = exact_theta_rule(n0 + n1)
+    inside, outside = _fused_discarded_mass(alpha, rule.nodes, n0, n1, offsets, starts, stops)
+    # (to 1e-12: a node near 1 carries an absolute, not a relative, rounding error, which its mirror does not)
+    np.testing.assert_allclose(inside, inside[:, ::-1], rtol=1e-12)
+    np.testing.assert_allclose(outside, outside[:, ::-1], rtol=1e-12)
+    np.testing.assert_allclose(inside + outside, 1.0, rtol=1e-15)
+    whole = np.log(inside @ rule.weights)
+    np.testing.assert_allclose(naive_bayes_log_discard_probability(alpha, n0, n1, gamma), whole, rtol=1e-13)
+    # a rule that is not symmetric is evaluated at all its nodes
+    shifted = QuadratureRule(rule.nodes * 0.999, rule.weights)
+    inside, _ = _fused_discarded_mass(alpha, shifted.nodes, n0, n1, offsets, starts, stops)
+    np.testing.assert_allclose(
+        naive_bayes_log_discard_probability(alpha, n0, n1, gamma, theta_rule=shifted),
+        np.log(inside @ shifted.weights),
+        rtol=1e-14,
+    )
+
+
+def test_threads_change_no_bit(monkeypatch):
+    from hdbayes.selection_bias import adjustment
+
+    alpha = np.array([0.4, 3.0, 300.0])
+    alone = naive_bayes_log_discard_probability(alpha, 150, 170, 0.11)
+    monkeypatch.setattr(adjustment, "_THREADING_FROM", 0)
+    monkeypatch.setattr(adjustment, "_usable_cores", lambda: 2)
+    np.testing.assert_array_equal(naive_bayes_log_discard_probability(alpha, 150, 170, 0.11), alone)
+
+
+@pytest.mark.parametrize("n", [199, 200, 601])
+def test_exact_theta_rule_beyond_the_dense_method(n):
+    """Above 100 nodes the rule comes from scipy's roots_legendre: the same Gauss–Legendre rule (exact for θ^j,
+    j ≤ n + 1), read-only, computed once."""
+    from hdbayes.quadrature import gauss_legendre_rule as dense_rule
+    from hdbayes.selection_bias.adjustment import exact_points, exact_theta_rule
+
+    rule = exact_theta_rule(n)
+    assert rule is exact_theta_rule(n) and not rule.weights.flags.writeable
+    size = exact_points(n)
+    assert rule.nodes.size == size > 100
+    dense = dense_rule(size)
+    np.testing.assert_allclose(rule.nodes, dense.nodes, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(rule.weights, dense.weights, rtol=1e-7, atol=1e-15)
+    for j in (0, 1, 7, n // 2, n + 1):
+        assert rule.weights @ rule.nodes**j == pytest.approx(1 / (j + 1), rel=1e-11)

@@ -22,7 +22,7 @@ from hdbayes.quadrature import QuadratureRule, inverse_gamma_midpoint_grid, simp
 from hdbayes.selection import abs_correlation
 from hdbayes.selection_bias.adjustment import naive_bayes_log_discard_probability
 from hdbayes.selection_bias.naive_bayes import alpha_posterior, feature_integrals, log_class_numerators
-from hdbayes.special import log_beta_bernoulli
+from hdbayes.special import log_beta_bernoulli, log_rising_factorial, log_rising_factorial_table
 
 
 def gauss_legendre_rule(n_points):
@@ -774,14 +774,14 @@ def test_feature_integrals_computed_once_per_count_pair_equal_the_per_feature_in
     """Features with the same (I_0, I_1) share their integrals; the shortcut changes no bit."""
     from hdbayes.quadrature import gauss_legendre_rule
     from hdbayes.selection_bias.naive_bayes import _integrate_features
-    from hdbayes.special import log_rising_factorial, log_rising_factorial_table
 
     rng = np.random.default_rng(3)
     ones = np.stack([rng.integers(0, 7, 40), rng.integers(0, 9, 40)])  # many repeated pairs
     sizes, alpha, rule = np.array([6, 8]), np.exp(np.linspace(-2.0, 8.0, 7)), gauss_legendre_rule(8)
     a, b = alpha[:, None] * rule.nodes[None], alpha[:, None] * (1.0 - rule.nodes[None])
     per_feature = _integrate_features(
-        np.ascontiguousarray(ones), sizes, alpha, rule.nodes, rule.log_weights, log_rising_factorial_table(a, 8),
+        np.ascontiguousarray(ones), sizes, np.ascontiguousarray(ones), np.ascontiguousarray(sizes[:, None] - ones),
+        alpha, rule.nodes, rule.log_weights, log_rising_factorial_table(a, 8),
         log_rising_factorial_table(b, 8), np.stack([log_rising_factorial(alpha, int(s)) for s in sizes], axis=1),
     )  # fmt: skip
     for shared, direct in zip(feature_integrals(ones, sizes, alpha, rule), per_feature):
@@ -1004,3 +1004,33 @@ def test_fit_statistics_input_errors():
         BiasCorrectedNaiveBayes(binarize="median").fit_statistics(counts)
     with pytest.raises(InputValueError, match="one class only"):
         BiasCorrectedNaiveBayes().fit_statistics(BinaryClassCounts([0, 3], [[0, 0], [2, 3]]))
+
+
+def test_feature_integrals_compact_tables_for_few_features_and_many_cases(monkeypatch):
+    """Few features, many cases: only the counts the pairs need are tabulated (by log_rising_factorial), in α
+    chunks; the integrals are those of the full tables of every count to ~1e-12, and the chunking
+    changes no bit."""
+    from hdbayes.selection_bias import naive_bayes as module
+
+    rng = np.random.default_rng(5)
+    sizes = (700, 900)
+    ones = np.stack([rng.integers(0, 701, 6), rng.integers(0, 901, 6)])
+    ones[:, 0] = (0, 900)  # the extreme counts
+    alpha = np.array([0.05, 1.7, 2.0, 27.99, 2543.14, 3e5])
+    rule = simpson_rule(81)
+    compact = feature_integrals(ones, sizes, alpha, rule)
+    # the full tables, as for many features (every count tabulated by cumulative sums of logs)
+    a, b = alpha[:, None] * rule.nodes[None], alpha[:, None] * (1.0 - rule.nodes[None])
+    sizes_array = np.array(sizes)
+    full = module._integrate_features(
+        np.ascontiguousarray(ones), sizes_array, np.ascontiguousarray(ones),
+        np.ascontiguousarray(sizes_array[:, None] - ones), alpha, rule.nodes, rule.log_weights,
+        log_rising_factorial_table(a, 900), log_rising_factorial_table(b, 900),
+        np.stack([log_rising_factorial(alpha, s) for s in sizes], axis=1),
+    )  # fmt: skip
+    # both are differences of log-Gamma sums of size ~5e3, each exact to a few ulps of it: ~1e-12 absolute
+    for got, want in zip(compact, full):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-11)
+    monkeypatch.setattr(module, "_TABLE_ENTRIES", 1)  # one α at a time
+    for got, want in zip(feature_integrals(ones, sizes, alpha, rule), compact):
+        np.testing.assert_array_equal(got, want)

@@ -17,25 +17,31 @@ correlation depends on the data only through (I0, I1), so
 
 The thesis sums over the region H+ and uses the flip symmetry q = 1 − 2 P(H+);
 here the discarded region itself is summed on the whole (n0+1) × (n1+1) lattice,
-which is O(n²) per θ (trivial for gene-expression sizes), needs no symmetry
-argument, has no cancellation when q is small, and uses exactly the correlation
-function of the selection step (:func:`hdbayes.selection.correlation_from_sums`), so
-the lattice point that equals γ is classified as the selection classified it.
+which needs no symmetry argument, has no cancellation when q is small, and uses
+exactly the correlation function of the selection step
+(:func:`hdbayes.selection.correlation_from_sums`), so the lattice point that equals γ
+is classified as the selection classified it. The region is stored once as runs of
+I1 per row I0 (O(n) of them); for each (α, θ) the two Beta-binomial pmfs are generated
+by their ratio recurrence and the runs are summed against cumulative sums of P(I1), so
+a node costs O(n0 + n1) time and memory, and both q and 1 − q (the mass of the kept
+region, summed the same way) are accurate to a few ulps per term.
 """
 
 from __future__ import annotations
 
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln, logsumexp, roots_legendre
 
 from hdbayes._numba import jit
 from hdbayes._validation import check_count, check_positive
 from hdbayes.exceptions import InputValueError
-from hdbayes.quadrature import gauss_legendre_rule, simpson_rule
+from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule, simpson_rule
 from hdbayes.selection import THRESHOLD_RTOL, correlation_from_sums
-from hdbayes.special import beta_binomial_log_pmf_table
 
 __all__ = [
     "MixtureAdjustmentCache",
@@ -55,10 +61,32 @@ def exact_points(n):
     return (int(n) + 3) // 2
 
 
+#: Above this many nodes the Gauss–Legendre rule comes from scipy's ``roots_legendre`` (O(T²)) rather than numpy's
+#: ``leggauss`` (a dense eigenvalue problem, O(T³): 10 s at T = 1001, hours at T = 10 001).
+_DENSE_LEGENDRE_UP_TO = 100
+
+
+@lru_cache(maxsize=16)
 def exact_theta_rule(n):
     """Gauss–Legendre rule with ⌈(n + 2)/2⌉ nodes on [0, 1]: exact for every θ integrand of the
-    binary models with n training cases (polynomials of degree ≤ n + 1 given α)."""
-    return gauss_legendre_rule(exact_points(n))
+    binary models with n training cases (polynomials of degree ≤ n + 1 given α).
+
+    Cached (a fit evaluates it once per α batch); its arrays are read-only. Up to 100 nodes it is
+    :func:`hdbayes.quadrature.gauss_legendre_rule`; above, the same rule from
+    :func:`scipy.special.roots_legendre` (numpy's dense eigenvalue method is O(T³)), its weights rescaled to
+    sum to 1 as numpy's are (at T = 1001 and 3001 the two agree to ~3e-12 relative in the weights of the inner
+    80 % of the nodes and to 5e-8 in the outermost ones, whose weights are below 3e-5: an absolute difference
+    ~1e-12 in any integral of a function bounded by 1).
+    """
+    size = exact_points(n)
+    if size <= _DENSE_LEGENDRE_UP_TO:
+        rule = gauss_legendre_rule(size)
+    else:
+        x, w = roots_legendre(size)
+        rule = QuadratureRule((x + 1.0) / 2.0, w / w.sum())
+    rule.nodes.setflags(write=False)
+    rule.weights.setflags(write=False)
+    return rule
 
 
 def check_theta_rule(rule, points_name, n_points):
@@ -135,15 +163,13 @@ def discarded_runs_by_row(n0, n1, threshold, strict):
     return tuple(np.concatenate([piece[i] for piece in pieces]) for i in range(3))
 
 
-#: Tables of Beta-binomial probabilities larger than this (entries) are not cached.
-_CACHE_LIMIT = 2_000_000
-
-
 def _beta_binomial_pmf_table(n, alpha, theta):
-    """P(I | α, θ) for I = 0..n on the (α, θ) grid, shape (K, T, n + 1)."""
-    alpha = np.asarray(alpha)[:, None]
-    theta = np.asarray(theta)[None, :]
-    return np.exp(beta_binomial_log_pmf_table(alpha * theta, alpha * (1.0 - theta), n))
+    """P(I | α, θ) for I = 0..n on the (α, θ) grid, shape (K, T, n + 1), by the ratio recurrence
+    (:func:`_beta_binomial_scaled`; a few ulps per entry, where exponentiated tables of cumulated logs lose
+    ~1e-12 at n = 1000)."""
+    return _beta_binomial_pmf_grid(
+        int(n), np.asarray(alpha, dtype=np.float64).reshape(-1), np.asarray(theta, dtype=np.float64).reshape(-1)
+    )
 
 
 @lru_cache(maxsize=32)
@@ -165,28 +191,137 @@ def _runs(mask):
     return rows.astype(np.int64), starts.astype(np.int64), stops.astype(np.int64)
 
 
+#: Below this (relative to the largest entry ≈ 1) the tail of a unimodal Beta-binomial pmf is set to 0 without
+#: computing it; the entries left out are < (n + 1) · 1e-300 of the mode.
+_UNDERFLOW = 1e-300
+
+
 @jit
-def _discarded_mass(pmf0, pmf1, rows, starts, stops):
-    """Σ over the discarded lattice points of pmf0[r, I0] · pmf1[r, I1], for every row r of the two
-    tables, from runs of the mask along I1 and cumulative sums of pmf1: O(n0 + n1) per row."""
-    out = np.zeros(pmf0.shape[0])
-    cumulative = np.empty(pmf1.shape[1] + 1)
-    for r in range(pmf0.shape[0]):
-        cumulative[0] = 0.0
-        for i in range(pmf1.shape[1]):
-            cumulative[i + 1] = cumulative[i] + pmf1[r, i]
-        total = 0.0
-        for run in range(rows.shape[0]):
-            start, stop = starts[run], stops[run]
-            if stop - start <= 8:  # short runs summed directly (no difference of large sums)
-                part = 0.0
-                for i in range(start, stop):
-                    part += pmf1[r, i]
-            else:
-                part = cumulative[stop] - cumulative[start]
-            total += pmf0[r, rows[run]] * part
-        out[r] = max(total, 0.0)
+def _beta_binomial_scaled(n, a, b, out):
+    """P(I | n, a, b) for I = 0..n up to a common factor, by the ratio recurrence from the largest entry.
+
+    ``out[I]`` ∝ C(n, I) (a)_I (b)_{n−I}; the start (scaled to 1) is the mode, so no entry overflows. With
+    P(I + 1)/P(I) = (n − I)(a + I) / ((I + 1)(b + n − I − 1)) ≥ 1 ⇔ (na − b − n + 1) + I(2 − α) ≥ 0 (α = a + b,
+    linear in I), the pmf is unimodal for α > 2, with its mode just above (na − b − n + 1)/(α − 2), and has its
+    largest entry at I = 0 or n otherwise (decreasing, then increasing), compared by log-Gamma. Each entry is
+    a product of at most n ratios (relative error ≤ ~2n ulp). For α > 2 the tails below ``_UNDERFLOW`` are
+    zeros. Returns (lo, hi, total): the entries outside lo..hi are 0 and ``total`` is their sum (≥ 1).
+    """
+    alpha = a + b
+    if a == 0.0:
+        start = 0
+    elif b == 0.0:
+        start = n
+    elif alpha > 2.0:
+        x = (n * a - b - n + 1.0) / (alpha - 2.0)
+        start = 0 if x < 0.0 else min(n, int(math.floor(x)) + 1)
+    else:
+        log_ratio = math.lgamma(a + n) - math.lgamma(a) - math.lgamma(b + n) + math.lgamma(b)
+        start = n if log_ratio > 0.0 else 0
+    unimodal = alpha > 2.0
+    out[start] = 1.0
+    total = 1.0
+    value = 1.0
+    hi = n
+    for i in range(start, n):
+        value *= (n - i) * (a + i) / ((i + 1) * (b + (n - i - 1)))
+        if unimodal and value < _UNDERFLOW:
+            hi = i
+            break
+        out[i + 1] = value
+        total += value
+    value = 1.0
+    lo = 0
+    for i in range(start - 1, -1, -1):
+        value *= (i + 1) * (b + (n - i - 1)) / ((n - i) * (a + i))
+        if unimodal and value < _UNDERFLOW:
+            lo = i + 1
+            break
+        out[i] = value
+        total += value
+    return lo, hi, total
+
+
+@jit
+def _beta_binomial_pmf_grid(n, alpha, theta):
+    """:func:`_beta_binomial_scaled` normalised, for every (α, θ) pair: shape (K, T, n + 1)."""
+    out = np.zeros((alpha.shape[0], theta.shape[0], n + 1))
+    for m in range(alpha.shape[0]):
+        for t in range(theta.shape[0]):
+            row = out[m, t]
+            lo, hi, total = _beta_binomial_scaled(n, alpha[m] * theta[t], alpha[m] * (1.0 - theta[t]), row)
+            scale = 1.0 / total
+            for i in range(lo, hi + 1):
+                row[i] *= scale
     return out
+
+
+@jit
+def _interval_mass(pmf, prefix, suffix, lo, hi, start, stop):
+    """Σ pmf[start:stop] for a pmf that is 0 outside lo..hi, with prefix[i] = Σ_{lo ≤ j < i} and
+    suffix[i] = Σ_{i ≤ j ≤ hi}: summed directly when short (≤ 8 points), else the difference of the prefix or
+    the suffix sums, whichever is smaller (its rounding error is relative to the smaller total, so a tail
+    next to I = 0 or to I = n is as accurate as its own size)."""
+    start, stop = max(start, lo), min(stop, hi + 1)
+    if stop <= start:
+        return 0.0
+    if stop - start <= 8:
+        part = 0.0
+        for i in range(start, stop):
+            part += pmf[i]
+        return part
+    if prefix[stop] <= suffix[start]:
+        return prefix[stop] - prefix[start]
+    return suffix[start] - suffix[stop]
+
+
+@jit
+def _fused_discarded_mass(alpha, theta, n0, n1, row_offsets, starts, stops):
+    """(discarded, kept)[m, t]: the probabilities that (I0, I1) is in the discarded region and that it is not,
+    given α_m and θ_t (they add up to 1; each is accurate relative to itself, so 1 − q is too when q ≈ 1).
+
+    The two Beta-binomial pmfs are generated for each (α, θ) by :func:`_beta_binomial_scaled` (O(n) memory),
+    pmf1 is cumulated from both ends, and row I0 (runs ``row_offsets[I0]`` to ``row_offsets[I0 + 1]``, sorted)
+    adds pmf0[I0] times the pmf1 mass of its runs to the discarded sum and of the gaps between them to the kept
+    one (:func:`_interval_mass`).
+    """
+    pmf0 = np.zeros(n0 + 1)
+    pmf1 = np.zeros(n1 + 1)
+    prefix = np.zeros(n1 + 2)
+    suffix = np.zeros(n1 + 2)
+    discarded = np.zeros((alpha.shape[0], theta.shape[0]))
+    kept = np.zeros((alpha.shape[0], theta.shape[0]))
+    for m in range(alpha.shape[0]):
+        for t in range(theta.shape[0]):
+            a = alpha[m] * theta[t]
+            b = alpha[m] * (1.0 - theta[t])
+            lo0, hi0, _ = _beta_binomial_scaled(n0, a, b, pmf0)
+            lo1, hi1, _ = _beta_binomial_scaled(n1, a, b, pmf1)
+            prefix[lo1] = 0.0
+            for i in range(lo1, hi1 + 1):
+                prefix[i + 1] = prefix[i] + pmf1[i]
+            suffix[hi1 + 1] = 0.0
+            for i in range(hi1, lo1 - 1, -1):
+                suffix[i] = suffix[i + 1] + pmf1[i]
+            inside = 0.0
+            outside = 0.0
+            for row in range(lo0, hi0 + 1):
+                row_inside = 0.0
+                row_outside = 0.0
+                previous = 0
+                for run in range(row_offsets[row], row_offsets[row + 1]):
+                    row_outside += _interval_mass(pmf1, prefix, suffix, lo1, hi1, previous, starts[run])
+                    row_inside += _interval_mass(pmf1, prefix, suffix, lo1, hi1, starts[run], stops[run])
+                    previous = stops[run]
+                row_outside += _interval_mass(pmf1, prefix, suffix, lo1, hi1, previous, n1 + 1)
+                inside += pmf0[row] * row_inside
+                outside += pmf0[row] * row_outside
+            total = inside + outside
+            discarded[m, t] = inside / total
+            kept[m, t] = outside / total
+            pmf0[lo0 : hi0 + 1] = 0.0
+            pmf1[lo1 : hi1 + 1] = 0.0
+    return discarded, kept
 
 
 def naive_bayes_log_discard_probability(alpha, n0, n1, threshold, *, strict=False, theta_rule=None):
@@ -216,28 +351,114 @@ def naive_bayes_log_discard_probability(alpha, n0, n1, threshold, *, strict=Fals
 
     Notes
     -----
-    Cost O(K · n_θ · n0 · n1) — independent of p − k.
+    Cost O(K · n_θ · (n0 + n1)) time and O(n0 + n1) memory per thread after the lattice's runs
+    (O(n0 · n1) once per (n0, n1, γ), cached) — independent of p − k. When the region and the rule
+    are both symmetric under θ ↔ 1 − θ (the flip of a feature's 0s and 1s; Gauss–Legendre and
+    Simpson rules are), only the nodes θ ≤ 1/2 are evaluated. Above 5·10^7 pmf entries the θ nodes
+    are shared among up to 4 threads (the result does not depend on their number). Where q > 1/2,
+    log q = log1p(−(1 − q)) from the kept mass, so (p − k) log q keeps its relative accuracy when
+    q ≈ 1.
     """
     alpha = np.atleast_1d(np.asarray(alpha, dtype=np.float64))
     if np.any(~np.isfinite(alpha)) or np.any(alpha <= 0):
         raise InputValueError("alpha must be finite and > 0")
     if n0 < 1 or n1 < 1:
         raise InputValueError(f"both classes need at least one case, got n0={n0}, n1={n1}")
+    n0, n1 = int(n0), int(n1)
     rule = theta_rule if theta_rule is not None else exact_theta_rule(n0 + n1)
-    rows, starts, stops = discarded_runs_by_row(n0, n1, float(threshold), strict)
-    if rows.size == 0:
+    row_offsets, starts, stops, symmetric = _discarded_runs_csr(n0, n1, float(threshold), bool(strict))
+    if starts.size == 0:
         return np.full(alpha.shape, -np.inf)
-    if alpha.size * rule.nodes.size * (max(n0, n1) + 1) <= _CACHE_LIMIT:
-        alpha_key, theta_key = tuple(alpha.tolist()), tuple(rule.nodes.tolist())
-        pmf0 = _beta_binomial_pmfs(n0, alpha_key, theta_key)  # (K, T, n0 + 1)
-        pmf1 = _beta_binomial_pmfs(n1, alpha_key, theta_key)  # (K, T, n1 + 1)
-    else:  # large tables (adaptive α grids differ from fold to fold): not worth keeping
-        pmf0 = _beta_binomial_pmf_table(n0, alpha, rule.nodes)
-        pmf1 = _beta_binomial_pmf_table(n1, alpha, rule.nodes)
-    inner = _discarded_mass(pmf0.reshape(-1, n0 + 1), pmf1.reshape(-1, n1 + 1), rows, starts, stops)
-    inner = inner.reshape(pmf0.shape[:2])  # (K, T)
+    nodes, log_weights = _half_rule(rule) if symmetric else (None, None)
+    if nodes is None:
+        nodes, log_weights = np.asarray(rule.nodes, dtype=np.float64), rule.log_weights
+    discarded, kept = _threaded_discarded_mass(alpha, nodes, n0, n1, row_offsets, starts, stops)  # (K, T) each
     with np.errstate(divide="ignore"):
-        return logsumexp(np.log(inner) + rule.log_weights[None, :], axis=1)
+        log_q = logsumexp(np.log(discarded) + log_weights[None, :], axis=1)
+    # q near 1: log q = log(Σ w − Σ w (1 − q_t)) = log1p((Σ w − 1) − Σ w (1 − q_t)), accurate to the kept mass
+    weights = np.exp(log_weights)
+    near_one = log_q > -np.log(2.0)
+    complement = (weights.sum() - 1.0) - kept[near_one] @ weights
+    log_q[near_one] = np.log1p(complement)
+    return log_q
+
+
+@lru_cache(maxsize=8)
+def _discarded_runs_csr(n0, n1, threshold, strict):
+    """The runs of :func:`discarded_runs_by_row` indexed by row, cached (every α evaluation of a fit uses them;
+    3 s at n0 = n1 = 10^4): (row_offsets, starts, stops, symmetric), the runs of row I0 being
+    ``row_offsets[I0]:row_offsets[I0 + 1]``. ``symmetric``: whether the region is unchanged by the flip
+    (I0, I1) → (n0 − I0, n1 − I1) of a feature's 0s and 1s, which changes the sign of the correlation only
+    (checked on the runs themselves, so a boundary point rounded differently on the two sides is not assumed
+    away)."""
+    rows, starts, stops = discarded_runs_by_row(n0, n1, threshold, strict)
+    row_offsets = np.zeros(n0 + 2, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n0 + 1), out=row_offsets[1:])
+    flipped_rows, flipped_starts = n0 - rows, n1 + 1 - stops
+    order = np.lexsort((flipped_starts, flipped_rows))
+    symmetric = bool(
+        np.array_equal(flipped_rows[order], rows)
+        and np.array_equal(flipped_starts[order], starts)
+        and np.array_equal((n1 + 1 - starts)[order], stops)
+    )
+    for array in (row_offsets, starts, stops):
+        array.setflags(write=False)
+    return row_offsets, starts, stops, symmetric
+
+
+def _half_rule(rule):
+    """The nodes θ ≤ 1/2 of a rule symmetric about 1/2 (to 1e-14), each carrying its mirror's weight too;
+    (None, None) if the rule is not symmetric.
+
+    On a flip-symmetric discarded region the inner sum at 1 − θ equals the one at θ
+    (P(I | n, α(1 − θ), αθ) = P(n − I | n, αθ, α(1 − θ))), so half the nodes suffice.
+    """
+    nodes = np.asarray(rule.nodes, dtype=np.float64)
+    log_weights = np.asarray(rule.log_weights, dtype=np.float64)
+    order = np.argsort(nodes, kind="stable")
+    nodes, log_weights = nodes[order], log_weights[order]
+    size = nodes.size
+    if size < 2 or not (
+        np.allclose(nodes + nodes[::-1], 1.0, rtol=0.0, atol=1e-14)
+        and np.allclose(log_weights, log_weights[::-1], rtol=0.0, atol=1e-12)
+    ):
+        return None, None
+    half = size // 2
+    low = np.logaddexp(log_weights[:half], log_weights[::-1][:half])
+    if size % 2:
+        return np.append(nodes[:half], 0.5), np.append(low, log_weights[half])
+    return nodes[:half].copy(), low
+
+
+#: Below this many pmf entries ((α, θ) pairs × (n0 + n1)) the kernel runs in the calling thread.
+_THREADING_FROM = 50_000_000
+
+
+def _usable_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _threaded_discarded_mass(alpha, nodes, n0, n1, row_offsets, starts, stops):
+    """:func:`_fused_discarded_mass` on interleaved slices of the θ nodes in threads (the kernel releases the
+    GIL; each output is computed independently, so the result does not depend on the number of threads)."""
+    n_threads = min(_usable_cores(), 4, nodes.size)
+    if n_threads < 2 or alpha.size * nodes.size * (n0 + n1) < _THREADING_FROM:
+        return _fused_discarded_mass(alpha, nodes, n0, n1, row_offsets, starts, stops)
+    discarded, kept = np.empty((alpha.size, nodes.size)), np.empty((alpha.size, nodes.size))
+    slices = [slice(j, None, n_threads) for j in range(n_threads)]
+    with ThreadPoolExecutor(n_threads) as pool:
+        parts = pool.map(
+            lambda part: _fused_discarded_mass(
+                alpha, np.ascontiguousarray(nodes[part]), n0, n1, row_offsets, starts, stops
+            ),
+            slices,
+        )
+        for part, (inside, outside) in zip(slices, parts):
+            discarded[:, part], kept[:, part] = inside, outside
+    return discarded, kept
 
 
 # ---------------------------------------------------------------------------

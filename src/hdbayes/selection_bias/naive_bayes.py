@@ -85,8 +85,14 @@ def _predict_chunk(block, *, where, view, method, kwargs, selected, names, thres
 
 
 @jit
-def _integrate_features(ones, class_sizes, alpha, theta, log_weights, ones_table, zeros_table, log_totals):
+def _integrate_features(
+    ones, class_sizes, one_columns, zero_columns, alpha, theta, log_weights, ones_table, zeros_table, log_totals
+):
     """Compiled θ quadrature for every (α point, feature); see :func:`feature_integrals`.
+
+    log Γ(αθ + I_{c,j})/Γ(αθ) is ``ones_table[m, t, one_columns[c, j]]`` and log Γ(α(1−θ) + N_c − I_{c,j})/Γ(α(1−θ))
+    is ``zeros_table[m, t, zero_columns[c, j]]`` (the counts themselves for full tables, their positions among
+    the counts tabulated for compact ones).
 
     Per (m, j) the integrand is exponentiated once with its maximum factored out, and
     the three integrals (marginal, × φ̂, × (1 − φ̂)) are sums of positive terms — no
@@ -106,8 +112,8 @@ def _integrate_features(ones, class_sizes, alpha, theta, log_weights, ones_table
             for t in range(n_theta):
                 value = log_weights[t]
                 for c in range(2):
-                    i = ones[c, j]
-                    value += ones_table[m, t, i] + zeros_table[m, t, class_sizes[c] - i] - log_totals[m, c]
+                    one, zero = one_columns[c, j], zero_columns[c, j]
+                    value += ones_table[m, t, one] + zeros_table[m, t, zero] - log_totals[m, c]
                 log_l[t] = value
                 if value > peak:
                     peak = value
@@ -127,6 +133,10 @@ def _integrate_features(ones, class_sizes, alpha, theta, log_weights, ones_table
                 log_one[m, j, c] = peak + np.log(with_one) - log_denominator
                 log_zero[m, j, c] = peak + np.log(with_zero) - log_denominator
     return log_marginal, log_one, log_zero
+
+
+#: Table entries (α points × θ nodes × counts) formed at once by :func:`feature_integrals`.
+_TABLE_ENTRIES = 4_000_000
 
 
 def feature_integrals(ones, class_sizes, alpha, theta_rule: QuadratureRule):
@@ -165,16 +175,38 @@ def feature_integrals(ones, class_sizes, alpha, theta_rule: QuadratureRule):
     # (at most (N_0 + 1)(N_1 + 1) pairs, however many features), then index back
     pairs, inverse = np.unique(ones, axis=1, return_inverse=True)
     inverse = inverse.ravel()
-    a = alpha[:, None] * theta_rule.nodes[None, :]
-    b = alpha[:, None] * (1.0 - theta_rule.nodes[None, :])
-    # log Γ(αθ + I)/Γ(αθ) and log Γ(α(1−θ) + I)/Γ(α(1−θ)) for I = 0..max N_c, shared by both classes
-    ones_table = log_rising_factorial_table(a, int(sizes.max()))
-    zeros_table = log_rising_factorial_table(b, int(sizes.max()))
+    nodes = np.asarray(theta_rule.nodes, dtype=np.float64)
     log_totals = np.stack([log_rising_factorial(alpha, int(size)) for size in sizes], axis=1)
-    log_marginal, log_one, log_zero = _integrate_features(
-        np.ascontiguousarray(pairs), sizes, alpha, theta_rule.nodes, theta_rule.log_weights, ones_table, zeros_table,
-        log_totals,
-    )  # fmt: skip
+    # log Γ(αθ + I)/Γ(αθ) and log Γ(α(1−θ) + I)/Γ(α(1−θ)), shared by both classes: a table of every
+    # I = 0..max N_c by cumulative sums, or, when the pairs need far fewer counts than that (few features,
+    # many cases: the table would be O(K · n_θ · n) = 10^11 entries at n = 20 000), only the counts needed
+    # (log_rising_factorial, O(K · n_θ · k)); α in chunks of at most _TABLE_ENTRIES entries either way
+    width = int(sizes.max()) + 1
+    needed = np.unique(np.concatenate([pairs.ravel(), (sizes[:, None] - pairs).ravel()]))
+    compact = 4 * needed.size < width
+    one_columns, zero_columns = pairs, sizes[:, None] - pairs
+    if compact:
+        one_columns, zero_columns = np.searchsorted(needed, one_columns), np.searchsorted(needed, zero_columns)
+    chunk = max(1, _TABLE_ENTRIES // (nodes.size * (needed.size if compact else width)))
+    pieces = []
+    for first in range(0, alpha.size, chunk):
+        part = slice(first, first + chunk)
+        a = alpha[part, None] * nodes[None, :]
+        b = alpha[part, None] * (1.0 - nodes[None, :])
+        if compact:
+            ones_table = log_rising_factorial(a[..., None], needed)
+            zeros_table = log_rising_factorial(b[..., None], needed)
+        else:
+            ones_table = log_rising_factorial_table(a, width - 1)
+            zeros_table = log_rising_factorial_table(b, width - 1)
+        pieces.append(
+            _integrate_features(
+                np.ascontiguousarray(pairs), sizes, np.ascontiguousarray(one_columns),
+                np.ascontiguousarray(zero_columns), alpha[part], nodes, theta_rule.log_weights, ones_table,
+                zeros_table, np.ascontiguousarray(log_totals[part]),
+            )  # fmt: skip
+        )
+    log_marginal, log_one, log_zero = (np.concatenate([piece[i] for piece in pieces]) for i in range(3))
     return log_marginal[:, inverse], log_one[:, inverse], log_zero[:, inverse]
 
 
