@@ -72,13 +72,13 @@ def _scale(spread):
 
 
 def _fit_and_score(data, size, loss, n_chains, n_jobs, variant, *, k, method):
-    spread, class_variance = variant
+    spread, class_variance, alpha2_x = variant
     scale = _scale(spread)[0]
     start = time.perf_counter()
     model = BiasCorrectedGaussianClassifier(
         n_features_to_select=k, correct=METHODS[method], n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
         n_chains=n_chains, random_state=0, n_jobs=n_jobs, progress=False, spread=spread,
-        class_variance=class_variance,
+        class_variance=class_variance, alpha2_x=alpha2_x,
     ).fit(data.X, data.y)  # fmt: skip
     seconds = time.perf_counter() - start
     proba = model.predict_proba(data.X_test)
@@ -104,7 +104,7 @@ def _fit_and_score(data, size, loss, n_chains, n_jobs, variant, *, k, method):
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, size=None, spread="shared",
-        class_variance="pooled"):  # fmt: skip
+        class_variance="pooled", alpha2_x=4.0):  # fmt: skip
     """Run the experiment.
 
     Parameters
@@ -125,6 +125,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, s
     spread, class_variance : str, default="shared", "pooled"
         The variant of :class:`~hdbayes.selection_bias.gaussian.BiasCorrectedGaussianClassifier` fitted
         (one of :data:`VARIANTS`); the checks on the class-mean scale are then on log s_μ (module docstring).
+    alpha2_x : float or "learn", default=4.0
+        The per-class variant's α2_x (the classifier's default, or ``"learn"``).
 
     Returns
     -------
@@ -144,7 +146,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, s
     p = size.n_features
     ks = [*size.ks, p]
     results = run_settings(
-        k_settings(ks, only_corrected=[p]), partial(_fit_and_score, data, size, loss, n_chains, n_jobs, variant),
+        k_settings(ks, only_corrected=[p]),
+        partial(_fit_and_score, data, size, loss, n_chains, n_jobs, (*variant, alpha2_x)),
         desc="Gaussian fits", progress=progress, time_keys=["fit_seconds"],
     )  # fmt: skip
     rows, by, timings = results.rows, results.by, results.timings
@@ -164,7 +167,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, s
     complete = calibration_table(data.y_test, probas[p, "corrected"], positive_class=0)
     model_text = (
         "" if variant == VARIANTS[0]
-        else f"Fitted with spread={spread!r}, class_variance={class_variance!r} (the data are the 2009 model's). "
+        else f"Fitted with spread={spread!r}, class_variance={class_variance!r}"
+        + (f", alpha2_x={alpha2_x!r}" if class_variance == "per-class" else "") + " (the data are the 2009 model's). "
     )  # fmt: skip
     body = [
         model_text
