@@ -7,12 +7,19 @@ Run from the project root (the colon part needs HDBAYES_DATA or a download):
 Prints markdown tables (paste them into BENCHMARKS.md). Times are the best of
 ``--repeat`` runs after a warm-up (numba compilation is excluded); the p = 10^6
 case runs in a child process so that its peak resident memory can be read.
+
+``--scaling 1000 2000 5000 20000`` times instead one fit of
+``BiasCorrectedNaiveBayes(n_features_to_select=10)`` per number of cases n (balanced classes, binary
+X with p = ``--scaling-p`` features, 20 of them informative), each in a child process (peak memory),
+and log q(α) alone at the fit's α nodes with cold caches (the lattice's runs and the θ rule included),
+and, up to ``--scaling-exact-up-to`` cases, its difference from the exact θ rule in (p − k) log q.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import subprocess
@@ -126,6 +133,65 @@ def wide(p, n_test):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+SCALING_CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+from hdbayes import BiasCorrectedNaiveBayes
+from hdbayes.selection_bias import adjustment
+n, p = int(sys.argv[1]), int(sys.argv[2])
+rng = np.random.default_rng(0)
+y = np.repeat([0, 1], [n - n // 2, n // 2])
+X = (rng.random((n, p)) < 0.5).astype(np.int8)
+X[:, :20] ^= (rng.random((n, 20)) < 0.3).astype(np.int8) * y[:, None].astype(np.int8)  # 20 informative
+few = np.r_[0:30, n - 30:n]
+BiasCorrectedNaiveBayes(n_features_to_select=10).fit(X[few], y[few])  # compile outside the timing
+adjustment.exact_theta_rule.cache_clear()
+adjustment._discarded_runs_csr.cache_clear()
+calls = []
+original = adjustment.naive_bayes_log_discard_probability
+import hdbayes.selection_bias.naive_bayes as module
+def counted(alpha, *args, **kwargs):
+    calls.append(len(alpha))
+    return original(alpha, *args, **kwargs)
+module.naive_bayes_log_discard_probability = counted
+start = time.perf_counter()
+model = BiasCorrectedNaiveBayes(n_features_to_select=10).fit(X, y)
+fit = time.perf_counter() - start
+module.naive_bayes_log_discard_probability = original
+adjustment.exact_theta_rule.cache_clear()
+adjustment._discarded_runs_csr.cache_clear()
+selection = model.selection_
+n0, n1 = int(np.sum(y == 0)), int(np.sum(y == 1))
+tolerance = module._ADJUSTMENT_TOLERANCE / selection.n_discarded
+start = time.perf_counter()
+log_q = original(model.alpha_grid_, n0, n1, selection.threshold, strict=selection.strict, tolerance=tolerance)
+alone = time.perf_counter() - start
+np.testing.assert_allclose(selection.n_discarded * log_q, model.log_adjustment_, rtol=1e-12, atol=1e-12)
+row = {"n": n, "p": p, "fit_s": fit, "log_q_alone_s": alone, "alpha_nodes": int(sum(calls)),
+       "alpha_batches": len(calls), "exact_theta_nodes": int(adjustment.exact_points(n))}
+if n <= int(sys.argv[3]):  # the error of the default against the exact rule, in (p − k) log q
+    start = time.perf_counter()
+    exact = original(model.alpha_grid_, n0, n1, selection.threshold, strict=selection.strict)
+    row["log_q_exact_rule_s"] = time.perf_counter() - start
+    row["max_(p-k)|dlog_q|"] = float(np.max(np.abs(selection.n_discarded * (log_q - exact))))
+row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(row))
+"""
+
+
+def scaling(sizes, p, exact_up_to):
+    rows = []
+    for n in sizes:
+        out = subprocess.run(
+            [sys.executable, "-c", SCALING_CHILD, str(n), str(p), str(exact_up_to)], capture_output=True, text=True
+        )
+        if out.returncode:
+            raise RuntimeError(f"n = {n}: {out.stderr}")
+        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(markdown(rows[-1:]), flush=True)
+    return rows
+
+
 def markdown(rows):
     columns = list(rows[0])
     lines = ["| " + " | ".join(columns) + " |", "|" + "---:|" * len(columns)]
@@ -139,11 +205,18 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--wide-p", type=int, default=1_000_000)
     parser.add_argument("--skip", nargs="*", default=(), choices=("simulation", "colon", "wide"))
+    parser.add_argument("--scaling", nargs="+", type=int, metavar="N", help="only the fit time at these n")
+    parser.add_argument("--scaling-p", type=int, default=2000)
+    parser.add_argument("--scaling-exact-up-to", type=int, default=5000, help="compare with the exact θ rule")
     args = parser.parse_args()
     print(
         f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}, "
         f"numpy {np.__version__}\n"
     )
+    if args.scaling:
+        print(f"## Fit time against n (p = {args.scaling_p}, k = 10; load: {os.getloadavg()[0]:.1f})\n")
+        print(markdown(scaling(args.scaling, args.scaling_p, args.scaling_exact_up_to)))
+        return
     if "simulation" not in args.skip:
         rows, total = simulation(args.repeat)
         print("## Simulation (thesis §2.3.5): fit + predict 2000 test cases\n")

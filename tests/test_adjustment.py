@@ -556,3 +556,33 @@ def test_exact_theta_rule_beyond_the_dense_method(n):
     np.testing.assert_allclose(rule.weights, dense.weights, rtol=1e-7, atol=1e-15)
     for j in (0, 1, 7, n // 2, n + 1):
         assert rule.weights @ rule.nodes**j == pytest.approx(1 / (j + 1), rel=1e-11)
+
+
+def test_converged_rule_instead_of_a_large_exact_one(monkeypatch):
+    """With a tolerance and an exact rule above _CONVERGED_FROM nodes, Gauss–Legendre rules of doubling size are
+    used until two agree to the tolerance; the result is then within the tolerance of the exact rule's (checked
+    here with the thresholds lowered so that the exact rule is cheap: 151 nodes, rules of 8, 16, 32, … nodes)."""
+    from hdbayes.selection_bias import adjustment
+
+    monkeypatch.setattr(adjustment, "_CONVERGED_FROM", 20)
+    monkeypatch.setattr(adjustment, "_CONVERGED_FIRST", 8)
+    sizes = []
+    original = adjustment._legendre_rule
+    monkeypatch.setattr(adjustment, "_legendre_rule", lambda size: sizes.append(size) or original(size))
+    alpha = np.array([0.02, 0.9, 2.0, 14.0, 600.0, 1e5])
+    n0, n1, gamma = 130, 170, 0.09
+    exact = naive_bayes_log_discard_probability(alpha, n0, n1, gamma)
+    for tolerance in (1e-4, 1e-8, 1e-11):
+        sizes.clear()
+        converged = naive_bayes_log_discard_probability(alpha, n0, n1, gamma, tolerance=tolerance)
+        assert sizes[:2] == [8, 16] and all(b == 2 * a for a, b in zip(sizes, sizes[1:]))
+        np.testing.assert_allclose(converged, exact, rtol=0, atol=tolerance)
+    # a tolerance no rule below the exact one meets: the exact rule, bit for bit
+    np.testing.assert_array_equal(naive_bayes_log_discard_probability(alpha, n0, n1, gamma, tolerance=1e-300), exact)
+    # the exact rule when it is small enough
+    monkeypatch.setattr(adjustment, "_CONVERGED_FROM", 1025)
+    np.testing.assert_array_equal(naive_bayes_log_discard_probability(alpha, n0, n1, gamma, tolerance=1e-3), exact)
+    with pytest.raises(ValueError, match="either theta_rule or tolerance"):
+        naive_bayes_log_discard_probability(alpha, n0, n1, gamma, tolerance=1e-6, theta_rule=simpson_rule(5))
+    with pytest.raises(ValueError, match="tolerance"):
+        naive_bayes_log_discard_probability(alpha, n0, n1, gamma, tolerance=-1.0)

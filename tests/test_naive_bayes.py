@@ -1034,3 +1034,35 @@ def test_feature_integrals_compact_tables_for_few_features_and_many_cases(monkey
     monkeypatch.setattr(module, "_TABLE_ENTRIES", 1)  # one α at a time
     for got, want in zip(feature_integrals(ones, sizes, alpha, rule), compact):
         np.testing.assert_array_equal(got, want)
+
+
+def test_default_adjustment_rule_is_converged_when_the_exact_one_is_large(monkeypatch):
+    """The estimator's default θ rule of log q: exact up to 1025 nodes, beyond that converged until
+    (p − k) log q changes by at most 1e-6 (here with the thresholds lowered: an exact rule of 101 nodes)."""
+    from hdbayes.selection_bias import adjustment
+
+    monkeypatch.setattr(adjustment, "_CONVERGED_FROM", 20)
+    monkeypatch.setattr(adjustment, "_CONVERGED_FIRST", 8)
+    sizes = []  # the θ rules of log q
+    original = adjustment._log_q_with_rule
+
+    def spy(alpha, n0, n1, runs, rule):
+        sizes.append(rule.nodes.size)
+        return original(alpha, n0, n1, runs, rule)
+
+    monkeypatch.setattr(adjustment, "_log_q_with_rule", spy)
+    rng = np.random.default_rng(11)
+    y = np.repeat([0, 1], 100)
+    X = (rng.random((200, 400)) < 0.4).astype(np.int8)
+    X[:, :5] ^= (rng.random((200, 5)) < 0.3).astype(np.int8) * y[:, None].astype(np.int8)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=5).fit(X, y)
+    assert sizes[:2] == [8, 16] and max(sizes) < 101  # converged before the exact rule
+    selection = model.selection_
+    exact = selection.n_discarded * naive_bayes_log_discard_probability(
+        model.alpha_grid_, 100, 100, selection.threshold, strict=selection.strict
+    )
+    np.testing.assert_allclose(model.log_adjustment_, exact, rtol=0, atol=1e-6)
+    # an explicit rule is used as given
+    sizes.clear()
+    BiasCorrectedNaiveBayes(n_features_to_select=5, n_theta=31).fit(X, y)
+    assert set(sizes) == {31}

@@ -135,6 +135,9 @@ def _integrate_features(
     return log_marginal, log_one, log_zero
 
 
+#: The default θ rule of log q is converged until (p − k) log q changes by at most this (for n > 2048; exact below).
+_ADJUSTMENT_TOLERANCE = 1e-6
+
 #: Table entries (α points × θ nodes × counts) formed at once by :func:`feature_integrals`.
 _TABLE_ENTRIES = 4_000_000
 
@@ -696,6 +699,10 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         ones = counts.ones[:, selection.indices]
         theta_rule = theta_quadrature(self.theta_rule, self.n_theta, n, simpson_points=21)
         corrected = self.correct and selection.n_discarded > 0
+        # the default exact rule of log q: converged to _ADJUSTMENT_TOLERANCE in (p − k) log q when it has more than
+        # 1025 nodes (n > 2048), where the exact one costs O(K · n²)
+        default_rule = self.theta_rule == "exact" and self.n_theta is None
+        q_rule = dict(theta_rule=None, tolerance=_ADJUSTMENT_TOLERANCE / max(selection.n_discarded, 1))
 
         def evaluate(alpha):
             """log of the α integrand without the prior: Σ_j log P(x_j | α, y) + (p − k) log q(α)."""
@@ -703,7 +710,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             if corrected:
                 log_q = naive_bayes_log_discard_probability(
                     alpha, class_sizes[0], class_sizes[1], selection.threshold, strict=selection.strict,
-                    theta_rule=theta_rule,
+                    **(q_rule if default_rule else dict(theta_rule=theta_rule)),
                 )  # fmt: skip
                 log_adjustment = selection.n_discarded * log_q
             else:
