@@ -31,7 +31,7 @@ from hdbayes.selection_bias._base import (
     integrate_over_alpha,
 )
 from hdbayes.selection_bias.categorical_adjustment import (
-    categorical_log_discard_probability,
+    discarded_region,
     exact_simplex_points,
     pearson_chi_square,
     simplex_rule,
@@ -243,25 +243,50 @@ def categorical_feature_integrals(counts, class_sizes, alpha, *, n_theta=None, m
     if method not in ("auto", "quadrature", "moments"):
         raise InputValueError(f"method must be 'auto', 'quadrature' or 'moments', got {method!r}")
     counts = np.ascontiguousarray(counts, dtype=np.int64)
+    tables, inverse = _unique_tables(counts)
+    log_marginal, log_q = _table_integrals(tables, class_sizes, alpha, n_theta=n_theta, method=method)
+    return log_marginal[:, inverse], log_q[:, inverse]
+
+
+def _unique_tables(counts):
+    """The distinct G × L tables of ``counts`` (k, G, L) and, for each feature, the index of its table: features
+    with the same table have the same integrals, so each table is integrated once."""
+    flat = counts.reshape(counts.shape[0], -1)
+    tables, inverse = np.unique(flat, axis=0, return_inverse=True)
+    return np.ascontiguousarray(tables.reshape((-1,) + counts.shape[1:])), inverse.ravel()
+
+
+def _table_integrals(tables, class_sizes, alpha, *, n_theta=None, method="auto"):
+    """:func:`categorical_feature_integrals` of distinct tables (int64, shape (u, G, L))."""
     sizes = np.ascontiguousarray(class_sizes, dtype=np.int64)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-    n_levels = counts.shape[2]
+    n_levels = tables.shape[2]
     n = int(sizes.sum())
     points = n_theta if n_theta is not None else exact_simplex_points(n)
     if method == "auto":
         method = "quadrature" if points ** (n_levels - 1) <= _MAX_QUADRATURE_NODES else "moments"
-    # features with the same table have the same integrals: each table once
-    flat = counts.reshape(counts.shape[0], -1)
-    tables, inverse = np.unique(flat, axis=0, return_inverse=True)
-    tables = np.ascontiguousarray(tables.reshape((-1,) + counts.shape[1:]))
-    inverse = inverse.ravel()
     if method == "quadrature":
         rule = simplex_rule(n_levels, points)
-        log_marginal, log_q = _integrals_by_quadrature(tables, sizes, alpha, rule.nodes, rule.log_weights)
-    else:
-        log_factorial = np.array([lgamma(i + 1.0) for i in range(n + n_levels + 2)])
-        log_marginal, log_q = _integrals_by_moments(tables, sizes, alpha, log_factorial)
-    return log_marginal[:, inverse], log_q[:, inverse]
+        return _integrals_by_quadrature(tables, sizes, alpha, rule.nodes, rule.log_weights)
+    log_factorial = np.array([lgamma(i + 1.0) for i in range(n + n_levels + 2)])
+    return _integrals_by_moments(tables, sizes, alpha, log_factorial)
+
+
+def _level_counts(X, codes, class_count, n_levels):
+    """I_{jgl}, shape (p, G, L), of integer level codes X (dense, or sparse with the implicit entries at level
+    0, kept sparse) and class codes: levels 1..L − 1 by one product of the class indicator with X == l each,
+    level 0 as the rest of each class."""
+    n_samples, n_features = X.shape
+    indicator = sp.csr_matrix(
+        (np.ones(n_samples), (codes, np.arange(n_samples))), shape=(class_count.shape[0], n_samples)
+    )
+    counts = np.zeros((n_features, class_count.shape[0], n_levels), dtype=np.int64)
+    for level in range(1, n_levels):
+        product = indicator @ (X == level)
+        product = product.toarray() if sp.issparse(product) else np.asarray(product)
+        counts[:, :, level] = np.rint(product).astype(np.int64).T
+    counts[:, :, 0] = class_count[None, :] - counts[:, :, 1:].sum(axis=2)
+    return counts
 
 
 class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
@@ -388,29 +413,30 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True  # integer level codes, as scikit-learn's CategoricalNB
         tags.input_tags.positive_only = True  # codes are 0, 1, 2, ...
-        tags.input_tags.sparse = True  # accepted (made dense: every feature has a level)
+        tags.input_tags.sparse = True  # accepted and kept sparse: the implicit entries are level 0
         return tags
 
     def _levels(self, X, *, training):
-        """X as int64 level codes; non-integers, negative codes and (after fit) codes ≥ L are refused, naming
-        the feature."""
-        X = X.toarray() if sp.issparse(X) else np.asarray(X)
+        """X as int64 level codes (sparse input stays sparse: its implicit entries are level 0); non-integers,
+        negative codes and (after fit) codes ≥ L are refused, naming the feature."""
+        X = X.tocsr() if sp.issparse(X) else np.asarray(X)
+        values = X.data if sp.issparse(X) else X  # first_entry reads a mask over X.data of a CSR
         names = getattr(self, "feature_names_in_", None)
-        bad = X != np.round(X)
+        bad = values != np.round(values)
         if bad.any():
             j, value = first_entry(X, bad)
             raise InputValueError(
                 f"X must hold integer level codes 0, 1, 2, ...: {feature_label(j, names)} has the value {value:g}; "
                 "encode categories with sklearn.preprocessing.OrdinalEncoder, or bin continuous data first"
             )
-        bad = X < 0
+        bad = values < 0
         if bad.any():
             j, value = first_entry(X, bad)
             raise InputValueError(
                 f"Negative values in data: {feature_label(j, names)} has the level code {value:g}; level codes are "
                 "0, 1, 2, ..."
             )
-        bad = X >= _MAX_LEVEL
+        bad = values >= _MAX_LEVEL
         if bad.any():
             j, value = first_entry(X, bad)
             raise InputValueError(
@@ -418,9 +444,10 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
                 "(number the levels 0, 1, 2, ...)"
             )
         X = X.astype(np.int64)
+        values = X.data if sp.issparse(X) else X
         limit = self.n_levels if training else self.n_levels_
         if limit is not None:
-            bad = X >= limit
+            bad = values >= limit
             if bad.any():
                 j, value = first_entry(X, bad)
                 where = "n_levels" if training else "the levels of the training data or n_levels"
@@ -454,15 +481,10 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
             X, y, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True, ensure_min_samples=2
         )
         X = self._levels(X, training=True)
-        n_classes = self.classes_.shape[0]
-        n_levels = self.n_levels if self.n_levels is not None else max(int(X.max(initial=0)) + 1, 2)
-        self.n_levels_ = n_levels
-        indicator = np.zeros((n_classes, X.shape[0]))
-        indicator[codes, np.arange(X.shape[0])] = 1.0
-        counts = np.stack([indicator @ (X == level) for level in range(n_levels)], axis=-1)
-        counts = np.rint(counts).astype(np.int64).transpose(1, 0, 2)  # (p, G, L)
-        self.class_count_ = np.bincount(codes, minlength=n_classes)
-        return self._fit_counts(counts)
+        values = X.data if sp.issparse(X) else X
+        self.n_levels_ = self.n_levels if self.n_levels is not None else max(int(values.max(initial=0)) + 1, 2)
+        self.class_count_ = np.bincount(codes, minlength=self.classes_.shape[0])
+        return self._fit_counts(_level_counts(X, codes, self.class_count_, self.n_levels_))
 
     def _fit_counts(self, counts):
         sizes = self.class_count_
@@ -473,23 +495,24 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         )
         n = int(sizes.sum())
         selected = counts[selection.indices]
-        corrected = self.correct and selection.n_discarded > 0
-        theta_rule = None
-        if corrected and self.n_theta is not None:
-            theta_rule = simplex_rule(self.n_levels_, self.n_theta)
+        tables, inverse = _unique_tables(selected)
+        region = None
+        if self.correct and selection.n_discarded > 0:
+            region = discarded_region(
+                tuple(int(s) for s in sizes), self.n_levels_, float(selection.threshold), bool(selection.strict),
+                self.n_theta,
+            )  # fmt: skip
+
         def evaluate(alpha):
-            log_marginal, log_q = categorical_feature_integrals(selected, sizes, alpha, n_theta=self.n_theta)
-            if corrected:
-                log_a = categorical_log_discard_probability(
-                    alpha, tuple(int(s) for s in sizes), selection.threshold, n_levels=self.n_levels_,
-                    strict=selection.strict, theta_rule=theta_rule,
-                )  # fmt: skip
-                log_adjustment = selection.n_discarded * log_a
+            log_marginal, log_q = _table_integrals(tables, sizes, alpha, n_theta=self.n_theta)
+            if region is not None:
+                log_adjustment = selection.n_discarded * region.log_probability(alpha)
             else:
                 log_adjustment = np.zeros(alpha.shape[0])
-            return log_q, log_adjustment, log_marginal.sum(axis=1)
+            return log_q, log_adjustment, log_marginal[:, inverse].sum(axis=1)
 
         alpha_rule, (log_q, log_adjustment, log_marginal) = integrate_over_alpha(self, evaluate)
+        log_q = log_q[:, inverse]
         self.level_counts_ = selected
         self.alpha_grid_ = alpha_rule.nodes
         self.alpha_log_weights_ = alpha_rule.log_weights
@@ -511,6 +534,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         values with a (k·L) × (K·G) table, then log-sum-exp over the α points."""
         n_alpha, k, n_classes, n_levels = self.log_integral_.shape
         columns = X[:, self.selected_features_]
+        columns = columns.toarray() if sp.issparse(columns) else columns
         one_hot = np.zeros((X.shape[0], k * n_levels))
         rows = np.repeat(np.arange(X.shape[0]), k)
         one_hot[rows, (np.arange(k)[None, :] * n_levels + columns).ravel()] = 1.0

@@ -34,9 +34,11 @@ from hdbayes.selection import THRESHOLD_RTOL
 from hdbayes.selection_bias.adjustment import exact_points
 
 __all__ = [
+    "DiscardedRegion",
     "SimplexRule",
     "categorical_log_discard_probability",
     "compositions",
+    "discarded_region",
     "discarded_runs",
     "exact_simplex_points",
     "pearson_chi_square",
@@ -81,9 +83,24 @@ def simplex_rule(n_levels, n_points):
     Returns
     -------
     SimplexRule
+        Cached: the same object (read-only arrays) for the same arguments.
     """
-    n_levels = check_count("n_levels", n_levels, minimum=2)
-    n_points = check_count("n_points", n_points, minimum=1)
+    return _simplex_rule(
+        int(check_count("n_levels", n_levels, minimum=2)), int(check_count("n_points", n_points, minimum=1))
+    )
+
+
+@lru_cache(maxsize=16)
+def _simplex_rule(n_levels, n_points):
+    """:func:`simplex_rule` cached (a fit uses the same rule at every α batch and cross-validation folds share
+    it); its arrays are read-only."""
+    rule = _build_simplex_rule(n_levels, n_points)
+    rule.nodes.setflags(write=False)
+    rule.weights.setflags(write=False)
+    return rule
+
+
+def _build_simplex_rule(n_levels, n_points):
     if n_levels == 2:
         rule = gauss_legendre_rule(n_points)
         return SimplexRule(np.stack([1.0 - rule.nodes, rule.nodes], axis=1), rule.weights)
@@ -312,10 +329,32 @@ def discarded_runs(class_sizes, n_levels, threshold, strict):
 # The sum over the runs at every (α, θ) node
 # ---------------------------------------------------------------------------
 
+#: θ nodes evaluated together: the innermost loops of the kernels run over a block of nodes (contiguous memory,
+#: vectorised), so each run or interval of the region is read once per block instead of once per node.
+_THETA_BLOCK = 64
+
+
+@jit
+def _run_mass(pmf, cumulative, start, stop, out):
+    """out[t] = Σ_{start ≤ c < stop} pmf[c, t] for the θ nodes t of a block (eq. C12): summed directly when the
+    run is short (≤ 8 entries: no difference of two large sums), else cumulative[stop, t] − cumulative[start, t]
+    with cumulative[c, t] = Σ_{c' < c} pmf[c', t]."""
+    width = out.shape[0]
+    if stop - start <= 8:
+        for t in range(width):
+            out[t] = 0.0
+        for c in range(start, stop):
+            for t in range(width):
+                out[t] += pmf[c, t]
+    else:
+        for t in range(width):
+            out[t] = cumulative[stop, t] - cumulative[start, t]
+
 
 @jit
 def _discarded_mass(alpha, theta, comps, n_comps, log_mult, sizes, prefix, starts, stops):
-    """inner[m, t] = Σ over the discarded tables of Π_g DM(T_g | N_g, α_m θ_t) (eq. C9, C12)."""
+    """inner[m, t] = Σ over the discarded tables of Π_g DM(T_g | N_g, α_m θ_t) (eq. C9, C12), the θ nodes taken
+    in blocks of ``_THETA_BLOCK``."""
     n_alpha = alpha.shape[0]
     n_theta, n_levels = theta.shape
     n_classes = comps.shape[0]
@@ -323,62 +362,100 @@ def _discarded_mass(alpha, theta, comps, n_comps, log_mult, sizes, prefix, start
     n_max = 0
     for g in range(n_classes):
         n_max = max(n_max, sizes[g])
+    block = max(min(_THETA_BLOCK, n_theta), 1)
     c_max = comps.shape[1]
-    rising = np.zeros((n_levels, n_max + 1))
+    rising = np.zeros((n_levels, n_max + 1, block))
     total_rising = np.zeros(n_max + 1)
-    pmf = np.zeros((n_classes, c_max))
-    cumulative = np.zeros(n_comps[last] + 1)
-    partial = np.ones(max(last, 1) + 1)
-    current = np.full(max(last, 1), -1, dtype=np.int64)
+    pmf = np.zeros((n_classes, c_max, block))
+    cumulative = np.zeros((n_comps[last] + 1, block))
+    partial = np.ones((last + 1, block))
+    current = np.zeros(last, dtype=np.int64)
+    part = np.zeros(block)
+    total = np.zeros(block)
     out = np.zeros((n_alpha, n_theta))
     n_runs = starts.shape[0]
     for m in range(n_alpha):
         total_rising[0] = 0.0
         for i in range(n_max):
             total_rising[i + 1] = total_rising[i] + np.log(alpha[m] + i)
-        for t in range(n_theta):
+        for first_node in range(0, n_theta, block):
+            width = min(block, n_theta - first_node)
             for level in range(n_levels):
-                a = alpha[m] * theta[t, level]
-                rising[level, 0] = 0.0
                 for i in range(n_max):
-                    rising[level, i + 1] = rising[level, i] + np.log(a + i)
+                    for t in range(width):
+                        a = alpha[m] * theta[first_node + t, level]
+                        rising[level, i + 1, t] = rising[level, i, t] + np.log(a + i)
             for g in range(n_classes):
                 for c in range(n_comps[g]):
-                    value = log_mult[g, c] - total_rising[sizes[g]]
-                    for level in range(n_levels):
-                        value += rising[level, comps[g, c, level]]
-                    pmf[g, c] = np.exp(value)
-            cumulative[0] = 0.0
+                    for t in range(width):
+                        value = log_mult[g, c] - total_rising[sizes[g]]
+                        for level in range(n_levels):
+                            value += rising[level, comps[g, c, level], t]
+                        pmf[g, c, t] = np.exp(value)
+            for t in range(width):
+                cumulative[0, t] = 0.0
             for c in range(n_comps[last]):
-                cumulative[c + 1] = cumulative[c] + pmf[last, c]
+                for t in range(width):
+                    cumulative[c + 1, t] = cumulative[c, t] + pmf[last, c, t]
+            for t in range(width):
+                total[t] = 0.0
             for g in range(last):
                 current[g] = -1
-            total = 0.0
             for r in range(n_runs):
                 # partial[g + 1] = Π_{h ≤ g} pmf[h, prefix[r, h]], recomputed from the first row that changed
-                first = last
+                changed = last
                 for g in range(last):
                     if prefix[r, g] != current[g]:
-                        first = g
+                        changed = g
                         break
-                for g in range(first, last):
+                for g in range(changed, last):
                     current[g] = prefix[r, g]
-                    partial[g + 1] = partial[g] * pmf[g, current[g]]
-                start, stop = starts[r], stops[r]
-                if stop - start <= 8:  # short runs summed directly (no difference of large sums)
-                    part = 0.0
-                    for c in range(start, stop):
-                        part += pmf[last, c]
-                else:
-                    part = cumulative[stop] - cumulative[start]
-                total += partial[last] * part
-            out[m, t] = max(total, 0.0)
+                    for t in range(width):
+                        partial[g + 1, t] = partial[g, t] * pmf[g, current[g], t]
+                _run_mass(pmf[last], cumulative, starts[r], stops[r], part[:width])
+                for t in range(width):
+                    total[t] += partial[last, t] * part[t]
+            for t in range(width):
+                out[m, first_node + t] = max(total[t], 0.0)
     return out
 
 
-#: Entries of a class's pmf below this fraction of its largest entry are left out of the binary kernel's outer
-#: sums; the mass left out is at most Σ_g (N_g + 1) · this (an absolute error in a(α) below 1e-17).
+#: Entries of a class's pmf below this fraction of its largest entry at every node of a θ block are left out of
+#: the binary kernel's outer sums; the mass left out is at most Σ_g (N_g + 1) · this (an absolute error in a(α)
+#: below 1e-17).
 _NEGLIGIBLE = 1e-20
+
+
+@jit
+def _beta_binomial_column(size, a, b, mode, pmf, column):
+    """pmf[i, column] = P(i | size, a, b), the Beta-binomial pmf (eq. C9 for L = 2), for i = 0..size: by the
+    ratio P(i + 1)/P(i) = (size − i)(a + i) / ((i + 1)(b + size − i − 1)) outward from ``mode`` (an index of the
+    largest entry, so nothing overflows), then divided by the sum. Each entry is a product of at most ``size``
+    ratios (a few ulps each), where exponentiated sums of log-rising factorials lose ~size · log(α) ulps
+    (1e-12 in a(α) at α ~ 10^9)."""
+    pmf[mode, column] = 1.0
+    total = 1.0
+    value = 1.0
+    for i in range(mode, size):
+        value *= (size - i) * (a + i) / ((i + 1) * (b + (size - i - 1)))
+        pmf[i + 1, column] = value
+        total += value
+    value = 1.0
+    for i in range(mode - 1, -1, -1):
+        value *= (i + 1) * (b + (size - i - 1)) / ((size - i) * (a + i))
+        pmf[i, column] = value
+        total += value
+    for i in range(size + 1):
+        pmf[i, column] /= total
+
+
+@jit
+def _negligible(row, peak, width):
+    """Whether row[t] < ``_NEGLIGIBLE`` · peak[t] at every node t of the block."""
+    for t in range(width):
+        if not row[t] < _NEGLIGIBLE * peak[t]:
+            return False
+    return True
 
 
 @jit
@@ -386,8 +463,9 @@ def _binary_discarded_mass(alpha, theta, sizes, log_choose, lo, hi, strides, inn
     """inner[m, t] for binary features (L = 2): nested loops over the counts of the first G − 1 classes with
     running products, the last class's discarded counts lo[c]..hi[c] − 1 read from its cumulative pmf (the
     one interval of eq. C12); the innermost loop runs only over the counts inner_lo..inner_hi of class G − 1
-    that have a discarded interval; entries of the first G − 1 pmfs below ``_NEGLIGIBLE`` of their largest
-    are skipped (their total is returned as a bound per node)."""
+    that have a discarded interval, and each count's work over a block of ``_THETA_BLOCK`` θ nodes at once.
+    Entries of the first G − 1 pmfs below ``_NEGLIGIBLE`` of their largest at every node of the block are
+    skipped (their total at each node is returned as a bound)."""
     n_alpha = alpha.shape[0]
     n_theta = theta.shape[0]
     n_classes = sizes.shape[0]
@@ -396,67 +474,81 @@ def _binary_discarded_mass(alpha, theta, sizes, log_choose, lo, hi, strides, inn
     n_max = 0
     for g in range(n_classes):
         n_max = max(n_max, sizes[g])
-    ones = np.zeros(n_max + 1)
-    zeros = np.zeros(n_max + 1)
-    pmf = np.zeros((n_classes, n_max + 1))
-    cumulative = np.zeros(sizes[last] + 1)
+    block = max(min(_THETA_BLOCK, n_theta), 1)
+    ones = np.zeros((n_max + 1, block))
+    zeros = np.zeros((n_max + 1, block))
+    a = np.zeros(block)
+    b = np.zeros(block)
+    pmf = np.zeros((n_classes, n_max + 1, block))
+    peak = np.zeros(block)
+    mode = np.zeros(block, dtype=np.int64)
+    cumulative = np.zeros((sizes[last] + 2, block))
     first = np.zeros(n_classes, dtype=np.int64)
     final = np.zeros(n_classes, dtype=np.int64)
     digits = np.zeros(max(inner_class, 1), dtype=np.int64)
-    partial = np.ones(max(inner_class, 1) + 1)
+    partial = np.ones((max(inner_class, 1) + 1, block))
+    part = np.zeros(block)
+    total = np.zeros(block)
+    dropped = np.zeros(block)
     out = np.zeros((n_alpha, n_theta))
     left_out = np.zeros((n_alpha, n_theta))
     for m in range(n_alpha):
-        for t in range(n_theta):
-            a = alpha[m] * theta[t, 1]
-            b = alpha[m] * theta[t, 0]
+        for first_node in range(0, n_theta, block):
+            width = min(block, n_theta - first_node)
+            for t in range(width):
+                a[t] = alpha[m] * theta[first_node + t, 1]
+                b[t] = alpha[m] * theta[first_node + t, 0]
+                dropped[t] = 0.0
             for i in range(n_max):
-                ones[i + 1] = ones[i] + np.log(a + i)
-                zeros[i + 1] = zeros[i] + np.log(b + i)
-            dropped = 0.0
+                for t in range(width):
+                    ones[i + 1, t] = ones[i, t] + np.log(a[t] + i)
+                    zeros[i + 1, t] = zeros[i, t] + np.log(b[t] + i)
             for g in range(n_classes):
-                log_total = 0.0
-                for i in range(sizes[g]):
-                    log_total += np.log(alpha[m] + i)
-                peak = 0.0
+                # the largest entry from the logs, then the pmf by ratios outward from it (eq. C9 for L = 2)
+                for t in range(width):
+                    peak[t] = -np.inf
                 for i in range(sizes[g] + 1):
-                    pmf[g, i] = np.exp(log_choose[g, i] + ones[i] + zeros[sizes[g] - i] - log_total)
-                    peak = max(peak, pmf[g, i])
+                    for t in range(width):
+                        value = log_choose[g, i] + ones[i, t] + zeros[sizes[g] - i, t]
+                        if value > peak[t]:
+                            peak[t] = value
+                            mode[t] = i
+                for t in range(width):
+                    _beta_binomial_column(sizes[g], a[t], b[t], mode[t], pmf[g], t)
+                    peak[t] = pmf[g, mode[t], t]
                 first[g], final[g] = 0, sizes[g]
                 if g < last:
-                    cut = _NEGLIGIBLE * peak
-                    while pmf[g, first[g]] < cut:
-                        dropped += pmf[g, first[g]]
+                    while _negligible(pmf[g, first[g]], peak, width):
+                        for t in range(width):
+                            dropped[t] += pmf[g, first[g], t]
                         first[g] += 1
-                    while pmf[g, final[g]] < cut:
-                        dropped += pmf[g, final[g]]
+                    while _negligible(pmf[g, final[g]], peak, width):
+                        for t in range(width):
+                            dropped[t] += pmf[g, final[g], t]
                         final[g] -= 1
-            cumulative[0] = 0.0
+            for t in range(width):
+                cumulative[0, t] = 0.0
             for i in range(sizes[last] + 1):
-                cumulative[i + 1] = cumulative[i] + pmf[last, i]
-            total = 0.0
+                for t in range(width):
+                    cumulative[i + 1, t] = cumulative[i, t] + pmf[last, i, t]
+            for t in range(width):
+                total[t] = 0.0
             for g in range(inner_class):
                 digits[g] = first[g]
             while True:
                 offset = 0
-                partial[0] = 1.0
                 for g in range(inner_class):
-                    partial[g + 1] = partial[g] * pmf[g, digits[g]]
+                    for t in range(width):
+                        partial[g + 1, t] = partial[g, t] * pmf[g, digits[g], t]
                     offset += digits[g] * strides[g]
-                base = partial[inner_class]
                 row = offset // strides[inner_class - 1] if inner_class > 0 else 0
                 for x in range(max(first[inner_class], inner_lo[row]), min(final[inner_class], inner_hi[row]) + 1):
                     c = offset + x * strides[inner_class]
-                    start, stop = lo[c], hi[c]
-                    if stop <= start:
+                    if hi[c] <= lo[c]:
                         continue
-                    if stop - start <= 8:
-                        part = 0.0
-                        for i in range(start, stop):
-                            part += pmf[last, i]
-                    else:
-                        part = cumulative[stop] - cumulative[start]
-                    total += base * pmf[inner_class, x] * part
+                    _run_mass(pmf[last], cumulative, lo[c], hi[c], part[:width])
+                    for t in range(width):
+                        total[t] += partial[inner_class, t] * pmf[inner_class, x, t] * part[t]
                 g = inner_class - 1
                 while g >= 0:
                     digits[g] += 1
@@ -466,9 +558,11 @@ def _binary_discarded_mass(alpha, theta, sizes, log_choose, lo, hi, strides, inn
                     g -= 1
                 if g < 0:
                     break
-            out[m, t] = max(total, 0.0)
-            left_out[m, t] = dropped
+            for t in range(width):
+                out[m, first_node + t] = max(total[t], 0.0)
+                left_out[m, first_node + t] = dropped[t]
     return out, left_out
+
 
 
 @lru_cache(maxsize=32)
@@ -539,27 +633,82 @@ def categorical_log_discard_probability(alpha, class_sizes, threshold, *, n_leve
     threshold = float(threshold)
     if not np.isfinite(threshold) or threshold < 0:
         raise InputValueError(f"threshold must be a finite number >= 0, got {threshold:g}")
-    rule = theta_rule if theta_rule is not None else simplex_rule(n_levels, exact_simplex_points(sum(sizes)))
-    if rule.nodes.ndim != 2 or rule.nodes.shape[1] != n_levels:
-        raise InputValueError(f"theta_rule must have nodes of shape (T, {n_levels})")
-    prefix, starts, stops = discarded_runs(sizes, n_levels, threshold, bool(strict))
-    if starts.shape[0] == 0:
-        return np.full(alpha.shape, -np.inf)
-    nodes, log_weights = np.ascontiguousarray(rule.nodes, dtype=np.float64), rule.log_weights
-    intervals = _binary_intervals(sizes, threshold, bool(strict)) if n_levels == 2 else None
-    if intervals is not None:
-        half = _symmetric_half(nodes, rule.weights)
-        if half is not None:  # X² is unchanged by swapping the two levels: the integrand is symmetric in θ
-            nodes, log_weights = half
-        _, _, log_choose = _composition_table(np.asarray(sizes), 2)  # row i of class g: (N_g − i, i)
-        inner, _ = _binary_discarded_mass(alpha, nodes, np.asarray(sizes, dtype=np.int64), log_choose, *intervals)
+    if theta_rule is None:
+        region = discarded_region(sizes, n_levels, threshold, bool(strict))
     else:
-        comps, n_comps, log_mult = _composition_table(np.asarray(sizes), n_levels)
-        inner = _discarded_mass(
-            alpha, nodes, comps, n_comps, log_mult, np.asarray(sizes, dtype=np.int64), prefix, starts, stops
+        if theta_rule.nodes.ndim != 2 or theta_rule.nodes.shape[1] != n_levels:
+            raise InputValueError(f"theta_rule must have nodes of shape (T, {n_levels})")
+        region = DiscardedRegion(sizes, n_levels, threshold, bool(strict), theta_rule)
+    return region.log_probability(alpha)
+
+
+class DiscardedRegion:
+    """The discarded region of one selection with its θ rule, ready to give log a(α) (eq. C10) at any α.
+
+    Everything that does not depend on α is done once here: the runs of the region (:func:`discarded_runs`;
+    for L = 2 its intervals), the compositions and their multinomial coefficients, the θ rule (for L = 2 its
+    half θ ≤ ½ when it is symmetric). A fit evaluates a(α) at several batches of α points (the adaptive α rule),
+    and leave-one-out folds with the same class sizes and threshold share one region (:func:`discarded_region`).
+
+    Parameters
+    ----------
+    class_sizes : tuple of int
+        N_1..N_G (checked by the caller: each ≥ 1, G ≥ 2).
+    n_levels : int
+    threshold : float
+    strict : bool
+    theta_rule : SimplexRule
+        Nodes of shape (T, ``n_levels``).
+    """
+
+    def __init__(self, class_sizes, n_levels, threshold, strict, theta_rule):
+        self.class_sizes = tuple(int(size) for size in class_sizes)
+        self.n_levels = int(n_levels)
+        sizes = np.asarray(self.class_sizes, dtype=np.int64)
+        self._sizes = sizes
+        prefix, starts, stops = discarded_runs(self.class_sizes, self.n_levels, float(threshold), bool(strict))
+        self.empty = starts.shape[0] == 0
+        nodes, log_weights = np.ascontiguousarray(theta_rule.nodes, dtype=np.float64), theta_rule.log_weights
+        self._intervals = None
+        if self.n_levels == 2:
+            self._intervals = _binary_intervals(self.class_sizes, float(threshold), bool(strict))
+        if self._intervals is not None:
+            half = _symmetric_half(nodes, theta_rule.weights)
+            if half is not None:  # X² is unchanged by swapping the two levels: the integrand is symmetric in θ
+                nodes, log_weights = half
+            _, _, self._log_choose = _composition_table(sizes, 2)  # row i of class g: (N_g − i, i)
+        else:
+            self._comps, self._n_comps, self._log_mult = _composition_table(sizes, self.n_levels)
+            self._runs = prefix, starts, stops
+        self._nodes, self._log_weights = nodes, log_weights
+
+    def discarded_mass(self, alpha):
+        """inner[m, t]: the probability of the region given α_m and the t-th θ node of the (possibly halved)
+        rule, shape (K, T)."""
+        alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        if self._intervals is not None:
+            inner, _ = _binary_discarded_mass(alpha, self._nodes, self._sizes, self._log_choose, *self._intervals)
+            return inner
+        return _discarded_mass(
+            alpha, self._nodes, self._comps, self._n_comps, self._log_mult, self._sizes, *self._runs
         )
-    with np.errstate(divide="ignore"):
-        return logsumexp(np.log(inner) + log_weights[None, :], axis=1)
+
+    def log_probability(self, alpha):
+        """log a(α) at the α values (finite, > 0; not checked here); −inf where no table is discarded."""
+        alpha = np.atleast_1d(np.asarray(alpha, dtype=np.float64))
+        if self.empty:
+            return np.full(alpha.shape, -np.inf)
+        with np.errstate(divide="ignore"):
+            return logsumexp(np.log(self.discarded_mass(alpha)) + self._log_weights[None, :], axis=1)
+
+
+@lru_cache(maxsize=8)
+def discarded_region(class_sizes, n_levels, threshold, strict, n_points=None):
+    """The :class:`DiscardedRegion` with the simplex rule of ``n_points`` nodes per dimension (default exact,
+    :func:`exact_simplex_points` (n)), cached by its arguments (hashable: class sizes a tuple of int)."""
+    if n_points is None:
+        n_points = exact_simplex_points(sum(class_sizes))
+    return DiscardedRegion(class_sizes, n_levels, threshold, strict, simplex_rule(n_levels, n_points))
 
 
 def _symmetric_half(nodes, weights):
