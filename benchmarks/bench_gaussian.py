@@ -15,7 +15,10 @@ Prints markdown tables:
 * one chain of 6000 iterations at k = 1000, G = 6, n = 200 on the paper's simulated
   data (p = 4000), corrected vs uncorrected;
 * with ``--full``: the time of the whole SRBCT study (10 groups × 20 folds × both
-  methods, the paper's MCMC).
+  methods, the paper's MCMC);
+* with ``--variants`` (only): µs per iteration and set-up seconds of every variant of the classifier
+  (shared / per-feature spread, pooled / per-class variances, α2_x fixed or learned), corrected and not,
+  at k = 10 and 1000 on the simulated data.
 
 Every method gets the same in-fold pipeline: the Bayesian classifier selects by F
 itself (it needs all p features for the correction); the scikit-learn classifiers
@@ -28,6 +31,7 @@ all folds, run one after the other), after a warm-up that compiles the sampler.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 
@@ -156,6 +160,39 @@ def chain_table(repeat):
     return rows
 
 
+#: (spread, class_variance, alpha2_x) of every variant of the classifier (issue 13)
+VARIANTS = [("shared", "pooled", 4.0), ("per-feature", "pooled", 4.0), ("per-feature", "per-class", 4.0),
+            ("per-feature", "per-class", "learn")]  # fmt: skip
+
+
+def variant_table(repeat, ks=(10, 1000)):
+    """µs per iteration and set-up seconds of every variant, corrected and not, on Li (2009) §4.1's simulated
+    data (G = 6, n = 200, p = 4000): fits of 3000 and 1000 iterations (no burn-in, thin 10), the per-iteration
+    cost their difference / 2000 and the set-up (selection, adjustment factor) the rest; best of ``repeat``."""
+    data = simulate_gaussian(n_features=4000, random_state=0)
+    rows = []
+    for k in ks:
+        for spread, class_variance, alpha2_x in VARIANTS:
+            for correct in (True, False):
+                seconds = {}
+                for n_iter in (1000, 3000):
+                    best = np.inf
+                    for _ in range(repeat):
+                        model = BiasCorrectedGaussianClassifier(
+                            n_features_to_select=k, correct=correct, spread=spread, class_variance=class_variance,
+                            alpha2_x=alpha2_x, n_iter=n_iter, burn_in=0, thin=10, random_state=0, progress=False,
+                        )  # fmt: skip
+                        start = time.perf_counter()
+                        model.fit(data.X, data.y)
+                        best = min(best, time.perf_counter() - start)
+                    seconds[n_iter] = best
+                per_iteration = (seconds[3000] - seconds[1000]) / 2000
+                rows.append({"k": k, "spread": spread, "class_variance": class_variance, "alpha2_x": alpha2_x,
+                             "corrected": "yes" if correct else "no", "µs / iteration": 1e6 * per_iteration,
+                             "set-up s": max(seconds[1000] - 1000 * per_iteration, 0.0)})  # fmt: skip
+    return rows
+
+
 def full_srbct_time():
     data = load_srbct()
     X, y = data.X, data.y
@@ -179,12 +216,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="also time the whole SRBCT study (10 groups)")
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs for the single chain")
+    parser.add_argument("--variants", action="store_true",
+                        help="only the time per iteration and set-up of every variant (issue 13)")  # fmt: skip
     args = parser.parse_args()
     print(
         f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}, "
         f"numpy {np.__version__}, scikit-learn {sklearn.__version__}\n"
     )
     warm_up()
+    if args.variants:
+        print("## Every variant: µs per iteration and set-up, Li (2009) §4.1 data, G = 6, n = 200, p = 4000\n")
+        print(f"load average before: {os.getloadavg()}\n")
+        print(markdown_table(variant_table(args.repeat)))
+        print(f"load average after: {os.getloadavg()}\n")
+        return
     print("## SRBCT: 20-fold CV, whitening λ = 10 + top 10 by F inside each fold, gene groups 1–2\n")
     print(markdown_table(srbct_table()))
     print("## Lymphoma: 10-fold CV, all 4026 genes, top 10 by F inside each fold, no whitening\n")
