@@ -235,3 +235,68 @@ def test_the_binary_kernel_equals_the_general_runs_kernel(sizes):
     assert left_out.max() < 1e-17
     np.testing.assert_allclose(general @ rule.weights, np.exp(categorical_log_discard_probability(
         ALPHA, sizes, gamma, strict=True)), rtol=1e-13)  # fmt: skip
+
+
+def _exact_rational_log_a(alpha, sizes, gamma, strict):
+    """log a(α) for L = 2 with every Beta-binomial probability and sum in exact rational arithmetic (the θ
+    rule's nodes and weights and α taken as the exact values of their floats); only the final log is rounded."""
+    import math
+    from fractions import Fraction
+
+    from hdbayes.selection_bias.categorical_adjustment import exact_simplex_points
+
+    prefix, starts, stops = discarded_runs(sizes, 2, gamma, strict)
+    rule = simplex_rule(2, exact_simplex_points(sum(sizes)))
+
+    def rising(x, k):
+        out = Fraction(1)
+        for i in range(k):
+            out *= x + i
+        return out
+
+    total = Fraction(0)
+    for theta0, theta1, weight in zip(rule.nodes[:, 0], rule.nodes[:, 1], rule.weights):
+        a, b = Fraction(alpha) * Fraction(theta1), Fraction(alpha) * Fraction(theta0)
+        pmfs = [[math.comb(n, i) * rising(a, i) * rising(b, n - i) / rising(a + b, n) for i in range(n + 1)]
+                for n in sizes]  # fmt: skip
+        inner = Fraction(0)
+        for row, start, stop in zip(prefix, starts, stops):
+            head = Fraction(1)
+            for g, index in enumerate(row):
+                head *= pmfs[g][index]
+            inner += head * sum(pmfs[-1][start:stop], Fraction(0))
+        total += Fraction(weight) * inner
+    return math.log1p(float(total - 1))
+
+
+@pytest.mark.parametrize("sizes", [(6, 5, 7), (9, 11)])
+def test_binary_kernel_is_accurate_at_large_alpha(sizes):
+    """The Beta-binomial pmfs come from ratios outward from their mode: a(α) ≈ 1 is accurate to a few ulps even
+    at α ~ 1e12, where exponentiated sums of log-rising factorials (each ~n log α) lost ~1e-12 in log a."""
+    gamma = _gap_thresholds(sizes, 2)[1]
+    for alpha in (0.3, 8e8, 1.3e12):
+        exact = _exact_rational_log_a(alpha, sizes, gamma, True)
+        ours = categorical_log_discard_probability([alpha], sizes, gamma, strict=True)[0]
+        assert abs(ours - exact) <= 2e-15 * max(1.0, abs(exact)), (alpha, ours, exact)
+
+
+def test_the_region_and_the_rule_are_built_once():
+    """A fit evaluates a(α) at several α batches: the region (runs, compositions, θ rule) is cached and reused,
+    the rule's arrays are read-only, and evaluating the region in batches gives the one-call values."""
+    from hdbayes.selection_bias.categorical_adjustment import DiscardedRegion, discarded_region
+
+    assert simplex_rule(3, 5) is simplex_rule(3, 5) and not simplex_rule(3, 5).nodes.flags.writeable
+    sizes, gamma = (4, 5, 3), _gap_thresholds((4, 5, 3), 2)[1]
+    region = discarded_region(sizes, 2, gamma, True)
+    assert discarded_region(sizes, 2, gamma, True) is region
+    whole = categorical_log_discard_probability(ALPHA, sizes, gamma, strict=True)
+    batches = np.concatenate([region.log_probability(ALPHA[:2]), region.log_probability(ALPHA[2:])])
+    np.testing.assert_array_equal(batches, whole)
+    for n_levels, points in [(2, 4), (3, 3)]:  # a cheaper rule: cached by its points, or built from the rule
+        rule = simplex_rule(n_levels, points)
+        direct = DiscardedRegion(sizes, n_levels, 2.0, False, rule).log_probability(ALPHA)
+        np.testing.assert_array_equal(discarded_region(sizes, n_levels, 2.0, False, points).log_probability(ALPHA),
+                                      direct)  # fmt: skip
+        np.testing.assert_array_equal(
+            categorical_log_discard_probability(ALPHA, sizes, 2.0, n_levels=n_levels, theta_rule=rule), direct
+        )

@@ -119,6 +119,33 @@ def test_inputs_are_refused_with_clear_messages():
         BiasCorrectedCategoricalNB(n_features_to_select=3).fit(X, y)
 
 
+def test_sparse_input_stays_sparse_and_gives_the_dense_fit():
+    """Sparse X: the implicit entries are level 0; the levels are checked on the stored values and counted from
+    them (X == l for l ≥ 1, level 0 the rest of each class), so the fit equals the dense one."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(4)
+    y = np.repeat([0, 1, 2], [7, 6, 8])
+    X = rng.integers(1, 3, size=(21, 60)) * (rng.random((21, 60)) < 0.3)  # mostly level 0
+    X[:, 0] = y  # one informative feature
+    dense = BiasCorrectedCategoricalNB(n_features_to_select=4, random_state=0).fit(X, y)
+    for matrix in (sp.csr_matrix, sp.csc_matrix):
+        model = BiasCorrectedCategoricalNB(n_features_to_select=4, random_state=0).fit(matrix(X), y)
+        assert sp.issparse(model._levels(matrix(X), training=False))
+        assert model.n_levels_ == 3
+        np.testing.assert_array_equal(model.level_counts_, dense.level_counts_)
+        np.testing.assert_array_equal(model.selection_.scores, dense.selection_.scores)
+        np.testing.assert_array_equal(model.log_adjustment_, dense.log_adjustment_)
+        np.testing.assert_array_equal(model.predict_proba(matrix(X)), dense.predict_proba(X))
+    bad = sp.csr_matrix(np.array([[0.0, 0.0], [0.0, 0.5], [1.0, 0.0]]))
+    with pytest.raises(InputValueError, match="integer level codes 0, 1, 2, ...: feature 1 has the value 0.5"):
+        BiasCorrectedCategoricalNB().fit(bad, [0, 1, 1])
+    with pytest.raises(InputValueError, match="feature 1 has the level code -1"):
+        BiasCorrectedCategoricalNB().fit(sp.csc_matrix(np.array([[0, 0], [0, -1], [1, 0]])), [0, 1, 1])
+    with pytest.raises(InputValueError, match=r"feature 0 has level 3, outside 0..2 \(the levels of the training"):
+        dense.predict(sp.csr_matrix(np.eye(1, 60, 0, dtype=np.int64) * 3))
+
+
 @parametrize_with_checks([BiasCorrectedCategoricalNB()])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
