@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from scipy import integrate, stats
-from scipy.special import logsumexp
+from scipy.special import gammaln, logsumexp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -1007,7 +1007,7 @@ def test_fit_statistics_input_errors():
 
 
 def test_feature_integrals_compact_tables_for_few_features_and_many_cases(monkeypatch):
-    """Few features, many cases: only the counts the pairs need are tabulated (by log_rising_factorial), in α
+    """Few features, many cases: only the counts the pairs need are tabulated (by _log_rising_factorial_at), in α
     chunks; the integrals are those of the full tables of every count to ~1e-12, and the chunking
     changes no bit."""
     from hdbayes.selection_bias import naive_bayes as module
@@ -1066,3 +1066,21 @@ def test_default_adjustment_rule_is_converged_when_the_exact_one_is_large(monkey
     sizes.clear()
     BiasCorrectedNaiveBayes(n_features_to_select=5, n_theta=31).fit(X, y)
     assert set(sizes) == {31}
+
+
+def test_log_rising_factorial_at_is_log_rising_factorial():
+    """The compiled table of a few counts uses the formulas of log_rising_factorial: on both sides of the switch
+    to Stirling's series (a = 15), at a = 0 and for counts up to 10^4, to a few ulps of log Γ(a + I)."""
+    from hdbayes.selection_bias.naive_bayes import _log_rising_factorial_at
+
+    a = np.array([[0.0, 1e-9, 0.3, 2.0, 14.999], [15.0, 15.001, 300.0, 2.5e4, 1e12]])
+    counts = np.array([0, 1, 2, 17, 999, 10_000])
+    got = _log_rising_factorial_at(a, counts)
+    want = log_rising_factorial(a[..., None], counts)
+    assert got.shape == (2, 5, 6)
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
+    finite = np.isfinite(want)
+    scale = np.abs(gammaln(a[..., None] + counts)) + 1.0
+    np.testing.assert_array_less(np.abs(got - want)[finite], 1e-14 * np.broadcast_to(scale, got.shape)[finite])
+    with pytest.raises(ValueError, match="2-D"):
+        _log_rising_factorial_at(np.ones(3), counts)
