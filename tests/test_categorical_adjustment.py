@@ -300,3 +300,17 @@ def test_the_region_and_the_rule_are_built_once():
         np.testing.assert_array_equal(
             categorical_log_discard_probability(ALPHA, sizes, 2.0, n_levels=n_levels, theta_rule=rule), direct
         )
+
+
+@pytest.mark.parametrize("n_levels", [2, 3])
+def test_threads_split_the_alpha_values_without_changing_the_result(monkeypatch, n_levels):
+    from hdbayes.selection_bias import categorical_adjustment as module
+
+    sizes = (5, 4, 6)
+    region = module.DiscardedRegion(sizes, n_levels, 2.5, True, simplex_rule(n_levels, 4))
+    alpha = np.geomspace(0.05, 1e6, 11)
+    alone = region.discarded_mass(alpha)
+    monkeypatch.setattr(module, "_THREADING_FROM", 0)
+    monkeypatch.setattr(module, "_usable_cores", lambda: 3)
+    np.testing.assert_array_equal(region.discarded_mass(alpha), alone)
+    assert alone.shape == (11, region._nodes.shape[0]) and (alone > 0).all()

@@ -20,6 +20,8 @@ is classified exactly as the selection classified it.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from math import comb, factorial
 
@@ -642,6 +644,20 @@ def categorical_log_discard_probability(alpha, class_sizes, threshold, *, n_leve
     return region.log_probability(alpha)
 
 
+#: Batches with fewer (α, θ node, interval or run) steps than this (a few milliseconds) run in the calling thread.
+_THREADING_FROM = 4_000_000
+
+#: Most threads for one batch.
+_MAX_THREADS = 4
+
+
+def _usable_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
 class DiscardedRegion:
     """The discarded region of one selection with its θ rule, ready to give log a(α) (eq. C10) at any α.
 
@@ -677,15 +693,27 @@ class DiscardedRegion:
             if half is not None:  # X² is unchanged by swapping the two levels: the integrand is symmetric in θ
                 nodes, log_weights = half
             _, _, self._log_choose = _composition_table(sizes, 2)  # row i of class g: (N_g − i, i)
+            inner_lo, inner_hi = self._intervals[3:]
+            self._work_per_node = int(np.maximum(inner_hi - inner_lo + 1, 0).sum()) + int(sizes.sum())
         else:
             self._comps, self._n_comps, self._log_mult = _composition_table(sizes, self.n_levels)
             self._runs = prefix, starts, stops
+            self._work_per_node = starts.shape[0] + int(self._n_comps.sum())
         self._nodes, self._log_weights = nodes, log_weights
 
     def discarded_mass(self, alpha):
         """inner[m, t]: the probability of the region given α_m and the t-th θ node of the (possibly halved)
-        rule, shape (K, T)."""
+        rule, shape (K, T). Large batches are split over the α values into threads (the kernels release the
+        GIL; every row is computed on its own, so the result does not depend on the split)."""
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
+        n_threads = min(_usable_cores(), _MAX_THREADS, alpha.shape[0])
+        if n_threads < 2 or alpha.shape[0] * self._nodes.shape[0] * self._work_per_node < _THREADING_FROM:
+            return self._kernel(alpha)
+        with ThreadPoolExecutor(n_threads) as pool:
+            return np.concatenate(list(pool.map(self._kernel, np.array_split(alpha, n_threads))))
+
+    def _kernel(self, alpha):
+        alpha = np.ascontiguousarray(alpha)
         if self._intervals is not None:
             inner, _ = _binary_discarded_mass(alpha, self._nodes, self._sizes, self._log_choose, *self._intervals)
             return inner
