@@ -1,0 +1,280 @@
+"""Sphinx configuration of the hdbayes documentation site.
+
+Build (offline, any warning fails)::
+
+    python -m sphinx -W -b html docs docs/_build/html
+
+The API pages are written from the packages' ``__all__`` at the start of every build
+(:func:`write_api_pages`), so that every public object is documented and none is missed
+when a name is added; the example gallery is run from ``examples/`` by sphinx-gallery.
+"""
+
+import os
+import re
+import sys
+from importlib import import_module
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT / "src"))  # the source tree, also when hdbayes is not installed editable
+sys.path.insert(0, str(DOCS))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import hdbayes  # noqa: E402
+
+project = "hdbayes"
+author = "hdbayes developers"
+copyright = "hdbayes developers"
+version = release = hdbayes.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints", "validate_docstrings.py"]
+templates_path = ["_templates"]
+
+# -- MyST: the Markdown pages of docs/ and the project's BENCHMARKS.md ---------------------------------------------
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# -- API reference: autosummary + numpydoc ---------------------------------------------------------------------------
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_typehints = "none"
+autodoc_default_options = {"member-order": "bysource"}
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = True
+numpydoc_xref_param_type = False
+
+# Numpydoc's docstring validation (issue 16). The checks that matter for a reader: the Parameters section
+# matches the signature (PR01 missing, PR02 unknown, PR03 order), each parameter has a type and a description
+# (PR04, PR07), a function says what it returns (RT01), and the summary is present (SS01). The build reports the
+# errors as warnings, so that -W fails on them, only when HDBAYES_DOCS_VALIDATE=1; docs/validate_docstrings.py
+# prints them for the whole public API in any case.
+DOCSTRING_CHECKS = ["PR01", "PR02", "PR03", "PR04", "PR07", "RT01", "SS01"]
+if os.environ.get("HDBAYES_DOCS_VALIDATE") == "1":
+    numpydoc_validation_checks = set(DOCSTRING_CHECKS)
+
+# -- Example gallery ------------------------------------------------------------------------------------------------
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "matplotlib_animations": False,
+    "within_subsection_order": "FileNameSortKey",
+    "image_scrapers": ("matplotlib",),
+    "show_memory": False,
+    "doc_module": ("hdbayes",),
+    "reference_url": {"hdbayes": None},
+    "backreferences_dir": None,
+}
+
+# -- HTML: the PyData theme ---------------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"hdbayes {release}"
+html_static_path = []
+html_show_sourcelink = False
+html_theme_options = {
+    "navbar_align": "left",
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": [],
+}
+html_context = {"default_mode": "light"}
+
+# -- The API pages, one per public package, written from __all__ -----------------------------------------------------
+# (package, title); the top level first: a name exported by hdbayes itself is documented there once, and the
+# subpackage that defines it links to it.
+API_PACKAGES = [
+    ("hdbayes", "Estimators (``hdbayes``)"),
+    ("hdbayes.selection_bias", "Selection-bias correction (``hdbayes.selection_bias``)"),
+    ("hdbayes.discrete", "Discrete data (``hdbayes.discrete``)"),
+    ("hdbayes.interactions", "High-order interactions (``hdbayes.interactions``)"),
+    ("hdbayes.spike_slab", "Group spike-and-slab regression (``hdbayes.spike_slab``)"),
+    ("hdbayes.datasets", "Data sets and simulators (``hdbayes.datasets``)"),
+    ("hdbayes.metrics", "Scores and calibration (``hdbayes.metrics``)"),
+    ("hdbayes.exceptions", "Input errors (``hdbayes.exceptions``)"),
+    ("hdbayes.mcmc", "MCMC core (``hdbayes.mcmc``)"),
+    ("hdbayes.experiments", "Reproductions (``hdbayes.experiments``)"),
+]
+
+
+def public_names(package):
+    """The documented names of one package: its ``__all__`` without ``__version__``.
+
+    Parameters
+    ----------
+    package : str
+        A package's dotted name, such as ``"hdbayes.discrete"``.
+
+    Returns
+    -------
+    list of str
+        The names, in the order of ``__all__``.
+    """
+    return [name for name in import_module(package).__all__ if name != "__version__"]
+
+
+def _kind(obj):
+    if isinstance(obj, type):
+        return "classes"
+    if callable(obj):
+        return "functions"
+    return "data"
+
+
+def write_api_pages(out=DOCS / "api"):
+    """Write ``<package>.rst`` for every package of :data:`API_PACKAGES` into ``out``.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The folder (``docs/api``); files are rewritten only when their text changes, so that
+        Sphinx's incremental build is not invalidated.
+
+    Returns
+    -------
+    list of str
+        The documented objects' full names (``package.name``), each once.
+    """
+    top = set(public_names("hdbayes"))
+    documented = []
+    for package, title in API_PACKAGES:
+        module = import_module(package)
+        names = public_names(package)
+        own = names if package == "hdbayes" else [name for name in names if name not in top]
+        shared = [] if package == "hdbayes" else [name for name in names if name in top]
+        lines = [title, "=" * len(title), "", f".. automodule:: {package}", "   :no-members:", ""]
+        if shared:
+            links = ", ".join(f":class:`~hdbayes.{name}`" for name in shared)
+            lines += [f"Also exported here, documented under :mod:`hdbayes`: {links}.", ""]
+        lines += [f".. currentmodule:: {package}", ""]
+        groups = {"classes": [], "functions": [], "data": []}
+        for name in own:
+            groups[_kind(getattr(module, name))].append(name)
+        headings = {"classes": "Classes", "functions": "Functions", "data": "Data"}
+        for kind, members in groups.items():
+            if not members:
+                continue
+            template = {"classes": "class.rst", "functions": "function.rst", "data": "data.rst"}[kind]
+            lines += [headings[kind], "-" * len(headings[kind]), "", ".. autosummary::", "   :toctree: generated/",
+                      f"   :template: {template}", ""]
+            lines += [f"   {name}" for name in members] + [""]
+            documented += [f"{package}.{name}" for name in members]
+        path = out / f"{package}.rst"
+        text = "\n".join(lines)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+    return documented
+
+
+API_OBJECTS = write_api_pages()
+
+
+# -- Plain-text conventions of the docstrings, rendered as reStructuredText -----------------------------------------
+# The docstrings are written to be read in a terminal (``help()``) as well: they write |x| for an absolute value,
+# name fitted attributes with their trailing underscore (``n_features_in_``) in running text and in types, and list
+# the keys of a returned ``Bunch`` as nested "name : type" lines, some without a description. In reStructuredText
+# the first is a substitution, the second a hyperlink reference and the third a malformed definition list. The
+# handler below, run after numpydoc, escapes the first two outside literals, roles and math, and renders a nested
+# "name : type" list as a bullet list.
+_INLINE_MARKUP = re.compile(r"(``.+?``|:[\w:.-]+:`[^`]*`|`[^`]+`_{0,2}|\*\*[^*]+\*\*)")
+_TRAILING_UNDERSCORE = re.compile(r"(?<![\\`\w])([A-Za-z]\w*?)_(?![\w`])")
+_KEY_LINE = re.compile(r"^(\s+)([A-Za-z_]\w*(?:, [A-Za-z_]\w*)*) : (\S.*)$")
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip())
+
+
+def _escape_text(text):
+    parts = _INLINE_MARKUP.split(text)
+    for i in range(0, len(parts), 2):  # the even parts are outside inline markup
+        parts[i] = _TRAILING_UNDERSCORE.sub(r"\1\\_", parts[i].replace("|", r"\|"))
+    return "".join(parts)
+
+
+def _key_lists(lines):
+    """Nested "name : type" lines (with optional indented descriptions) → a bullet list."""
+    out, i = [], 0
+    while i < len(lines):
+        match = _KEY_LINE.match(lines[i])
+        previous = next((line for line in reversed(out) if line.strip()), "")
+        if not match or _indent(previous) > len(match.group(1)) or previous.rstrip().endswith("::"):
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = match.group(1)
+        if out and out[-1].strip():
+            out.append("")
+        while i < len(lines):
+            match = _KEY_LINE.match(lines[i])
+            if not match or match.group(1) != indent:
+                break
+            names = ", ".join(f"``{name}``" for name in match.group(2).split(", "))
+            out.append(f"{indent}- {names} : {match.group(3)}")
+            i += 1
+            body = []
+            while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > len(indent)):
+                body.append(lines[i])
+                i += 1
+            while body and not body[-1].strip():
+                body.pop()
+            if body:
+                shift = min(_indent(line) for line in body if line.strip()) - len(indent) - 2
+                out.append("")
+                out += [line[shift:] if line.strip() else "" for line in body]
+                out.append("")
+        if out and out[-1].strip():
+            out.append("")
+    return out
+
+
+def render_plain_text(app, what, name, obj, options, lines):
+    """Autodoc handler: escape ``|`` and trailing underscores, render nested key lists (see above).
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+        The application.
+    what, name : str
+        The object's kind and full name.
+    obj : object
+        The object.
+    options : dict
+        The directive's options.
+    lines : list of str
+        The docstring's lines after numpydoc, changed in place.
+    """
+    result, block_indent = [], None
+    for line in _key_lists(list(lines)):
+        stripped = line.strip()
+        if block_indent is not None and stripped and _indent(line) <= block_indent:
+            block_indent = None
+        if block_indent is not None or not stripped or stripped.startswith((">>>", "...", ".. ")):
+            if stripped.startswith(".. ") or stripped.endswith("::"):
+                block_indent = _indent(line)
+            result.append(line)
+            continue
+        if stripped.endswith("::"):
+            block_indent = _indent(line)
+        result.append(_escape_text(line))
+    lines[:] = result
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", render_plain_text, priority=600)  # after numpydoc's (500)
