@@ -537,6 +537,7 @@ def _binary_discarded_mass(alpha, theta, sizes, log_choose, lo, hi, strides, inn
                 total[t] = 0.0
             for g in range(inner_class):
                 digits[g] = first[g]
+            last_pmf, inner_pmf, base, run = pmf[last], pmf[inner_class], partial[inner_class], part[:width]
             while True:
                 offset = 0
                 for g in range(inner_class):
@@ -548,9 +549,9 @@ def _binary_discarded_mass(alpha, theta, sizes, log_choose, lo, hi, strides, inn
                     c = offset + x * strides[inner_class]
                     if hi[c] <= lo[c]:
                         continue
-                    _run_mass(pmf[last], cumulative, lo[c], hi[c], part[:width])
+                    _run_mass(last_pmf, cumulative, lo[c], hi[c], run)
                     for t in range(width):
-                        total[t] += partial[inner_class, t] * pmf[inner_class, x, t] * part[t]
+                        total[t] += base[t] * inner_pmf[x, t] * run[t]
                 g = inner_class - 1
                 while g >= 0:
                     digits[g] += 1
