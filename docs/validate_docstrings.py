@@ -6,9 +6,9 @@ Usage (from the project root)::
     python docs/validate_docstrings.py --checks all    # every numpydoc check
     python docs/validate_docstrings.py --summary       # counts per check and per file only
 
-The public API is every class and function in the ``__all__`` of the packages documented by the site (``API_PACKAGES`` of
-``docs/conf.py``) and, for a class, its public methods and properties defined in hdbayes (inherited scikit-learn
-methods are scikit-learn's). The exit status is 1 when an error is found, so the script can gate a CI step.
+The public API is every class and function in the ``__all__`` of the packages documented by the site
+(``API_PACKAGES`` of ``docs/conf.py``) and, for a class, its public methods and properties defined in hdbayes
+(inherited scikit-learn methods are scikit-learn's). The exit status is 1 when an error is found.
 """
 
 from __future__ import annotations

@@ -27,10 +27,10 @@ for correct, color in ((False, "tab:red"), (True, "tab:blue")):
     table = calibration_table(data.y_test, p1, n_bins=10)
     used = table.count >= 20  # categories with enough cases to estimate a frequency
     name = "corrected" if correct else "uncorrected"
-    print(f"{name:11s}  test error {error_rate(data.y_test, proba):.3f}, "
-          f"expected by the model {expected_error_rate(proba):.3f}")
+    actual, expected = error_rate(data.y_test, proba), expected_error_rate(proba)
+    print(f"{name:11s}  test error {actual:.3f}, expected by the model {expected:.3f}")
     ax.plot(table.mean_predicted[used], table.actual_fraction[used], "o-", color=color,
-            label=f"{name}: expects {expected_error_rate(proba):.0%} errors, makes {error_rate(data.y_test, proba):.0%}")
+            label=f"{name}: expects {expected:.0%} errors, makes {actual:.0%}")
 
 ax.set_xlabel("predicted probability of class 1 (mean in each tenth)")
 ax.set_ylabel("observed frequency of class 1")
