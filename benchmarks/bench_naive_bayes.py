@@ -78,7 +78,7 @@ def simulation(repeat):
 
 def colon(repeat):
     data = load_colon(binarize=True)
-    X, y = data.data, data.target
+    X, y = data.X, data.y  # int8 0/1 with binarize=True
     folds = list(LeaveOneOut().split(X))
 
     def loocv(correct):
