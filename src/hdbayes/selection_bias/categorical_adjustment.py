@@ -374,6 +374,7 @@ def _discarded_mass(alpha, theta, comps, n_comps, log_mult, sizes, prefix, start
     current = np.zeros(last, dtype=np.int64)
     part = np.zeros(block)
     total = np.zeros(block)
+    norm = np.zeros(block)
     out = np.zeros((n_alpha, n_theta))
     n_runs = starts.shape[0]
     for m in range(n_alpha):
@@ -388,12 +389,20 @@ def _discarded_mass(alpha, theta, comps, n_comps, log_mult, sizes, prefix, start
                         a = alpha[m] * theta[first_node + t, level]
                         rising[level, i + 1, t] = rising[level, i, t] + np.log(a + i)
             for g in range(n_classes):
+                for t in range(width):
+                    norm[t] = 0.0
                 for c in range(n_comps[g]):
                     for t in range(width):
                         value = log_mult[g, c] - total_rising[sizes[g]]
                         for level in range(n_levels):
                             value += rising[level, comps[g, c, level], t]
                         pmf[g, c, t] = np.exp(value)
+                        norm[t] += pmf[g, c, t]
+                # the pmf sums to one: dividing by its sum removes the rounding common to all its entries
+                # (that of the total rising factorial, ~N log α ulps)
+                for c in range(n_comps[g]):
+                    for t in range(width):
+                        pmf[g, c, t] /= norm[t]
             for t in range(width):
                 cumulative[0, t] = 0.0
             for c in range(n_comps[last]):
