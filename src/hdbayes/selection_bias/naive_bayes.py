@@ -411,7 +411,10 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     theta_rule : {"exact", "simpson"}, default="exact"
         ``"exact"``: Gauss–Legendre with ⌈(n + 2)/2⌉ nodes, which integrates every θ
         integral of this model exactly (given α each integrand is a polynomial in θ of
-        degree ≤ n + 1), the adjustment factor's too. ``"simpson"``: composite Simpson's
+        degree ≤ n + 1), the adjustment factor's too up to n = 2048; above, the adjustment factor
+        uses Gauss–Legendre rules of 128, 256, … nodes until (p − k) log q(α) changes by at most
+        1e-6 (its exact rule costs O(K · n²): ~80 s at n = 20 000; docs/naive_bayes.md, "Cost of
+        the adjustment factor"). ``"simpson"``: composite Simpson's
         rule with ``n_theta`` points (21 by default) including θ = 0 and 1, as in the
         thesis; 21 points cannot resolve the integrands when α is large (their width in
         θ is about 1/√(α + n)), which biases the posterior of α downwards.
