@@ -586,3 +586,23 @@ def test_converged_rule_instead_of_a_large_exact_one(monkeypatch):
         naive_bayes_log_discard_probability(alpha, n0, n1, gamma, tolerance=1e-6, theta_rule=simpson_rule(5))
     with pytest.raises(ValueError, match="tolerance"):
         naive_bayes_log_discard_probability(alpha, n0, n1, gamma, tolerance=-1.0)
+
+
+def test_converged_rule_at_n_5000_is_within_its_tolerance_of_the_exact_rule(monkeypatch):
+    """The real thresholds: n = 5000 (exact rule 2501 nodes) with the estimator's tolerance for p − k = 10^6."""
+    from hdbayes.selection_bias import adjustment
+
+    alpha = np.array([0.3, 40.0, 3e4, 1e9])
+    sizes = []
+    original = adjustment._log_q_with_rule
+
+    def spy(alpha, n0, n1, runs, rule):
+        sizes.append(rule.nodes.size)
+        return original(alpha, n0, n1, runs, rule)
+
+    tolerance = 1e-6 / 1e6
+    exact = naive_bayes_log_discard_probability(alpha, 2400, 2600, 0.03)
+    monkeypatch.setattr(adjustment, "_log_q_with_rule", spy)
+    converged = naive_bayes_log_discard_probability(alpha, 2400, 2600, 0.03, tolerance=tolerance)
+    assert sizes[0] == 128 and max(sizes) < 2501
+    np.testing.assert_allclose(converged, exact, rtol=0, atol=tolerance)
