@@ -95,7 +95,7 @@ def all_methods(k, mcmc):
         for correct in (True, False):
             model = BiasCorrectedGaussianClassifier(
                 n_features_to_select=k, correct=correct, random_state=0, progress=False, spread="per-feature",
-                class_variance="per-class", **PRIOR, **mcmc,
+                class_variance="per-class", alpha2_x=4.0, **PRIOR, **mcmc,
             )  # fmt: skip
             out[f"hdbayes {'corrected' if correct else 'uncorrected'} (per-class variances)"] = (model, True)
         for correct in (True, False):

@@ -189,13 +189,14 @@ def test_estimator_learns_alpha2_and_builds_one_factor_per_value():
 
 
 def test_fixed_alpha2_draws_are_unchanged_by_the_grid_machinery():
-    """A fixed α2_x makes no grid moves and draws nothing extra: the trace has no alpha2_x."""
+    """A fixed α2_x makes no grid moves: the trace has no alpha2_x and no acceptance rate of its moves."""
     X, y = _data(1)
     model = BiasCorrectedGaussianClassifier(
-        n_features_to_select=4, spread="per-feature", class_variance="per-class", correct=False, n_iter=100,
-        burn_in=20, thin=2, random_state=0,
+        n_features_to_select=4, spread="per-feature", class_variance="per-class", alpha2_x=4.0, correct=False,
+        n_iter=100, burn_in=20, thin=2, random_state=0,
     ).fit(X, y)  # fmt: skip
     assert "alpha2_x" not in model.trace_.posterior
+    assert "alpha2_acceptance_rate" not in model.trace_.sample_stats
 
 
 def test_alpha2_must_be_positive_or_learn():

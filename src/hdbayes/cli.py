@@ -311,7 +311,7 @@ def _build_parser():
         type=_number_or("learn"),
         metavar="A",
         help="gaussian, --class-variance per-class: degrees of freedom of the class variances around the "
-        "feature's level (default: 4; larger: closer to pooled), or 'learn' to sample it on a grid from 1 to "
+        "feature's level (larger: closer to pooled), or 'learn' (the default) to sample it on a grid from 1 to "
         "infinity",
     )
     classify.add_argument("--n-iter", type=int, metavar="N", help="gaussian, mixture: MCMC iterations per chain")

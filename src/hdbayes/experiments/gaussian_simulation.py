@@ -104,7 +104,7 @@ def _fit_and_score(data, size, loss, n_chains, n_jobs, variant, *, k, method):
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, size=None, spread="shared",
-        class_variance="pooled", alpha2_x=4.0):  # fmt: skip
+        class_variance="pooled", alpha2_x="learn"):  # fmt: skip
     """Run the experiment.
 
     Parameters
@@ -125,8 +125,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, s
     spread, class_variance : str, default="shared", "pooled"
         The variant of :class:`~hdbayes.selection_bias.gaussian.BiasCorrectedGaussianClassifier` fitted
         (one of :data:`VARIANTS`); the checks on the class-mean scale are then on log s_μ (module docstring).
-    alpha2_x : float or "learn", default=4.0
-        The per-class variant's α2_x (the classifier's default, or ``"learn"``).
+    alpha2_x : float or "learn", default="learn"
+        The per-class variant's α2_x (the classifier's default: learned).
 
     Returns
     -------
