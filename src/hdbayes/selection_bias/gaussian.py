@@ -845,12 +845,13 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
     alpha2_x : float or "learn", default="learn"
         Degrees of freedom of the class variances around v_j (``class_variance="per-class"`` only):
         small values let the classes' variances differ more; as α2_x → ∞ the model becomes the pooled one.
-        ``"learn"`` (the default since no fixed value suits both lymphoma and SRBCT, and α2_x = 4, the earlier
-        default, fails the calibration of Li (2009) §4.1's equal-variance simulation, which the learned α2_x
-        passes; docs/gaussian_real_data.md): α2_x has a uniform prior on :data:`~hdbayes.selection_bias.gaussian_adjustment.ALPHA2_GRID`
-        (1, 2, 4, …, 128 and ∞) and is sampled with the other parameters (docs/gaussian.md, eq. P35–P37), so
-        the data decide how unequal the class variances are; corrected, it costs one adjustment table per
-        grid value (about 0.4 s each, in ``n_jobs`` threads). Its draws are ``trace_["alpha2_x"]``.
+        ``"learn"``: α2_x has a uniform prior on
+        :data:`~hdbayes.selection_bias.gaussian_adjustment.ALPHA2_GRID` (1, 2, 4, …, 128 and ∞) and is
+        sampled with the other parameters (docs/gaussian.md, eq. P35–P37), so the data decide how unequal the
+        class variances are; corrected, it costs one adjustment table per grid value (about 0.4 s each, in
+        ``n_jobs`` threads). Its draws are ``trace_["alpha2_x"]``. It is the default because no fixed value
+        suits both lymphoma and SRBCT, and α2_x = 4, the earlier default, fails the calibration checks of
+        Li (2009) §4.1's equal-variance simulation, which the learned α2_x passes (docs/gaussian_real_data.md).
     predictive : {"rao-blackwell", "samples"}, default="rao-blackwell"
         How P(x* | class, training data) is estimated from the draws:
         ``"samples"`` averages ∏_j N(x*_j; μ_j^(g), 1/τ_j^x) over the sampled class
