@@ -9,6 +9,7 @@ The API pages are written from the packages' ``__all__`` at the start of every b
 when a name is added; the example gallery is run from ``examples/`` by sphinx-gallery.
 """
 
+import inspect
 import os
 import re
 import sys
@@ -47,6 +48,8 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 # -- API reference: autosummary + numpydoc ---------------------------------------------------------------------------
+toc_object_entries_show_parents = "hide"  # "fit", not "BiasCorrectedNaiveBayes.fit", in a page's contents
+python_maximum_signature_line_length = 88  # a long signature gets one parameter per line
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_typehints = "none"
@@ -84,7 +87,8 @@ sphinx_gallery_conf = {
 # -- HTML: the PyData theme ---------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"hdbayes {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["hdbayes.css"]
 html_show_sourcelink = False
 html_theme_options = {
     "navbar_align": "left",
@@ -137,6 +141,17 @@ def _kind(obj):
     return "data"
 
 
+def _reader_docstring(module):
+    """The package docstring's paragraphs for a user: those before the export rule (written for developers)."""
+    paragraphs = inspect.cleandoc(module.__doc__ or "").split("\n\n")
+    kept = []
+    for paragraph in paragraphs:
+        if paragraph.startswith(("Export rule", "Exports follow")):
+            break
+        kept.append(paragraph)
+    return "\n\n".join(kept).splitlines()
+
+
 def write_api_pages(out=DOCS / "api"):
     """Write ``<package>.rst`` for every package of :data:`API_PACKAGES` into ``out``.
 
@@ -158,7 +173,7 @@ def write_api_pages(out=DOCS / "api"):
         names = public_names(package)
         own = names if package == "hdbayes" else [name for name in names if name not in top]
         shared = [] if package == "hdbayes" else [name for name in names if name in top]
-        lines = [title, "=" * len(title), "", f".. automodule:: {package}", "   :no-members:", ""]
+        lines = [title, "=" * len(title), "", f".. module:: {package}", "", *_reader_docstring(module), ""]
         if shared:
             links = ", ".join(f":class:`~hdbayes.{name}`" for name in shared)
             lines += [f"Also exported here, documented under :mod:`hdbayes`: {links}.", ""]
@@ -170,9 +185,9 @@ def write_api_pages(out=DOCS / "api"):
         for kind, members in groups.items():
             if not members:
                 continue
-            template = {"classes": "class.rst", "functions": "function.rst", "data": "data.rst"}[kind]
+            # the stub of each object is written from docs/_templates/autosummary/<its type>.rst
             lines += [headings[kind], "-" * len(headings[kind]), "", ".. autosummary::", "   :toctree: generated/",
-                      f"   :template: {template}", ""]
+                      "   :nosignatures:", ""]
             lines += [f"   {name}" for name in members] + [""]
             documented += [f"{package}.{name}" for name in members]
         path = out / f"{package}.rst"
@@ -276,5 +291,34 @@ def render_plain_text(app, what, name, obj, options, lines):
     lines[:] = result
 
 
+_SKLEARN_MACHINERY = re.compile(r"set_\w+_request|get_metadata_routing|set_output")
+
+
+def skip_sklearn_machinery(app, what, name, obj, skip, options):
+    """Autodoc handler: leave out scikit-learn's metadata-routing and output-container methods.
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+        The application.
+    what, name : str
+        The parent's kind and the member's name.
+    obj : object
+        The member.
+    skip : bool
+        Whether autodoc would skip it.
+    options : dict
+        The directive's options.
+
+    Returns
+    -------
+    bool or None
+        True to skip ``set_*_request``, ``get_metadata_routing`` and ``set_output`` (scikit-learn's, documented
+        there), else None (autodoc decides).
+    """
+    return True if _SKLEARN_MACHINERY.fullmatch(name) else None
+
+
 def setup(app):
+    app.connect("autodoc-skip-member", skip_sklearn_machinery)
     app.connect("autodoc-process-docstring", render_plain_text, priority=600)  # after numpydoc's (500)
