@@ -21,7 +21,8 @@ data = simulate_naive_bayes(n_features=2000, n_samples=200, n_test=4000, random_
 fig, ax = plt.subplots(figsize=(5.5, 5))
 ax.plot([0, 1], [0, 1], color="0.6", linestyle="--", label="perfect calibration")
 for correct, color in ((False, "tab:red"), (True, "tab:blue")):
-    model = BiasCorrectedNaiveBayes(n_features_to_select=10, correct=correct).fit(data.X, data.y)
+    model = BiasCorrectedNaiveBayes(n_features_to_select=10, correct=correct, random_state=0)
+    model.fit(data.X, data.y)
     p1 = model.predict_proba(data.X_test)[:, 1]
     proba = np.column_stack([1 - p1, p1])
     table = calibration_table(data.y_test, p1, n_bins=10)

@@ -23,25 +23,29 @@ from hdbayes.metrics import average_minus_log_probability, error_rate
 
 data = simulate_naive_bayes(alpha=1000.0, n_features=2000, n_samples=100, n_test=4000, random_state=1)
 cv = StratifiedKFold(n_splits=10, shuffle=True, random_state=0)
-model = BiasCorrectedNaiveBayes(n_features_to_select=10)
+model = BiasCorrectedNaiveBayes(n_features_to_select=10, random_state=0)  # ties at the k-th broken at random
 
 # honest: selection inside each fold's fit
 honest = cross_val_predict(model, data.X, data.y, cv=cv, method="predict_proba")
 
 # the mistake: select on all 100 cases, then cross-validate the fit on the 10 kept features
 kept = model.fit(data.X, data.y).selected_features_
-leaky = cross_val_predict(BiasCorrectedNaiveBayes(), data.X[:, kept], data.y, cv=cv, method="predict_proba")
+leaky = cross_val_predict(BiasCorrectedNaiveBayes(), data.X[:, kept], data.y, cv=cv,
+                          method="predict_proba")
 
 # the truth: the model fitted on all 100 cases, tested on new ones
 test = model.predict_proba(data.X_test)
 
-estimates = {
-    "10-fold CV,\nselection inside": (error_rate(data.y, honest), average_minus_log_probability(data.y, honest)),
-    "10-fold CV after\nselecting on all": (error_rate(data.y, leaky), average_minus_log_probability(data.y, leaky)),
-    "4000 new cases": (error_rate(data.y_test, test), average_minus_log_probability(data.y_test, test)),
+predictions = {
+    "10-fold CV,\nselection inside": (data.y, honest),
+    "10-fold CV after\nselecting on all": (data.y, leaky),
+    "4000 new cases": (data.y_test, test),
 }
-for name, (err, mlp) in estimates.items():
-    print(f"{name.replace(chr(10), ' '):35s} error rate {err:.3f}   minus log probability {mlp:.3f}")
+estimates = {}
+for name, (y, proba) in predictions.items():
+    estimates[name] = error_rate(y, proba), average_minus_log_probability(y, proba)
+    print(f"{name.replace(chr(10), ' '):35s} error rate {estimates[name][0]:.3f}, "
+          f"minus log probability {estimates[name][1]:.3f}")
 
 fig, ax = plt.subplots(figsize=(6, 4))
 colors = ["tab:blue", "tab:red", "0.4"]

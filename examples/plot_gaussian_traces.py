@@ -15,8 +15,10 @@ from hdbayes import BiasCorrectedGaussianClassifier
 from hdbayes.datasets import simulate_gaussian
 
 data = simulate_gaussian(n_classes=3, n_features=300, n_samples=60, n_test=500, random_state=0)
-model = BiasCorrectedGaussianClassifier(n_features_to_select=10, n_iter=1000, burn_in=200, thin=4, n_chains=2,
-                                        random_state=0, progress=False).fit(data.X, data.y)
+model = BiasCorrectedGaussianClassifier(
+    n_features_to_select=10, n_iter=1000, burn_in=200, thin=4, n_chains=2, random_state=0, progress=False
+)
+model.fit(data.X, data.y)
 idata = model.trace_.to_inference_data()
 print(idata.posterior)
 
