@@ -94,3 +94,21 @@ def test_paper_size():
     """Issue 15's acceptance at the paper size (p = 10 000, 2000 test cases; training sizes of SIZES["full"])."""
     report = categorical_simulation.run(full=True, random_state=0, progress=False)
     assert all(report.checks.values()), report.checks
+
+
+@pytest.mark.slow
+def test_binary_features_calibrated_on_average_over_seeds():
+    """One data set can miss the 0.03 target by sampling (at seeds 0-4, 7 of the 40 L = 2 calibration checks did,
+    by at most 0.010); over 5 data sets the corrected model is calibrated on average and the uncorrected one is
+    overconfident (measured over seeds 0-4: corrected mean |gap| 0.009-0.022, |mean gap| at most 0.012)."""
+    gaps = {}
+    for seed in range(5):
+        report = categorical_simulation.run(full=True, random_state=seed, progress=False, cells=[(3, 2), (4, 2)])
+        for row in report.tables["results"]:
+            gaps.setdefault((row["G"], row["k"], row["method"]), []).append(row["expected_error"] - row["actual_error"])
+    for G in (3, 4):
+        for k in (1, 10, 100, 1000):
+            assert np.mean(np.abs(gaps[G, k, "corrected"])) < 0.03
+            assert abs(np.mean(gaps[G, k, "corrected"])) < 0.02
+        for k in (10, 100):
+            assert np.mean(gaps[G, k, "uncorrected"]) < -0.1

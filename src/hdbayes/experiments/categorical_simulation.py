@@ -64,7 +64,7 @@ def _widened_tolerance(n_test):
 #: docstring); "small" keeps every cell at p = 1000 with small training sets (the default run, seconds);
 #: "tiny" is the test suite's quickest run of every check.
 SIZES = {
-    "full": Design(cells=(Cell(3, 2, 200), Cell(4, 2, 200), Cell(3, 3, 30), Cell(4, 3, 16)),
+    "full": Design(cells=(Cell(3, 2, 200), Cell(4, 2, 200), Cell(3, 3, 45), Cell(4, 3, 28)),
                    n_features=10000, n_test=2000, ks=(1, 10, 100, 1000)),
     "small": Design(cells=(Cell(3, 2, 90), Cell(4, 2, 80), Cell(3, 3, 15), Cell(4, 3, 12)),
                     n_features=2000, n_test=2000, ks=(1, 10, 100), calibration_tolerance=_widened_tolerance(2000)),
