@@ -61,12 +61,12 @@ def _widened_tolerance(n_test):
 
 #: "full" is the issue's design (p = 10 000, 2000 test cases, k = 1, 10, 100, 1000) with 200 training cases for
 #: L = 2 and, for L = 3, the largest training sizes whose exact correction fits in minutes (see the module
-#: docstring); "small" keeps every cell at p = 1000 with small training sets (the default run, seconds);
+#: docstring); "small" keeps every cell at p = 2000 with small training sets (the default run, seconds);
 #: "tiny" is the test suite's quickest run of every check.
 SIZES = {
     "full": Design(cells=(Cell(3, 2, 200), Cell(4, 2, 200), Cell(3, 3, 45), Cell(4, 3, 28)),
                    n_features=10000, n_test=2000, ks=(1, 10, 100, 1000)),
-    "small": Design(cells=(Cell(3, 2, 90), Cell(4, 2, 80), Cell(3, 3, 15), Cell(4, 3, 12)),
+    "small": Design(cells=(Cell(3, 2, 90), Cell(4, 2, 80), Cell(3, 3, 24), Cell(4, 3, 16)),
                     n_features=2000, n_test=2000, ks=(1, 10, 100), calibration_tolerance=_widened_tolerance(2000)),
     "tiny": Design(cells=(Cell(3, 2, 60), Cell(3, 3, 12)), n_features=1000, n_test=1000, ks=(1, 10, 100),
                    calibration_tolerance=_widened_tolerance(1000)),
