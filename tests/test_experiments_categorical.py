@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from hdbayes.cli import main
 from hdbayes.exceptions import InputValueError
 from hdbayes.experiments import EXPERIMENTS, categorical_simulation
 from hdbayes.metrics import error_rate, expected_error_rate
@@ -84,9 +85,11 @@ def test_registered_for_reproduce():
 
 
 @pytest.mark.slow
-def test_small_size_passes_its_checks():
-    report = categorical_simulation.run(full=False, random_state=0, progress=False)
-    assert all(report.checks.values()), report.checks
+def test_small_size_passes_its_checks_through_the_command_line(tmp_path):
+    # hdbayes reproduce exits 3 when a check fails, 0 when all pass
+    assert main(["reproduce", "categorical-simulation", "--out", str(tmp_path / "out")]) == 0
+    written = {path.name for path in (tmp_path / "out").iterdir()}
+    assert {"summary.md", "results.csv", "calibration.csv", "timing.csv", "calibration.png"} <= written
 
 
 @pytest.mark.slow
