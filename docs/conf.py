@@ -99,6 +99,8 @@ html_theme_options = {
     "footer_end": [],
 }
 html_context = {"default_mode": "light"}
+# pages without sub-pages get no (empty) section navigation, so their text and code use the width
+html_sidebars = {page: [] for page in ("index", "getting_started", "benchmarks", "contributing")}
 
 # -- The API pages, one per public package, written from __all__ -----------------------------------------------------
 # (package, title); the top level first: a name exported by hdbayes itself is documented there once, and the

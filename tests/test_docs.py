@@ -73,3 +73,14 @@ def test_site_builds_without_warnings(tmp_path):
     assert len(examples) >= 3
     for name in examples:
         assert list((out / "_images").glob(f"sphx_glr_{name}_*.png")), f"{name} made no figure"
+
+
+def test_getting_started_prints_what_the_page_shows():
+    """The page's first calibrated prediction runs and prints the output shown under it."""
+    text = (DOCS / "getting_started.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = text.split("```text\n", 1)[1].split("```", 1)[0]
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == shown
+    assert len(code.strip().splitlines()) <= 10
