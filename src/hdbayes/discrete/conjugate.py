@@ -120,11 +120,32 @@ class BetaBinomial:
         """Posterior after N_1 ones and N_0 zeros: Beta(a + N_1, b + N_0) (§1.3, erratum 3).
 
         Sequential updating equals batch updating (erratum 4).
+
+        Parameters
+        ----------
+        n1, n0 : int
+            Numbers of ones and zeros observed (≥ 0).
+
+        Returns
+        -------
+        BetaBinomial
+            The posterior, a new object.
         """
         return BetaBinomial(self.a + _check_scalar_count("n1", n1), self.b + _check_scalar_count("n0", n0))
 
     def update_from(self, x):
-        """Posterior after a sequence of 0/1 outcomes ``x``."""
+        """Posterior after a sequence of 0/1 outcomes ``x``.
+
+        Parameters
+        ----------
+        x : array-like of shape (N,)
+            The outcomes, each 0 or 1.
+
+        Returns
+        -------
+        BetaBinomial
+            The posterior, a new object.
+        """
         x = np.asarray(x)
         if x.ndim != 1:
             raise InputValueError(f"x must be a 1-D sequence of 0/1 outcomes, got shape {x.shape}")
@@ -135,15 +156,28 @@ class BetaBinomial:
 
     # -- summaries of θ ------------------------------------------------------------
     def mean(self):
-        """E[θ] = a / (a + b); for a posterior, (a + N_1)/(a + b + N) (§1.3)."""
+        """E[θ] = a / (a + b); for a posterior, (a + N_1)/(a + b + N) (§1.3).
+
+        Returns
+        -------
+        float
+            The mean of θ.
+        """
         return self.a / (self.a + self.b)
 
     def mode(self):
         """The mode of Beta(a, b) (the MAP estimate for a posterior; §1.3, §4.8).
 
-        (a − 1)/(a + b − 2) when a ≥ 1, b ≥ 1 and a + b > 2; 0 when a < 1 ≤ b; 1 when
-        b < 1 ≤ a. Raises ValueError when the density is flat (a = b = 1) or bimodal
-        (a, b < 1).
+        Returns
+        -------
+        float
+            (a − 1)/(a + b − 2) when a ≥ 1, b ≥ 1 and a + b > 2; 0 when a < 1 ≤ b; 1 when
+            b < 1 ≤ a.
+
+        Raises
+        ------
+        InputValueError
+            When the density is flat (a = b = 1) or bimodal (a, b < 1).
         """
         a, b = self.a, self.b
         if a >= 1 and b >= 1 and a + b > 2:
@@ -155,40 +189,104 @@ class BetaBinomial:
         raise InputValueError(f"Beta({a}, {b}) has no unique mode (flat for a = b = 1, bimodal for a, b < 1)")
 
     def var(self):
-        """var θ = ab / ((a + b)²(a + b + 1)) (§1.3)."""
+        """var θ = ab / ((a + b)²(a + b + 1)) (§1.3).
+
+        Returns
+        -------
+        float
+            The variance of θ.
+        """
         s = self.a + self.b
         return self.a * self.b / (s * s * (s + 1))
 
     @staticmethod
     def mle(n1, n0):
-        """θ_MLE = N_1 / N (§1.3)."""
+        """θ_MLE = N_1 / N (§1.3).
+
+        Parameters
+        ----------
+        n1, n0 : int
+            Numbers of ones and zeros observed (≥ 0, not both 0).
+
+        Returns
+        -------
+        float
+            The maximum-likelihood estimate of θ.
+        """
         n = _check_scalar_count("n1", n1) + _check_scalar_count("n0", n0)
         if n == 0:
             raise InputValueError("the MLE needs at least one observation (N = 0)")
         return n1 / n
 
     def shrinkage_weight(self, n):
-        """λ = (a + b)/(a + b + N): the posterior mean is λ·a/(a + b) + (1 − λ)·N_1/N (erratum 16)."""
+        """λ = (a + b)/(a + b + N): the posterior mean is λ·a/(a + b) + (1 − λ)·N_1/N (erratum 16).
+
+        Parameters
+        ----------
+        n : int
+            Number of observations N (≥ 0).
+
+        Returns
+        -------
+        float
+            The weight λ of the prior mean.
+        """
         s = self.a + self.b
         return s / (s + _check_scalar_count("n", n))
 
     def credible_interval(self, level=0.95):
-        """Equal-tailed credible interval of θ, (q_{(1−level)/2}, q_{(1+level)/2})."""
+        """Equal-tailed credible interval of θ, (q_{(1−level)/2}, q_{(1+level)/2}).
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Probability inside the interval, in (0, 1).
+
+        Returns
+        -------
+        lower, upper : float
+            The quantiles of θ at (1 − level)/2 and (1 + level)/2.
+        """
         tail = _check_interval_level(level)
         dist = self.to_scipy()
         return float(dist.ppf(tail)), float(dist.ppf(1 - tail))
 
     def to_scipy(self):
-        """The distribution of θ as a frozen ``scipy.stats.beta``."""
+        """The distribution of θ as a frozen ``scipy.stats.beta``.
+
+        Returns
+        -------
+        scipy.stats.rv_continuous_frozen
+            ``scipy.stats.beta(a, b)``.
+        """
         return stats.beta(float(self.a), float(self.b))
 
     # -- predictions ----------------------------------------------------------------
     def predictive_proba(self):
-        """p(x̃ = 1 | D) = E[θ | D] (§1.3); for a = b = 1 Laplace's rule (N_1 + 1)/(N + 2) (erratum 5)."""
+        """p(x̃ = 1 | D) = E[θ | D] (§1.3); for a = b = 1 Laplace's rule (N_1 + 1)/(N + 2) (erratum 5).
+
+        Returns
+        -------
+        float
+            The predictive probability of a one.
+        """
         return self.mean()
 
     def predictive_log_pmf(self, k, M):
-        """log Bb(k | a, b, M) = log [C(M, k) B(k + a, M − k + b)/B(a, b)], k = 0..M (§1.3)."""
+        """log Bb(k | a, b, M) = log [C(M, k) B(k + a, M − k + b)/B(a, b)], k = 0..M (§1.3).
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Numbers of ones in the M future trials.
+        M : int
+            Number of future trials (≥ 0).
+
+        Returns
+        -------
+        ndarray of the shape of ``k``
+            The log probabilities; −inf for k outside 0..M.
+        """
         M = _check_trials(M)
         table = beta_binomial_log_pmf_table(float(self.a), float(self.b), M)
         k = np.asarray(k)
@@ -198,22 +296,73 @@ class BetaBinomial:
         return np.where(inside, table[np.clip(k, 0, M)], -np.inf)
 
     def predictive_pmf(self, k, M):
-        """Bb(k | a, b, M), the number of ones in M future trials (§1.3); agrees with
-        ``scipy.stats.betabinom(M, a, b).pmf``."""
+        """Bb(k | a, b, M), the number of ones in M future trials (§1.3).
+
+        Agrees with ``scipy.stats.betabinom(M, a, b).pmf``.
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Numbers of ones in the M future trials.
+        M : int
+            Number of future trials (≥ 0).
+
+        Returns
+        -------
+        ndarray of the shape of ``k``
+            The probabilities; 0 for k outside 0..M.
+        """
         return np.exp(self.predictive_log_pmf(k, M))
 
     def predictive_mean(self, M):
-        """E[x̃] = M a/(a + b) for M future trials (§1.3)."""
+        """E[x̃] = M a/(a + b) for M future trials (§1.3).
+
+        Parameters
+        ----------
+        M : int
+            Number of future trials (≥ 0).
+
+        Returns
+        -------
+        float
+            The predictive mean of the number of ones.
+        """
         return _check_trials(M) * self.mean()
 
     def predictive_var(self, M):
-        """var x̃ = M a b (a + b + M)/((a + b)²(a + b + 1)) (§1.3)."""
+        """var x̃ = M a b (a + b + M)/((a + b)²(a + b + 1)) (§1.3).
+
+        Parameters
+        ----------
+        M : int
+            Number of future trials (≥ 0).
+
+        Returns
+        -------
+        float
+            The predictive variance of the number of ones.
+        """
         M = _check_trials(M)
         s = self.a + self.b
         return M * self.a * self.b * (s + M) / (s * s * (s + 1))
 
     def plugin_pmf(self, k, M, estimate="map"):
-        """Plug-in predictive Bin(k | M, θ̂) with θ̂ the posterior ``"map"`` or ``"mean"`` (erratum 15)."""
+        """Plug-in predictive Bin(k | M, θ̂) with θ̂ the posterior ``"map"`` or ``"mean"`` (erratum 15).
+
+        Parameters
+        ----------
+        k : int or array-like of int
+            Numbers of ones in the M future trials.
+        M : int
+            Number of future trials (≥ 0).
+        estimate : {"map", "mean"}, default="map"
+            Which point estimate of θ to plug in.
+
+        Returns
+        -------
+        ndarray of the shape of ``k``
+            The binomial probabilities.
+        """
         if estimate not in ("map", "mean"):
             raise InputValueError(f"estimate must be 'map' or 'mean', got {estimate!r}")
         theta = self.mode() if estimate == "map" else self.mean()
@@ -222,10 +371,20 @@ class BetaBinomial:
     def log_marginal_likelihood(self, n1, n0, kind="sequence"):
         """log p(D) under this prior (§1.3).
 
-        ``kind="sequence"``: the probability of one ordered sequence with N_1 ones and N_0
-        zeros, log B(a + N_1, b + N_0)/B(a, b) — the U function of
-        :func:`hdbayes.special.log_beta_bernoulli`. ``kind="counts"``: the probability of the
-        count N_1, which adds log C(N, N_1).
+        Parameters
+        ----------
+        n1, n0 : int
+            Numbers of ones and zeros observed (≥ 0).
+        kind : {"sequence", "counts"}, default="sequence"
+            ``"sequence"``: the probability of one ordered sequence with N_1 ones and N_0
+            zeros, log B(a + N_1, b + N_0)/B(a, b) — the U function of
+            :func:`hdbayes.special.log_beta_bernoulli`. ``"counts"``: the probability of the
+            count N_1, which adds log C(N, N_1).
+
+        Returns
+        -------
+        float
+            The log marginal likelihood.
         """
         n1 = _check_scalar_count("n1", n1)
         n0 = _check_scalar_count("n0", n0)
@@ -300,11 +459,33 @@ class DirichletMultinomial:
         return self.alpha.shape[0]
 
     def update(self, counts):
-        """Posterior Dir(α + N) after category counts N (§1.4)."""
+        """Posterior Dir(α + N) after category counts N (§1.4).
+
+        Parameters
+        ----------
+        counts : array-like of shape (K,)
+            Non-negative counts of each category.
+
+        Returns
+        -------
+        DirichletMultinomial
+            The posterior, a new object.
+        """
         return DirichletMultinomial(self.alpha + _check_count_vector(counts, self.n_categories))
 
     def update_from(self, x):
-        """Posterior after a sequence of categories x_i ∈ {0..K−1} (§1.4, erratum 6)."""
+        """Posterior after a sequence of categories x_i ∈ {0..K−1} (§1.4, erratum 6).
+
+        Parameters
+        ----------
+        x : array-like of int, shape (N,)
+            The observed categories.
+
+        Returns
+        -------
+        DirichletMultinomial
+            The posterior, a new object.
+        """
         x = np.asarray(x)
         if x.ndim != 1 or (x.size and not np.issubdtype(x.dtype, np.integer)):
             raise InputValueError("x must be a 1-D sequence of integer categories")
@@ -313,11 +494,28 @@ class DirichletMultinomial:
         return self.update(np.bincount(x, minlength=self.n_categories))
 
     def mean(self):
-        """E[θ_k] = α_k/α_0 (§1.4); for a posterior (α_k + N_k)/(α_0 + N)."""
+        """E[θ_k] = α_k/α_0 (§1.4); for a posterior (α_k + N_k)/(α_0 + N).
+
+        Returns
+        -------
+        ndarray of shape (K,)
+            The mean of θ.
+        """
         return self.alpha / self.alpha.sum()
 
     def mode(self):
-        """(α_k − 1)/(α_0 − K), defined when every α_k ≥ 1 and α_0 > K (§1.4, §4.8)."""
+        """(α_k − 1)/(α_0 − K), defined when every α_k ≥ 1 and α_0 > K (§1.4, §4.8).
+
+        Returns
+        -------
+        ndarray of shape (K,)
+            The mode of θ (the MAP estimate for a posterior).
+
+        Raises
+        ------
+        InputValueError
+            When some α_k < 1 or α_0 ≤ K (no unique interior mode).
+        """
         alpha0, K = self.alpha.sum(), self.n_categories
         if np.any(self.alpha < 1) or alpha0 <= K:
             raise InputValueError(
@@ -326,30 +524,70 @@ class DirichletMultinomial:
         return (self.alpha - 1) / (alpha0 - K)
 
     def var(self):
-        """var θ_k = α_k(α_0 − α_k)/(α_0²(α_0 + 1)) (§1.4)."""
+        """var θ_k = α_k(α_0 − α_k)/(α_0²(α_0 + 1)) (§1.4).
+
+        Returns
+        -------
+        ndarray of shape (K,)
+            The marginal variances of θ.
+        """
         alpha0 = self.alpha.sum()
         return self.alpha * (alpha0 - self.alpha) / (alpha0**2 * (alpha0 + 1))
 
     @staticmethod
     def mle(counts):
-        """θ_k = N_k/N (§1.4)."""
+        """θ_k = N_k/N (§1.4).
+
+        Parameters
+        ----------
+        counts : array-like of shape (K,)
+            Non-negative counts of each category, not all 0.
+
+        Returns
+        -------
+        ndarray of shape (K,)
+            The maximum-likelihood estimate of θ.
+        """
         counts = np.asarray(counts, dtype=np.float64)
         if counts.ndim != 1 or np.any(counts < 0) or counts.sum() == 0:
             raise InputValueError("the MLE needs a 1-D vector of counts >= 0 with N > 0")
         return counts / counts.sum()
 
     def credible_intervals(self, level=0.95):
-        """Equal-tailed marginal intervals, θ_k ~ Beta(α_k, α_0 − α_k); shape (K, 2)."""
+        """Equal-tailed marginal intervals, θ_k ~ Beta(α_k, α_0 − α_k).
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Probability inside each interval, in (0, 1).
+
+        Returns
+        -------
+        ndarray of shape (K, 2)
+            The lower and upper quantile of each θ_k.
+        """
         tail = _check_interval_level(level)
         rest = self.alpha.sum() - self.alpha
         return np.column_stack([stats.beta.ppf(tail, self.alpha, rest), stats.beta.ppf(1 - tail, self.alpha, rest)])
 
     def to_scipy(self):
-        """The distribution of θ as a frozen ``scipy.stats.dirichlet``."""
+        """The distribution of θ as a frozen ``scipy.stats.dirichlet``.
+
+        Returns
+        -------
+        scipy.stats.dirichlet frozen distribution
+            ``scipy.stats.dirichlet(alpha)``.
+        """
         return stats.dirichlet(self.alpha)
 
     def predictive_proba(self):
-        """p(x̃ = k | D) = (α_k + N_k)/(α_0 + N), the posterior mean (§1.4)."""
+        """p(x̃ = k | D) = (α_k + N_k)/(α_0 + N), the posterior mean (§1.4).
+
+        Returns
+        -------
+        ndarray of shape (K,)
+            The predictive probability of each category.
+        """
         return self.mean()
 
     def predictive_log_pmf(self, x):
@@ -359,18 +597,47 @@ class DirichletMultinomial:
         ----------
         x : array-like of shape (K,) or (n, K), or sparse (n, K)
             Non-negative integer counts.
+
+        Returns
+        -------
+        float or ndarray of shape (n,)
+            The log probability of each count vector.
         """
         x_arr = x if sp.issparse(x) else np.asarray(x)
         out = dirichlet_multinomial_log_pmf(x_arr if x_arr.ndim == 2 else x_arr[None, :], self.alpha)
         return out if x_arr.ndim == 2 else float(out[0])
 
     def predictive_pmf(self, x):
-        """DCM(x | α) = M!/∏x_k! · B(x + α)/B(α); agrees with ``scipy.stats.dirichlet_multinomial``."""
+        """DCM(x | α) = M!/∏x_k! · B(x + α)/B(α); agrees with ``scipy.stats.dirichlet_multinomial``.
+
+        Parameters
+        ----------
+        x : array-like of shape (K,) or (n, K), or sparse (n, K)
+            Non-negative integer counts.
+
+        Returns
+        -------
+        float or ndarray of shape (n,)
+            The probability of each count vector.
+        """
         return np.exp(self.predictive_log_pmf(x))
 
     def log_marginal_likelihood(self, counts, kind="sequence"):
-        """log p(D): ``"sequence"`` = log B(α + N)/B(α) for an ordered sequence; ``"counts"`` adds
-        the multinomial coefficient (erratum 6)."""
+        """log p(D) under this prior (§1.4).
+
+        Parameters
+        ----------
+        counts : array-like of shape (K,)
+            Non-negative counts of each category.
+        kind : {"sequence", "counts"}, default="sequence"
+            ``"sequence"``: log B(α + N)/B(α), the probability of one ordered sequence;
+            ``"counts"`` adds the multinomial coefficient (erratum 6).
+
+        Returns
+        -------
+        float
+            The log marginal likelihood.
+        """
         counts = _check_count_vector(counts, self.n_categories)
         value = float(
             log_rising_factorial(self.alpha, counts).sum() - log_rising_factorial(self.alpha.sum(), counts.sum())
