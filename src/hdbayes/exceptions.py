@@ -25,7 +25,19 @@ class InputTypeError(TypeError):
 
 
 def is_input_error(error: BaseException) -> bool:
-    """Whether ``error`` reports bad user input rather than a bug."""
+    """Whether ``error`` reports bad user input rather than a bug.
+
+    Parameters
+    ----------
+    error : BaseException
+        An exception raised by hdbayes or scikit-learn.
+
+    Returns
+    -------
+    bool
+        True for :class:`InputValueError`, :class:`InputTypeError` and scikit-learn's
+        ``InvalidParameterError``.
+    """
     if isinstance(error, (InputValueError, InputTypeError)):
         return True
     try:

@@ -87,6 +87,7 @@ def sample_polya_urn(alpha, length, n_samples=1, random_state=None):
     n_samples : int, default=1
         Number of documents.
     random_state : int, Generator or None
+        Source of the random numbers.
 
     Returns
     -------
@@ -137,13 +138,17 @@ def simulate_bursty_documents(
         Number of test documents, drawn after the training ones (the training documents do not
         depend on it).
     n_classes : int, default=2
+        Number of classes (≥ 2), drawn uniformly.
     mean_length : float, default=80
+        Mean number of words per document (≥ 1).
     concentration : float, optional
         s = α_c0; default ``n_words / 20`` (strongly bursty).
     zipf_exponent : float, default=1.1
+        Exponent of the shared Zipf-shaped word distribution (rank r has weight ∝ r^−exponent).
     class_spread : float, default=0.7
         σ, how much the classes' word distributions differ.
     random_state : int, Generator or None
+        Source of the random numbers.
 
     Returns
     -------

@@ -20,7 +20,22 @@ __all__ = ["measurement_rows", "simulate_block_sparse"]
 
 def measurement_rows(n_samples, n_features, random_state=None):
     """``n_samples`` random measurement rows of length ``n_features``: N(0, 1) entries, each row scaled to
-    unit norm (spec §7.5)."""
+    unit norm (spec §7.5).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of rows.
+    n_features : int
+        Length of each row.
+    random_state : int, numpy.random.Generator or None, default=None
+        Source of the random numbers.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+        The rows, each of Euclidean norm 1.
+    """
     rng = check_generator(random_state)
     rows = rng.standard_normal((n_samples, n_features))
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
@@ -38,6 +53,7 @@ def simulate_block_sparse(n_samples=100, n_features=512, group_size=4, n_active_
     n_features : int, default=512
         Signal length d (a multiple of ``group_size``).
     group_size : int, default=4
+        Coefficients per group; group g holds the features g·group_size .. (g + 1)·group_size − 1.
     n_active_groups : int, default=10
         Groups drawn at random without replacement; their coefficients are N(0, 1).
     noise_std : float, default=0.005
@@ -45,6 +61,7 @@ def simulate_block_sparse(n_samples=100, n_features=512, group_size=4, n_active_
     n_test : int, default=0
         Extra measurements (same rows distribution) for prediction error.
     random_state : int, Generator or None
+        Source of the random numbers.
 
     Returns
     -------

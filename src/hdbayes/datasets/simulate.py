@@ -255,7 +255,9 @@ def simulate_gaussian(
     Parameters
     ----------
     n_classes : int, default=6
+        Number of classes G, drawn uniformly.
     n_features : int, default=4000
+        Number of features p.
     n_samples, n_test : int, default=200, 5000
         Numbers of training and test cases.
     tau_nu, tau_mu : float, default=100
@@ -263,6 +265,7 @@ def simulate_gaussian(
     alpha_x, w_x : float, default=4, 1
         Gamma prior of the per-feature precisions τ^x_j (prior mean 1/w^x).
     random_state : None, int or numpy.random.Generator
+        Source of the random numbers.
 
     Returns
     -------
@@ -316,6 +319,19 @@ def simulate_mixture(
     x_j ~ Bernoulli(φ_{z,j}). The thesis: α = 300, φ_00 = 0.1, φ_10 = 0.9, p = 10000,
     200 training and 2000 test cases (the defaults): ``n_samples`` training and ``n_test``
     test cases.
+
+    Parameters
+    ----------
+    alpha : float, default=300.0
+        Concentration α > 0 of the Beta prior of the features' probabilities.
+    n_features : int, default=10000
+        Number of features p (the response x_0 not counted).
+    n_samples, n_test : int, default=200, 2000
+        Numbers of training and test cases.
+    phi00, phi10 : float, default=0.1, 0.9
+        P(x_0 = 1 | z = 0) and P(x_0 = 1 | z = 1), in [0, 1].
+    random_state : None, int or numpy.random.Generator
+        Source of the random numbers.
 
     Returns
     -------

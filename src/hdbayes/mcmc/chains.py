@@ -45,6 +45,15 @@ class Schedule:
     every ``thin``-th saved (iterations ``burn_in + thin``, ``burn_in + 2·thin``, …, 1-based).
 
     Built from user parameters, it refuses settings that leave no draw, naming them.
+
+    Parameters
+    ----------
+    n_iter : int
+        Iterations of the chain (≥ 1).
+    burn_in : int, default=0
+        Iterations discarded at the start (≥ 0).
+    thin : int, default=1
+        Every ``thin``-th iteration after the burn-in is saved (≥ 1).
     """
 
     n_iter: int
@@ -80,7 +89,18 @@ class Schedule:
         return slots
 
     def slot(self, iteration: int) -> int:
-        """Index among the saved draws of 0-based ``iteration``, or −1 if it is not saved."""
+        """Index among the saved draws of 0-based ``iteration``, or −1 if it is not saved.
+
+        Parameters
+        ----------
+        iteration : int
+            A 0-based iteration of the chain.
+
+        Returns
+        -------
+        int
+            Its index among the saved draws, or −1.
+        """
         offset = iteration + 1 - self.burn_in
         if iteration < self.burn_in or offset % self.thin or offset // self.thin > self.n_saved:
             return -1
@@ -95,6 +115,15 @@ class ChainDraws:
     ``warmup`` anything recorded during burn-in (for example every burn-in value of a
     hyperparameter); ``sample_stats`` per-draw statistics of the sampler (acceptance
     rates, step counts, log densities).
+
+    Parameters
+    ----------
+    posterior : mapping of str to ndarray
+        The saved draws of each variable, shape (n_saved, ...).
+    warmup : mapping of str to ndarray, optional
+        Values recorded during burn-in, each with the draw as first axis.
+    sample_stats : mapping of str to ndarray, optional
+        Per-draw statistics of the sampler, shape (n_saved, ...).
     """
 
     posterior: Mapping[str, np.ndarray]
@@ -159,14 +188,30 @@ class Trace:
         return self.posterior[name]
 
     def flat(self, name):
-        """Draws of ``name`` with the chains concatenated: shape (chain·draw, ...)."""
+        """Draws of ``name`` with the chains concatenated.
+
+        Parameters
+        ----------
+        name : str
+            A variable of ``posterior``.
+
+        Returns
+        -------
+        ndarray of shape (chain·draw, ...)
+            Its draws, chain after chain.
+        """
         values = self.posterior[name]
         return values.reshape((-1,) + values.shape[2:])
 
     def to_inference_data(self):
-        """An :class:`arviz.InferenceData`: ``posterior`` (post-burn-in draws only),
-        ``warmup_posterior`` (when anything was recorded during burn-in) and
-        ``sample_stats``, all with dims (chain, draw, ...)."""
+        """The trace as an ArviZ ``InferenceData``.
+
+        Returns
+        -------
+        arviz.InferenceData
+            ``posterior`` (post-burn-in draws only), ``warmup_posterior`` (when anything was
+            recorded during burn-in) and ``sample_stats``, all with dims (chain, draw, ...).
+        """
         import arviz as az
 
         return az.from_dict(
@@ -180,6 +225,11 @@ class Trace:
 
     def summary(self, var_names=None):
         """Convergence summary of scalar variables (the monitored ones by default).
+
+        Parameters
+        ----------
+        var_names : list of str, optional
+            The scalar variables to summarise (default: the monitored ones).
 
         Returns
         -------
@@ -209,8 +259,21 @@ class Trace:
 
 
 def chain_seeds(random_state, n_chains):
-    """Seeds of ``n_chains`` chains drawn from ``random_state`` (int, None or a Generator,
-    which is advanced so that the caller can draw more from it afterwards)."""
+    """Seeds of ``n_chains`` chains drawn from ``random_state``.
+
+    Parameters
+    ----------
+    random_state : int, numpy.random.Generator or None
+        The source of the seeds; a Generator is advanced, so that the caller can draw more
+        from it afterwards.
+    n_chains : int
+        Number of chains (≥ 1).
+
+    Returns
+    -------
+    list of int
+        One seed per chain, in [0, 2³¹ − 1).
+    """
     rng = check_generator(random_state)
     return [int(seed) for seed in rng.integers(0, 2**31 - 1, size=check_count("n_chains", n_chains))]
 
@@ -232,6 +295,7 @@ def run_chains(chain: Callable, schedule: Schedule, *, n_chains=1, random_state=
     schedule : Schedule
         Iterations per chain.
     n_chains : int, default=1
+        Number of independent chains (≥ 1).
     random_state : int, Generator or None
         Seeds of the chains (see :func:`chain_seeds`); ignored when ``seeds`` is given.
     n_jobs : int or None

@@ -41,6 +41,7 @@ def slice_sample(x, current_log_density, log_density, args, width, max_steps, lo
     current_log_density : float
         ``log_density(x, args)``, passed in to save an evaluation.
     log_density : numba-compiled function ``(float, tuple) -> float``
+        The log density, up to a constant, of the variable's conditional distribution.
     args : tuple
         Extra arguments of ``log_density``.
     width : float
