@@ -606,3 +606,24 @@ def test_converged_rule_at_n_5000_is_within_its_tolerance_of_the_exact_rule(monk
     converged = naive_bayes_log_discard_probability(alpha, 2400, 2600, 0.03, tolerance=tolerance)
     assert sizes[0] == 128 and max(sizes) < 2501
     np.testing.assert_allclose(converged, exact, rtol=0, atol=tolerance)
+
+
+def test_beta_binomial_recurrence_next_to_alpha_2():
+    """α = 2 + 1e-15: the mode formula divides by α − 2 (a huge quotient, clamped to n), still the exact pmf."""
+    from fractions import Fraction
+
+    from hdbayes.selection_bias.adjustment import _beta_binomial_scaled
+
+    for a, b in ((1.9, 0.1 + 1e-15), (0.1, 1.9 + 4e-15)):
+        exact = np.array([float(p) for p in _exact_beta_binomial(300, Fraction(a), Fraction(b))])
+        out = np.zeros(301)
+        _, _, total = _beta_binomial_scaled(300, a, b, out)
+        np.testing.assert_allclose(out / total, exact, rtol=1e-12, atol=0)
+    # n = 20 000: (na − b − n + 1)/(α − 2) ≈ 4e19 would overflow an int64; against the log-Gamma tables
+    from hdbayes.special import beta_binomial_log_pmf_table
+
+    a, b = 1.9, np.nextafter(2.0, 3.0) - 1.9
+    out = np.zeros(20_001)
+    _, _, total = _beta_binomial_scaled(20_000, a, b, out)
+    reference = np.exp(beta_binomial_log_pmf_table(a, b, 20_000))
+    np.testing.assert_allclose(out / total, reference, rtol=1e-8, atol=1e-300)

@@ -220,7 +220,7 @@ def _beta_binomial_scaled(n, a, b, out):
         start = n
     elif alpha > 2.0:
         x = (n * a - b - n + 1.0) / (alpha - 2.0)
-        start = 0 if x < 0.0 else min(n, int(math.floor(x)) + 1)
+        start = 0 if x < 0.0 else (n if x >= n else int(math.floor(x)) + 1)  # (α − 2 may be tiny: x huge)
     else:
         log_ratio = math.lgamma(a + n) - math.lgamma(a) - math.lgamma(b + n) + math.lgamma(b)
         start = n if log_ratio > 0.0 else 0
