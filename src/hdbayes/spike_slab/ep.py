@@ -548,7 +548,9 @@ def expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_
     Parameters
     ----------
     X : ndarray of shape (n, d)
+        The design matrix.
     y : ndarray of shape (n,)
+        The responses.
     groups : ndarray of int64, shape (d,)
         g(j) in 0..G−1 (validate with :func:`~hdbayes.spike_slab.model.check_groups`).
     prior_inclusion : ndarray of shape (G,)
@@ -560,9 +562,11 @@ def expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_
     damping : float, default=0.9
         Initial ξ; multiplied by ``damping_decay`` after each iteration (ξ_t = 0.9 · 0.99^t, §2.11).
     damping_decay : float, default=0.99
+        Factor applied to the damping after each iteration.
     tol : float, default=1e-4
         Stop when the largest change of m, diag V and σ(p) between iterations is below ``tol`` (§2.13).
     max_iter : int, default=200
+        Maximum number of iterations.
     infinite_variance : float, optional
         v_∞ for negative site variances (§2.10); default ``100 · max(v_s)`` (pitfall 4).
     solver : {"auto", "woodbury", "direct"}

@@ -159,11 +159,14 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The design matrix.
         y : array-like of shape (n_samples,)
+            The responses.
 
         Returns
         -------
         self
+            The fitted estimator.
         """
         problem = prepare_fit(self, X, y)
         X, y, codes = problem.X, problem.y, problem.groups
@@ -248,6 +251,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The cases to predict.
         return_std : bool, default=False
             Also return ``sqrt(xᵀVx + σ0²)``, as :class:`sklearn.linear_model.BayesianRidge`.
 
@@ -287,7 +291,20 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
             )  # fmt: skip
 
     def plot_group_inclusion_probabilities(self, ax=None, *, true_groups=None):
-        """Bar plot of σ(p_g) per group; see :func:`hdbayes.spike_slab.plotting.plot_group_inclusion_probabilities`."""
+        """Bar plot of the posterior inclusion probability σ(p_g) of every group.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: new axes).
+        true_groups : array-like of int, optional
+            Indices of the truly active groups, marked in a second colour.
+
+        Returns
+        -------
+        matplotlib Axes
+            The axes drawn on.
+        """
         from hdbayes.spike_slab.plotting import plot_group_inclusion_probabilities
 
         check_is_fitted(self)

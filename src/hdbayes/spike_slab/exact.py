@@ -90,13 +90,17 @@ def exact_posterior(X, y, groups, prior_inclusion, slab_variance, noise_variance
     Parameters
     ----------
     X : ndarray of shape (n, d)
+        The design matrix.
     y : ndarray of shape (n,)
+        The responses.
     groups : ndarray of int64, shape (d,)
         g(j) in 0..G−1 (see :func:`hdbayes.spike_slab.model.check_groups`).
     prior_inclusion : ndarray of shape (G,)
         p0,g in (0, 1).
     slab_variance : ndarray of shape (G,)
+        v_{s,g} > 0, the prior variance of an active coefficient of group g (eq. 3, 9).
     noise_variance : float
+        σ0² > 0 (eq. 1).
 
     Returns
     -------

@@ -172,8 +172,16 @@ class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    groups, prior_inclusion, slab_variance, noise_variance, fit_intercept
-        As in :class:`~hdbayes.spike_slab.GroupSpikeSlabRegression`.
+    groups : None, int, array-like of shape (n_features,) or list of index lists, default=None
+        Each feature's group, as in :class:`~hdbayes.spike_slab.GroupSpikeSlabRegression`.
+    prior_inclusion : float or array-like of shape (n_groups,), default=0.5
+        p0,g in (0, 1), the prior probability that group g is used (eq. 4).
+    slab_variance : float or array-like of shape (n_groups,), default=1.0
+        v_s (or v_{s,g}), the prior variance of an active coefficient (eq. 3, 9).
+    noise_variance : float, default=1.0
+        σ0², the noise variance (eq. 1).
+    fit_intercept : bool, default=True
+        Centre X and y; the intercept gets a flat prior.
     n_iter : int, default=1000
         Sweeps per chain, burn-in included.
     burn_in : int, default=200
@@ -187,6 +195,7 @@ class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
         Chains run at once in threads (None: one after another; −1: all at once). The draws do
         not depend on it.
     random_state : int, Generator or None, default=None
+        Seeds the chains' generators.
     progress : bool or None, default=None
         Progress bar (None: only on an interactive terminal).
 
@@ -286,7 +295,18 @@ class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """Posterior predictive mean ``X E[w | y] + intercept``."""
+        """Posterior predictive mean ``X E[w | y] + intercept``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The cases to predict.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predictive means.
+        """
         check_is_fitted(self)
         X = validate_input(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_ + self.intercept_

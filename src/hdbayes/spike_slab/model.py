@@ -101,6 +101,8 @@ def check_groups(groups, n_features):
           the sorted order of the labels;
         * a list of index lists (as skglm's ``GroupLasso``), which must partition
           ``range(n_features)`` without overlap; groups are numbered in the list's order.
+    n_features : int
+        Number of features d.
 
     Returns
     -------
