@@ -330,6 +330,13 @@ class GenerativeClassifier(BayesianClassifier):
         data exactly). A bad chunk (NaN, a negative count, a value that is not 0/1 for
         ``binarize=None``) is an input error naming the chunk and the feature.
 
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            The features.
+        y : array-like or dask array of shape (n_samples,)
+            Class labels.
+
         Returns
         -------
         self

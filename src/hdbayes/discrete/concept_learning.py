@@ -33,9 +33,15 @@ def number_game_hypotheses(n_max=100):
     multiples of k (3..10), numbers ending in d (1..9), powers of 2 plus 37 / minus 32,
     and all intervals [a, b] with 1 ≤ a ≤ b ≤ n_max of length ≥ 2 up to 20 (an [EXT] choice).
 
+    Parameters
+    ----------
+    n_max : int, default=100
+        The largest number of the universe 1..n_max.
+
     Returns
     -------
     dict of str to frozenset of int
+        Each hypothesis's name and its extension.
 
     Examples
     --------
@@ -135,7 +141,20 @@ class BayesianConceptLearner:
     def fit(self, D):
         """Posterior after the positive examples D (repeats count; D = [] gives the prior).
 
-        Raises ValueError if no hypothesis with positive prior contains every example.
+        Parameters
+        ----------
+        D : sequence of int
+            The positive examples.
+
+        Returns
+        -------
+        self
+            The fitted learner.
+
+        Raises
+        ------
+        InputValueError
+            If no hypothesis with positive prior contains every example.
         """
         names, self._universe, self._membership, prior = self._check()
         self.hypothesis_names_ = names
@@ -170,10 +189,36 @@ class BayesianConceptLearner:
         return inside
 
     def predict_membership(self, xs, plugin=False):
-        """p(x̃ ∈ C | D) = Σ_h I(x̃ ∈ h) p(h | D) for each x̃; ``plugin=True`` uses h_MAP only."""
+        """p(x̃ ∈ C | D) = Σ_h I(x̃ ∈ h) p(h | D) for each x̃.
+
+        Parameters
+        ----------
+        xs : sequence of int
+            The numbers x̃ to ask about.
+        plugin : bool, default=False
+            Use the MAP hypothesis h_MAP alone instead of averaging over the posterior.
+
+        Returns
+        -------
+        ndarray of shape (len(xs),)
+            The probability that each x̃ belongs to the concept.
+        """
         return self._weights(plugin) @ self._indicators(xs)
 
     def predictive_pmf(self, xs, plugin=False):
-        """p(x̃ | D) = Σ_h I(x̃ ∈ h)/|h| · p(h | D), the next example's probability."""
+        """p(x̃ | D) = Σ_h I(x̃ ∈ h)/|h| · p(h | D), the next example's probability.
+
+        Parameters
+        ----------
+        xs : sequence of int
+            The numbers x̃ to ask about.
+        plugin : bool, default=False
+            Use the MAP hypothesis h_MAP alone instead of averaging over the posterior.
+
+        Returns
+        -------
+        ndarray of shape (len(xs),)
+            The probability that each x̃ is the next example.
+        """
         sizes = self._membership.sum(axis=1)
         return (self._weights(plugin) / sizes) @ self._indicators(xs)

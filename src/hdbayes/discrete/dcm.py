@@ -383,6 +383,7 @@ def fit_dirichlet_multinomial(X, *, alpha_init=None, alpha_min=1e-8, max_iter=10
     alpha_min : float, default=1e-8
         Floor of every α_j (unseen words sit at the floor).
     max_iter : int, default=1000
+        Maximum number of fixed-point iterations.
     tol : float, default=1e-6
         Stop when no α_j changes by more than this relative amount.
 
@@ -654,11 +655,14 @@ class DCMClassifier(GenerativeClassifier):
         α̂_c0/D after the maximum-likelihood fit; a number > 0 is an absolute floor used
         inside the fixed point.
     max_iter : int, default=1000
+        Maximum number of fixed-point iterations per class.
     tol : float, default=1e-6
+        Stop a class's iterations when no α_cj changes by more than this relative amount.
     include_multinomial_coef : bool, default=False
         Add log N_i!/∏_j x_ij! (cancels in p(y | x)); defined for integer counts only, so
         with it non-integral values are refused.
     class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
+        Overrides the learnt class prior.
 
     Attributes
     ----------

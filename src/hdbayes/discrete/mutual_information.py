@@ -108,6 +108,7 @@ def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0, feature_name
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         Non-negative integer codes (0/1 features, counts or categories).
     y : array-like of shape (n_samples,)
+        Class labels.
     estimate : {"mle", "posterior_mean"}, default="mle"
         Plug in the empirical joint frequencies (the seed), or the posterior mean of the
         joint table under a symmetric Dirichlet(prior) on its cells.
@@ -221,8 +222,11 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         ``binarize_thresholds_``). With a threshold any real values (negative too) are
         accepted; dense and sparse input give the same scores.
     estimate : {"mle", "posterior_mean"}, default="mle"
+        How the joint table is estimated, as in :func:`mutual_information_discrete`.
     prior : float, default=1.0
+        Pseudo-count per cell for ``estimate="posterior_mean"``.
     random_state : int, RandomState, Generator or None
+        Breaks ties at the boundary of the K selected features.
 
     Attributes
     ----------
@@ -297,6 +301,13 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         array: the per-class contingency tables of every row chunk are computed where it
         lives and merged (the scores equal the in-memory ones exactly); ``binarize`` must then
         be a fixed threshold or None. A bad chunk is an input error naming it.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            The candidate features.
+        y : array-like or dask array of shape (n_samples,)
+            Class labels.
 
         Returns
         -------
