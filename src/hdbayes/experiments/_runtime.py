@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import numbers
 
+from hdbayes._threads import usable_cores
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 __all__ = ["cap_n_jobs", "choose_size", "split_timings", "usable_cores"]
-
-
-def usable_cores():
-    """Number of CPU cores this process may use (affinity mask and cgroup quota respected)."""
-    from joblib import cpu_count
-
-    return max(int(cpu_count()), 1)
 
 
 def cap_n_jobs(n_jobs):

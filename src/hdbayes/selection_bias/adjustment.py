@@ -30,14 +30,13 @@ region, summed the same way) are accurate to a few ulps per term.
 from __future__ import annotations
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
 from scipy.special import gammaln, logsumexp, roots_legendre
 
 from hdbayes._numba import jit
+from hdbayes._threads import map_in_threads, usable_cores
 from hdbayes._validation import check_count, check_positive
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule, simpson_rule
@@ -482,30 +481,21 @@ def _half_rule(rule):
 _THREADING_FROM = 50_000_000
 
 
-def _usable_cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
 def _threaded_discarded_mass(alpha, nodes, n0, n1, row_offsets, starts, stops):
     """:func:`_fused_discarded_mass` on interleaved slices of the θ nodes in threads (the kernel releases the
     GIL; each output is computed independently, so the result does not depend on the number of threads)."""
-    n_threads = min(_usable_cores(), 4, nodes.size)
+    n_threads = min(usable_cores(), 4, nodes.size)
     if n_threads < 2 or alpha.size * nodes.size * (n0 + n1) < _THREADING_FROM:
         return _fused_discarded_mass(alpha, nodes, n0, n1, row_offsets, starts, stops)
     discarded, kept = np.empty((alpha.size, nodes.size)), np.empty((alpha.size, nodes.size))
     slices = [slice(j, None, n_threads) for j in range(n_threads)]
-    with ThreadPoolExecutor(n_threads) as pool:
-        parts = pool.map(
-            lambda part: _fused_discarded_mass(
-                alpha, np.ascontiguousarray(nodes[part]), n0, n1, row_offsets, starts, stops
-            ),
-            slices,
-        )
-        for part, (inside, outside) in zip(slices, parts):
-            discarded[:, part], kept[:, part] = inside, outside
+    parts = map_in_threads(
+        lambda part: _fused_discarded_mass(alpha, np.ascontiguousarray(nodes[part]), n0, n1, row_offsets, starts,
+                                           stops),  # fmt: skip
+        slices,
+    )
+    for part, (inside, outside) in zip(slices, parts, strict=True):
+        discarded[:, part], kept[:, part] = inside, outside
     return discarded, kept
 
 

@@ -20,8 +20,6 @@ is classified exactly as the selection classified it.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from math import comb, factorial
 
@@ -29,6 +27,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp, roots_jacobi
 
 from hdbayes._numba import jit
+from hdbayes._threads import map_in_threads, usable_cores
 from hdbayes._validation import check_count
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule
@@ -661,13 +660,6 @@ _THREADING_FROM = 4_000_000
 _MAX_THREADS = 4
 
 
-def _usable_cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
 class DiscardedRegion:
     """The discarded region of one selection with its θ rule, ready to give log a(α) (eq. C10) at any α.
 
@@ -716,11 +708,10 @@ class DiscardedRegion:
         rule, shape (K, T). Large batches are split over the α values into threads (the kernels release the
         GIL; every row is computed on its own, so the result does not depend on the split)."""
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-        n_threads = min(_usable_cores(), _MAX_THREADS, alpha.shape[0])
+        n_threads = min(usable_cores(), _MAX_THREADS, alpha.shape[0])
         if n_threads < 2 or alpha.shape[0] * self._nodes.shape[0] * self._work_per_node < _THREADING_FROM:
             return self._kernel(alpha)
-        with ThreadPoolExecutor(n_threads) as pool:
-            return np.concatenate(list(pool.map(self._kernel, np.array_split(alpha, n_threads))))
+        return np.concatenate(map_in_threads(self._kernel, np.array_split(alpha, n_threads)))
 
     def _kernel(self, alpha):
         alpha = np.ascontiguousarray(alpha)

@@ -1,0 +1,28 @@
+"""Threads for the compiled kernels: how many cores this process may use, and one map over parts in threads.
+
+The kernels compiled by :func:`hdbayes._numba.jit` release the GIL, so a batch split into independent parts runs
+in parallel in threads of one process. Each part's result is computed on its own, so the result never depends on
+the number of threads.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+__all__ = ["map_in_threads", "usable_cores"]
+
+
+def usable_cores():
+    """Number of CPU cores this process may use (affinity mask and cgroup quota respected)."""
+    from joblib import cpu_count
+
+    return max(int(cpu_count()), 1)
+
+
+def map_in_threads(function, parts):
+    """``[function(part) for part in parts]``, one thread per part when there are several."""
+    parts = list(parts)
+    if len(parts) < 2:
+        return [function(part) for part in parts]
+    with ThreadPoolExecutor(len(parts)) as pool:
+        return list(pool.map(function, parts))
