@@ -67,7 +67,9 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : ignored
+            The features.
+        y : None
+            Ignored; present for scikit-learn's pipelines.
 
         Returns
         -------

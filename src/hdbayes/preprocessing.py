@@ -299,10 +299,12 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features_in_)
+            The rows to whiten.
 
         Returns
         -------
         ndarray of shape (n_samples, n_features_in_)
+            The whitened rows.
         """
         check_is_fitted(self)
         if sp.issparse(X):

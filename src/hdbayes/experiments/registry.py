@@ -31,7 +31,13 @@ class Experiment(NamedTuple):
     description: str
 
     def load(self):
-        """Import and return the experiment's module."""
+        """Import and return the experiment's module.
+
+        Returns
+        -------
+        module
+            The module ``hdbayes.experiments.<name>``, whose ``run`` runs the experiment.
+        """
         return import_module(self.module)
 
 

@@ -356,6 +356,7 @@ class CompressedSequenceModel(_CompressedLogisticModel):
         Iterations per chain, of which the first ``burn_in`` are discarded; every
         ``thin``-th of the rest is saved.
     n_chains : int, default=1
+        Number of independent chains.
     n_jobs : int, optional
         Chains run at once in threads; results do not depend on it.
     random_state : None, int or numpy Generator

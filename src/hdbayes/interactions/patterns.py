@@ -361,8 +361,20 @@ class SequenceGrouping(_Grouping):
     representative: np.ndarray
 
     def pattern(self, g):
-        """(codes, lowest order): the longest pattern of group g as the original codes of
-        its fixed symbols, **most recent first**, and the order of its shortest member."""
+        """The longest pattern of group g and the order of its shortest member.
+
+        Parameters
+        ----------
+        g : int
+            A group index.
+
+        Returns
+        -------
+        codes : ndarray
+            The original codes of the pattern's fixed symbols, **most recent first**.
+        lowest_order : int
+            The order of the group's shortest member.
+        """
         lo, hi = self.order_range[g]
         return self.symbols[self.histories[self.representative[g], :hi]], int(lo)
 
@@ -778,6 +790,7 @@ class ClassificationGrouping(_Grouping):
         Parameters
         ----------
         X_test : array_like of shape (T, p)
+            The test cases, coded as the training features.
 
         Returns
         -------

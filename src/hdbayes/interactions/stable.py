@@ -710,6 +710,7 @@ def split(s, width1, width2, index, random_state=None, method="inversion"):
     index : {1, 2, "cauchy", "gaussian"}
         Stable index α.
     random_state : None, int or numpy.random.Generator
+        Source of the random numbers.
     method : {"inversion", "rejection"}
         Cauchy only: inversion of the CDF (3.30) (the paper's method) or the exact
         rejection sampler :func:`split_cauchy_rejection`. Ignored for α = 2.

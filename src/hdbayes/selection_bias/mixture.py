@@ -336,10 +336,13 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
 
     Parameters
     ----------
-    n_features_to_select, threshold
-        As in :class:`~hdbayes.BiasCorrectedNaiveBayes` (selection by |COR| with the
-        response; the same boundary convention).
+    n_features_to_select : int, optional
+        k, the number of features kept, as in :class:`~hdbayes.BiasCorrectedNaiveBayes`
+        (selection by |COR| with the response; the same boundary convention).
+    threshold : float, optional
+        Keep the features with |COR| > ``threshold`` instead of a fixed k.
     correct : bool, default=True
+        Condition on the p − k discarded features (the adjustment factor).
     class_pseudo_count : float or array-like of shape (2,), default=1.0
         Pseudo-counts (f0, f1) of the latent classes, ψ = P(z = 1) ~ Beta(f1, f0): one
         number for both, or one per class.
@@ -374,6 +377,7 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         Gibbs iterations per chain; draws after ``burn_in``, every ``thin``-th, are used.
         The thesis does not state its run lengths.
     n_chains : int, default=1
+        Number of independent chains.
     n_jobs : int, optional
         Chains in parallel threads; results do not depend on it.
     random_state : int, Generator, RandomState or None
