@@ -277,12 +277,13 @@ def render_plain_text(app, what, name, obj, options, lines):
     lines : list of str
         The docstring's lines after numpydoc, changed in place.
     """
-    result, block_indent = [], None
+    result, block_indent, doctest = [], None, False
     for line in _key_lists(list(lines)):
         stripped = line.strip()
         if block_indent is not None and stripped and _indent(line) <= block_indent:
             block_indent = None
-        if block_indent is not None or not stripped or stripped.startswith((">>>", "...", ".. ")):
+        doctest = bool(stripped) and (doctest or stripped.startswith(">>>"))  # a doctest block ends at a blank line
+        if block_indent is not None or doctest or not stripped or stripped.startswith(".. "):
             if stripped.startswith(".. ") or stripped.endswith("::"):
                 block_indent = _indent(line)
             result.append(line)

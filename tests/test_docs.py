@@ -68,6 +68,10 @@ def test_site_builds_without_warnings(tmp_path):
         sys.path.remove(str(DOCS))
     missing = set(conf.API_OBJECTS) - generated
     assert not missing, sorted(missing)
+    # conf.py's escapes of |x| and name_ never show (doctest output and literals are left alone)
+    for path in (out / "api" / "generated").glob("*.html"):
+        text = path.read_text()
+        assert "\\|" not in text and "\\_" not in text, path.name
     # every example ran and ended in a figure
     examples = sorted(p.stem for p in (ROOT / "examples").glob("plot_*.py"))
     assert len(examples) >= 3
