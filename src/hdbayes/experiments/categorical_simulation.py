@@ -122,7 +122,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None, ce
         The issue's size (p = 10 000, 2000 test cases, k = 1, 10, 100, 1000; 200 training cases for L = 2,
         fewer for L = 3, see :data:`SIZES`); otherwise p = 2000 and k = 1, 10, 100 with smaller training sets.
     random_state : int
-        Seed of the simulated data sets (cell i uses the seed sequence ``(random_state, i)``).
+        Seed of the simulated data sets: cell i of the size's design draws its data from the i-th child of
+        ``numpy.random.SeedSequence(random_state)``, so a cell's data do not depend on which cells are run.
     progress : bool or None
         Show a progress bar (None: only on a terminal).
     n_jobs : int, optional
