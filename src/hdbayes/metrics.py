@@ -516,14 +516,21 @@ def calibration_markdown(tables: dict[str, CalibrationTable], title: str | None 
 
 
 class LossSummary(NamedTuple):
-    """Result of :func:`expected_and_actual_loss`."""
+    """Result of :func:`expected_and_actual_loss`.
+
+    Attributes
+    ----------
+    expected : float
+        Average over cases of the smallest expected loss.
+    actual : float
+        Average over cases of ``L[y_true, decision]``.
+    decisions : ndarray of shape (N,)
+        The guesses minimising expected loss.
+    """
 
     expected: float
-    """Average over cases of the smallest expected loss."""
     actual: float
-    """Average over cases of ``L[y_true, decision]``."""
     decisions: np.ndarray
-    """The guesses minimising expected loss, shape (N,)."""
 
 
 def _expected_losses(P: np.ndarray, L: np.ndarray) -> np.ndarray:
@@ -636,14 +643,21 @@ def random_lognormal_loss(n_classes: int, sd: float = 2.0, random_state=None) ->
 
 
 class PairedTTest(NamedTuple):
-    """Result of :func:`paired_t_test`."""
+    """Result of :func:`paired_t_test`.
+
+    Attributes
+    ----------
+    mean_difference : float
+        Mean of ``a - b``.
+    statistic : float
+        The t statistic.
+    pvalue : float
+        Two-sided p-value.
+    """
 
     mean_difference: float
-    """Mean of ``a - b``."""
     statistic: float
-    """The t statistic."""
     pvalue: float
-    """Two-sided p-value."""
 
 
 def paired_t_test(a, b) -> PairedTTest:

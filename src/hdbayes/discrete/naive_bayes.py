@@ -227,6 +227,7 @@ class BayesianCategoricalNB(GenerativeClassifier):
     n_categories : int or array-like of shape (n_features,), optional
         Minimum number of categories S_j per feature (S_j = max(this, largest value + 1)).
     class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
+        Overrides the learnt class prior.
 
     Attributes
     ----------
@@ -379,6 +380,7 @@ class BayesianMultinomialNB(GenerativeClassifier):
         it cancels in p(y | x). The coefficient is defined for integer counts only: with it,
         non-integral values are refused.
     class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
+        Overrides the learnt class prior.
 
     Attributes
     ----------

@@ -325,21 +325,8 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
         return tags
 
 
-class CompressedSequenceModel(_CompressedLogisticModel):
-    """Bayesian logistic sequence prediction model of order O with compressed parameters.
-
-    Thesis §3.4 / spec §2: the linear function of class k for a history is the sum of the
-    coefficients of its suffixes of lengths 0..O; coefficients of order o have Cauchy
-    (or Gaussian) priors of width σ_o, σ_0 fixed, σ_o ~ IG(α_o, (α_o + 1) w_o),
-    w_o = ``w_o_scale``/o. For two classes only class 1 has coefficients.
-
-    Parameters
-    ----------
-    order : int, optional
-        O ≥ 1; X must have at least O columns (only the last O are used). None (the
-        default): every column, O = the length of the histories. Compression keeps the
-        number of sampled parameters bounded by the training cases whatever O is.
-    prior : {"cauchy", "gaussian"}
+#: The parameters and attributes the two compressed models share, in their docstrings (one text, two classes).
+_COMMON_DOCS = {"common_parameters": """    prior : {"cauchy", "gaussian"}
     compress : bool, default=True
         False: sample the original coefficients (each pattern its own group).
     sigma0 : float, optional
@@ -364,13 +351,7 @@ class CompressedSequenceModel(_CompressedLogisticModel):
         probabilities on every call).
     progress : bool, optional
         Progress bar over all iterations (None: only on an interactive terminal).
-
-    Attributes
-    ----------
-    classes_ : ndarray
-    n_features_in_ : int
-    grouping_ : SequenceGrouping
-    n_original_, n_compressed_ : int
+""", "common_attributes": """    n_original_, n_compressed_ : int
         Expressed patterns and groups per parameter set.
     trace_ : hdbayes.mcmc.Trace
         The draws, shaped (chain, draw, ...): ``trace_["s"]`` the saved compressed parameters
@@ -379,7 +360,38 @@ class CompressedSequenceModel(_CompressedLogisticModel):
         the fixed σ_0; the monitored scalars ``log_sigma_1`` … ``log_sigma_O``
         (:meth:`mcmc_summary`); ``trace_.warmup["sigma"]`` σ at every burn-in iteration.
         Post-burn-in draws only, except in ``warmup``.
+"""}
 
+
+def _with_common_docs(cls):
+    """Fill the shared parameter and attribute text into a compressed model's docstring."""
+    if cls.__doc__:  # None under python -OO
+        cls.__doc__ = cls.__doc__ % _COMMON_DOCS
+    return cls
+
+
+@_with_common_docs
+class CompressedSequenceModel(_CompressedLogisticModel):
+    """Bayesian logistic sequence prediction model of order O with compressed parameters.
+
+    Thesis §3.4 / spec §2: the linear function of class k for a history is the sum of the
+    coefficients of its suffixes of lengths 0..O; coefficients of order o have Cauchy
+    (or Gaussian) priors of width σ_o, σ_0 fixed, σ_o ~ IG(α_o, (α_o + 1) w_o),
+    w_o = ``w_o_scale``/o. For two classes only class 1 has coefficients.
+
+    Parameters
+    ----------
+    order : int, optional
+        O ≥ 1; X must have at least O columns (only the last O are used). None (the
+        default): every column, O = the length of the histories. Compression keeps the
+        number of sampled parameters bounded by the training cases whatever O is.
+%(common_parameters)s
+    Attributes
+    ----------
+    classes_ : ndarray
+    n_features_in_ : int
+    grouping_ : SequenceGrouping
+%(common_attributes)s
     Examples
     --------
     >>> from hdbayes.datasets import simulate_hmm
@@ -400,16 +412,27 @@ class CompressedSequenceModel(_CompressedLogisticModel):
         return n_columns  # the whole history: compression bounds the parameters by the cases
 
 
+@_with_common_docs
 class CompressedInteractionClassifier(_CompressedLogisticModel):
     """Bayesian logistic classification with all interactions of order ≤ O, compressed.
 
     Thesis §3.5 / spec §3: the linear function of class k is the sum of the coefficients
-    of all patterns of order ≤ O (any O of the p features) that the case expresses.
-    Parameters and attributes as for :class:`CompressedSequenceModel`, except ``order``
-    (O ≤ p; default None means 2, main effects and pairwise interactions: the compressed
-    groups of all orders up to p grow exponentially with p) and ``grouping_`` (a
-    ClassificationGrouping).
+    of all patterns of order ≤ O (any O of the p features) that the case expresses. The
+    prior and the sampler are those of :class:`CompressedSequenceModel`.
 
+    Parameters
+    ----------
+    order : int, optional
+        O, 1 ≤ O ≤ p. None (the default) means 2: main effects and pairwise interactions
+        (the compressed groups of all orders up to p grow exponentially with p).
+%(common_parameters)s
+    Attributes
+    ----------
+    classes_ : ndarray
+    n_features_in_ : int
+    grouping_ : ClassificationGrouping
+        The compressed groups of the expressed patterns.
+%(common_attributes)s
     Examples
     --------
     >>> from hdbayes.datasets import simulate_cauchy_classification

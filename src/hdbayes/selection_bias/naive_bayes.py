@@ -791,6 +791,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         Parameters
         ----------
         ax : matplotlib Axes, optional
+            The axes to draw on (default: a new figure's).
         **kwargs
             Passed to ``ax.plot``.
 
