@@ -97,6 +97,18 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         X may be a ``dask.array`` for the estimators that fit from one (their ``fit`` says so):
         every prediction method then returns a dask array with X's row chunks, each chunk
         predicted where it lives (an input error names the chunk); the others refuse it.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features_in_)
+            The cases to predict, with the fitted features in the fitted order (a dask array only for
+            the estimators that fit from one).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            b_c(x), columns in the order of ``classes_``; −inf only where the model allows
+            probability zero (a dask array when X is one).
         """
         if is_dask_array(X):
             return self._predict_dask(X, "predict_joint_log_proba")
@@ -114,6 +126,18 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
 
         A row whose every class has probability zero (possible only for models that
         allow zero probabilities, such as ``method="mle"``) is NaN, with a RuntimeWarning.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features_in_)
+            The cases to predict, with the fitted features in the fitted order (a dask array only for
+            the estimators that fit from one).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log posterior class probabilities, columns in the order of ``classes_`` (a dask array
+            when X is one).
         """
         if is_dask_array(X):
             return self._predict_dask(X, "predict_log_proba")
@@ -132,7 +156,20 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         return jll - log_norm
 
     def predict_proba(self, X):
-        """p(y = c | x, training data), rows summing to one, shape (n_samples, n_classes)."""
+        """p(y = c | x, training data), rows summing to one, shape (n_samples, n_classes).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features_in_)
+            The cases to predict, with the fitted features in the fitted order (a dask array only for
+            the estimators that fit from one).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Posterior class probabilities, columns in the order of ``classes_`` (a dask array when
+            X is one).
+        """
         if is_dask_array(X):
             return self._predict_dask(X, "predict_proba")
         return np.exp(self.predict_log_proba(X))
@@ -142,7 +179,9 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features_in_)
+            The cases to classify, with the fitted features in the fitted order (a dask array only
+            for the estimators that fit from one).
         loss : array-like of shape (n_classes, n_classes), optional
             Loss matrix ``L[true, guess]`` in the order of ``classes_``. The decision
             minimises the expected loss under the predictive distribution. Without it,
@@ -151,6 +190,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
+            The decided class labels, values of ``classes_`` (a dask array when X is one).
         """
         if is_dask_array(X):
             return self._predict_dask(X, "predict", loss=loss)
@@ -199,14 +239,26 @@ class MCMCMixin:
         return self.trace_
 
     def to_inference_data(self):
-        """The draws as an :class:`arviz.InferenceData` with dims (chain, draw, ...):
-        ``posterior`` the saved post-burn-in draws, ``warmup_posterior`` what was
-        recorded during burn-in, ``sample_stats`` the sampler's statistics."""
+        """The draws as an :class:`arviz.InferenceData` with dims (chain, draw, ...).
+
+        Returns
+        -------
+        arviz.InferenceData
+            ``posterior`` the saved post-burn-in draws, ``warmup_posterior`` what was recorded
+            during burn-in, ``sample_stats`` the sampler's statistics (see
+            :meth:`hdbayes.mcmc.Trace.to_inference_data`).
+        """
         check_is_fitted(self, "trace_")
         return self.trace_.to_inference_data()
 
     def mcmc_summary(self):
-        """Convergence summary of the model's monitored scalar variables: per variable
-        ``mean``, ``sd``, ``ess_bulk`` and ``r_hat`` (NaN with one chain)."""
+        """Convergence summary of the model's monitored scalar variables.
+
+        Returns
+        -------
+        dict of str to dict
+            Per monitored variable: ``mean``, ``sd``, ``ess_bulk`` and ``r_hat`` (NaN with one
+            chain); see :meth:`hdbayes.mcmc.Trace.summary`.
+        """
         check_is_fitted(self, "trace_")
         return self.trace_.summary()
