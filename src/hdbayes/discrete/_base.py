@@ -361,6 +361,7 @@ class GenerativeClassifier(BayesianClassifier):
         X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
             A batch; a dask array is counted chunk by chunk as in ``fit``.
         y : array-like or dask array of shape (n_samples,)
+            The batch's class labels, each one of ``classes``.
         classes : array-like, optional
             All class labels (at least two); required on the first call.
 

@@ -755,7 +755,9 @@ class DCMClassifier(GenerativeClassifier):
         Parameters
         ----------
         X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            A batch of word-count documents; a dask array is counted chunk by chunk as in ``fit``.
         y : array-like or dask array of shape (n_samples,)
+            The batch's class labels, each one of ``classes``.
         classes : array-like, optional
             All class labels (at least two); required on the first call.
 

@@ -342,7 +342,9 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            A batch of cases; a dask array is counted chunk by chunk as in ``fit``.
         y : array-like or dask array of shape (n_samples,)
+            The batch's class labels.
         classes : array-like, optional
             All class labels (at least two), on the first call; without them the labels of the
             first batch are all the classes.

@@ -188,14 +188,35 @@ class _Grouping:
         return self.order_counts.sum(axis=1)
 
     def cases(self, g):
-        """Sorted indices of the training cases expressing group ``g`` (its expression E_g)."""
+        """Sorted indices of the training cases expressing group ``g`` (its expression E_g).
+
+        Parameters
+        ----------
+        g : int
+            A group, 0 <= g < ``n_groups``.
+
+        Returns
+        -------
+        ndarray of int
+            The indices into the training cases, increasing (a view of ``case_indices``).
+        """
         return self.case_indices[self.case_indptr[g] : self.case_indptr[g + 1]]
 
     def prior_widths(self, sigma, alpha):
         """W_g = Σ_o n_{g,o} σ_o^α (spec §1.2; thesis eq. 3.12, 3.49).
 
-        ``sigma`` has shape (order + 1,) (or (..., order + 1)); α = 1 gives the Cauchy
-        scale of s_g, α = 2 the Gaussian **variance**.
+        Parameters
+        ----------
+        sigma : array-like of shape (order + 1,) or (..., order + 1)
+            σ_o, the prior width of an interaction of each order 0..``order`` (a leading batch
+            shape, e.g. one row per draw, is kept).
+        alpha : float
+            The exponent α: 1 gives the Cauchy scale of s_g, 2 the Gaussian **variance**.
+
+        Returns
+        -------
+        ndarray of shape (n_groups,) or (..., n_groups)
+            W_g for every group.
         """
         sigma = np.asarray(sigma, dtype=np.float64)
         if sigma.shape[-1] != self.order + 1:

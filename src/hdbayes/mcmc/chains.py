@@ -167,7 +167,20 @@ class Trace:
 
     @classmethod
     def from_chains(cls, chains, **kwargs):
-        """Stack a list of :class:`ChainDraws` (one per chain) along a new first axis."""
+        """Stack a list of :class:`ChainDraws` (one per chain) along a new first axis.
+
+        Parameters
+        ----------
+        chains : list of ChainDraws
+            The draws of each chain, all with the same variables and numbers of draws.
+        **kwargs
+            Passed on to the constructor (``dims``, ``coords``, ``monitored``, ``schedule``).
+
+        Returns
+        -------
+        Trace
+            Every variable of shape (n_chains, n_draws, ...).
+        """
 
         def stack(group):
             names = list(getattr(chains[0], group))

@@ -273,7 +273,20 @@ class SiteParameters:
 
     @classmethod
     def initial(cls, prior_inclusion_per_feature, slab_variance_per_feature):
-        """The default start (spec §2.14): ṽ = p0 v_s (the prior variance of w_j), m̃ = 0, p̃ = 0."""
+        """The default start (spec §2.14): ṽ = p0 v_s (the prior variance of w_j), m̃ = 0, p̃ = 0.
+
+        Parameters
+        ----------
+        prior_inclusion_per_feature : array-like of shape (d,)
+            p0, the prior inclusion probability of each coefficient's group.
+        slab_variance_per_feature : array-like of shape (d,)
+            v_s, the slab variance of each coefficient.
+
+        Returns
+        -------
+        SiteParameters
+            The starting site parameters, each of shape (d,).
+        """
         variance = np.asarray(prior_inclusion_per_feature * slab_variance_per_feature, dtype=float)
         return cls(variance, np.zeros_like(variance), np.zeros_like(variance))
 
