@@ -9,12 +9,18 @@ The API pages are written from the packages' ``__all__`` at the start of every b
 when a name is added; the example gallery is run from ``examples/`` by sphinx-gallery.
 """
 
+import dataclasses
+import importlib.util
 import inspect
 import os
+import pydoc
 import re
 import sys
 from importlib import import_module
 from pathlib import Path
+
+from numpydoc.docscrape import ClassDoc
+from sphinx.pycode import ModuleAnalyzer
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
@@ -62,10 +68,12 @@ numpydoc_xref_param_type = False
 # Numpydoc's docstring validation (issue 16). The checks that matter for a reader: the Parameters section
 # matches the signature (PR01 missing, PR02 unknown, PR03 order), each parameter has a type and a description
 # (PR04, PR07), a function says what it returns (RT01), and the summary is present (SS01). The build reports the
-# errors as warnings, so that -W fails on them, only when HDBAYES_DOCS_VALIDATE=1; docs/validate_docstrings.py
-# prints them for the whole public API in any case.
+# errors as warnings, so that -W fails on them (HDBAYES_DOCS_VALIDATE=0 switches them off, e.g. to see a page
+# while its docstrings are being written); docs/validate_docstrings.py prints them for the same objects without
+# building. A record's fields documented under Attributes are exempt from PR01 (numpydoc_validation_overrides,
+# set below from the public records), and module data is documented by its "#:" comment (document_data).
 DOCSTRING_CHECKS = ["PR01", "PR02", "PR03", "PR04", "PR07", "RT01", "SS01"]
-if os.environ.get("HDBAYES_DOCS_VALIDATE") == "1":
+if os.environ.get("HDBAYES_DOCS_VALIDATE", "1") != "0":
     numpydoc_validation_checks = set(DOCSTRING_CHECKS)
 
 # -- Example gallery ------------------------------------------------------------------------------------------------
@@ -202,6 +210,161 @@ def write_api_pages(out=DOCS / "api"):
 API_OBJECTS = write_api_pages()
 
 
+# -- Docstring validation of records and module data ------------------------------------------------------------------
+def public_object(full_name):
+    """The object of a public full name.
+
+    Parameters
+    ----------
+    full_name : str
+        ``package.name``, such as ``"hdbayes.spike_slab.EPResult"``.
+
+    Returns
+    -------
+    object
+        ``getattr(import_module(package), name)``.
+    """
+    package, _, name = full_name.rpartition(".")
+    return getattr(import_module(package), name)
+
+
+def is_record(obj):
+    """Whether ``obj`` is a record class: a dataclass or a NamedTuple, whose constructor's parameters are its fields.
+
+    Parameters
+    ----------
+    obj : object
+        Any public object.
+
+    Returns
+    -------
+    bool
+        True for a dataclass or NamedTuple class.
+    """
+    if not isinstance(obj, type):
+        return False
+    return dataclasses.is_dataclass(obj) or (issubclass(obj, tuple) and hasattr(obj, "_fields"))
+
+
+def record_fields(record):
+    """The fields of a record, the parameters of its constructor.
+
+    Parameters
+    ----------
+    record : type
+        A dataclass or NamedTuple class.
+
+    Returns
+    -------
+    set of str
+        The names of the fields its constructor takes.
+    """
+    if dataclasses.is_dataclass(record):
+        return {field.name for field in dataclasses.fields(record) if field.init}
+    return set(record._fields)
+
+
+def documented_attributes(cls):
+    """The names in the Attributes section of a class's docstring ("a, b : type" counts both).
+
+    Parameters
+    ----------
+    cls : type
+        A class.
+
+    Returns
+    -------
+    set of str
+        The documented attribute names.
+    """
+    names = set()
+    for attribute in ClassDoc(cls, config={"show_class_members": False})["Attributes"]:
+        names.update(part.strip() for part in attribute.name.split(","))
+    return names
+
+
+def records_documented_by_attributes(full_names):
+    """The public records whose every field is documented under Attributes.
+
+    A record is built by hdbayes (or a factory of hdbayes) and read by the user, so its fields are documented
+    once, as attributes; numpydoc's PR01 ("parameters not documented") does not apply to it. A record with a field
+    missing from its Attributes is not listed, so that PR01 still names its fields.
+
+    Parameters
+    ----------
+    full_names : list of str
+        Public full names (:data:`API_OBJECTS`).
+
+    Returns
+    -------
+    list of str
+        The full names of those records, in the given order.
+    """
+    records = []
+    for full_name in full_names:
+        obj = public_object(full_name)
+        if is_record(obj) and record_fields(obj) <= documented_attributes(obj):
+            records.append(full_name)
+    return records
+
+
+RECORDS = records_documented_by_attributes(API_OBJECTS)
+# numpydoc matches an override's patterns against the object's docstring: each record's whole docstring, exactly
+numpydoc_validation_overrides = {
+    "PR01": [rf"\A{re.escape(pydoc.getdoc(public_object(name)))}\Z" for name in RECORDS],
+}
+
+
+def data_docstring(full_name):
+    """The docstring of public module data: the ``#:`` comment above its assignment (Sphinx's convention).
+
+    Autodoc reads the comment in the module named by the API page (the package, such as
+    ``hdbayes.experiments``), while the assignment is in the submodule that the package exports it from lazily
+    (its ``_EXPORTS`` table); this reads it there.
+
+    Parameters
+    ----------
+    full_name : str
+        ``package.name`` of a data object, such as ``"hdbayes.experiments.EXPERIMENTS"``.
+
+    Returns
+    -------
+    list of str
+        The comment's lines without the ``#:`` markers (empty when there is none).
+    """
+    package, _, name = full_name.rpartition(".")
+    module = package
+    for source, names in getattr(import_module(package), "_EXPORTS", {}).items():
+        if name in names:
+            module = importlib.util.resolve_name(source, package)
+    return list(ModuleAnalyzer.for_module(module).find_attr_docs().get(("", name), []))
+
+
+def document_data(app, what, name, obj, options, lines):
+    """Autodoc handler: module data gets its ``#:`` comment (:func:`data_docstring`) as its docstring.
+
+    Without it autodoc would pass on the docstring of the value's type (``dict``'s). Run before numpydoc
+    (priority 400 < 500), which renders and validates it like any docstring.
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+        The application.
+    what, name : str
+        The object's kind and full name.
+    obj : object
+        The object.
+    options : dict
+        The directive's options.
+    lines : list of str
+        The docstring's lines, replaced in place when there is a comment.
+    """
+    if what == "data":
+        comment = data_docstring(name)
+        if comment:
+            lines[:] = comment
+
+
 # -- Plain-text conventions of the docstrings, rendered as reStructuredText -----------------------------------------
 # The docstrings are written to be read in a terminal (``help()``) as well: they write |x| for an absolute value,
 # name fitted attributes with their trailing underscore (``n_features_in_``) in running text and in types, and list
@@ -323,5 +486,6 @@ def skip_sklearn_machinery(app, what, name, obj, skip, options):
 
 
 def setup(app):
+    app.connect("autodoc-process-docstring", document_data, priority=400)  # before numpydoc's (500)
     app.connect("autodoc-skip-member", skip_sklearn_machinery)
     app.connect("autodoc-process-docstring", render_plain_text, priority=600)  # after numpydoc's (500)

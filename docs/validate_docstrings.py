@@ -6,23 +6,25 @@ Usage (from the project root)::
     python docs/validate_docstrings.py --checks all    # every numpydoc check
     python docs/validate_docstrings.py --summary       # counts per check and per file only
 
-The public API is every class and function in the ``__all__`` of the packages documented by the site
-(``API_PACKAGES`` of ``docs/conf.py``) and, for a class, its public methods and properties defined in hdbayes
-(inherited scikit-learn methods are scikit-learn's). A record (dataclass or NamedTuple) may document its fields
-under Attributes only. The exit status is 1 when an error is found.
+The objects are those the documentation site validates as it builds: every class, function and data object in
+the ``__all__`` of the packages documented by the site (``API_PACKAGES`` of ``docs/conf.py``) and, for a class,
+its public methods, classmethods, properties and ``__call__`` defined in hdbayes, inherited ones included (those of
+scikit-learn, NamedTuple or object are theirs). As in the build, a record whose fields are all documented under
+Attributes is exempt from PR01 (``numpydoc_validation_overrides`` of ``docs/conf.py``) and module data is
+validated with its ``#:`` comment. The exit status is 1 when an error is found.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import inspect
+import re
 import sys
 from collections import Counter
 from importlib import import_module
 from pathlib import Path
 
-from numpydoc.docscrape import ClassDoc
+from numpydoc.docscrape import get_doc_object
 from numpydoc.validate import ERROR_MSGS, validate
 
 DOCS = Path(__file__).resolve().parent
@@ -34,6 +36,21 @@ def _conf():
     namespace = {"__file__": str(spec_path), "__name__": "conf"}
     exec(compile(spec_path.read_text(), str(spec_path), "exec"), namespace)  # noqa: S102 (our own conf.py)
     return namespace
+
+
+def _hdbayes_members(cls):
+    """The public members of a class that hdbayes defines: own and inherited from hdbayes classes, by name."""
+    members = []
+    for klass in cls.__mro__:
+        if not klass.__module__.startswith("hdbayes"):
+            continue
+        for member, value in vars(klass).items():
+            if member in members or (member.startswith("_") and member != "__call__"):
+                continue
+            # a method wrapped by a descriptor (scikit-learn's available_if) is what the class attribute gives
+            if isinstance(value, property) or (callable(getattr(cls, member, None)) and not inspect.isclass(value)):
+                members.append(member)
+    return members
 
 
 def public_objects(packages):
@@ -48,7 +65,8 @@ def public_objects(packages):
     -------
     list of str
         Full dotted names (``hdbayes.discrete.DCMClassifier.fit``), each object once, under the first
-        package that exports it.
+        package that exports it; a class's members under the class's name, inherited ones too
+        (``hdbayes.BayesianBernoulliNB.predict``), as the site documents them.
     """
     seen, names = set(), []
     for package in packages:
@@ -57,44 +75,47 @@ def public_objects(packages):
             if name == "__version__":
                 continue
             obj = getattr(module, name)
-            if not callable(obj) or id(obj) in seen:  # data (a dict, a constant) has no docstring of its own
+            if id(obj) in seen:
                 continue
             seen.add(id(obj))
             full = f"{package}.{name}"
             names.append(full)
             if isinstance(obj, type):
-                for member, value in vars(obj).items():
-                    if member.startswith("_") or not (inspect.isfunction(value) or isinstance(value, property)):
-                        continue
-                    names.append(f"{full}.{member}")
+                names += [f"{full}.{member}" for member in _hdbayes_members(obj)]
     return names
 
 
-def _is_record(obj):
-    """A dataclass or a NamedTuple: its constructor's parameters are its fields."""
-    named_tuple = isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields")
-    return named_tuple or (isinstance(obj, type) and dataclasses.is_dataclass(obj))
+def validate_object(full_name, conf):
+    """Numpydoc's validation of one object, as the build does it.
 
+    Parameters
+    ----------
+    full_name : str
+        The object's full dotted name.
+    conf : dict
+        The namespace of ``docs/conf.py``.
 
-def _documented_attributes(obj):
-    """The names in the Attributes section of a class's docstring ("a, b : type" counts both)."""
-    names = set()
-    for attribute in ClassDoc(obj, config={"show_class_members": False})["Attributes"]:
-        names.update(part.strip() for part in attribute.name.split(","))
-    return names
-
-
-def _fields_documented_as_attributes(name, code, message):
-    """A record whose undocumented constructor parameters (PR01) are all in its Attributes section: its fields are
-    documented once, as what they are (a record is built by a factory or by hdbayes, rarely by hand)."""
-    if code != "PR01":
-        return False
-    module, _, attribute = name.rpartition(".")
-    obj = getattr(import_module(module), attribute, None)
-    if obj is None or not _is_record(obj):
-        return False
-    missing = set(message[message.index("{") + 1 : message.index("}")].replace("'", "").split(", "))
-    return missing <= _documented_attributes(obj)
+    Returns
+    -------
+    dict
+        Numpydoc's report (``errors``, ``file``, ``file_line``, ...), without the errors the build's
+        ``numpydoc_validation_overrides`` exempt.
+    """
+    package, _, name = full_name.rpartition(".")
+    try:
+        obj = getattr(import_module(package), name)
+    except ModuleNotFoundError:  # a class's member: "package" is the class
+        obj = None
+    if obj is not None and not isinstance(obj, type) and not callable(obj):  # module data: its "#:" comment
+        text = "\n".join(conf["data_docstring"](full_name))
+        result = validate(get_doc_object(obj, what="data", doc=text))  # its "docstring" is its type's, as in the build
+    else:
+        result = validate(full_name)
+    overrides = {code: re.compile("|".join(patterns)) for code, patterns in
+                 conf.get("numpydoc_validation_overrides", {}).items() if patterns}  # fmt: skip
+    result["errors"] = [(code, message) for code, message in result["errors"]
+                        if not (code in overrides and overrides[code].search(result["docstring"]))]  # fmt: skip
+    return result
 
 
 def main(argv=None):
@@ -120,10 +141,9 @@ def main(argv=None):
     errors = []
     names = public_objects([package for package, _ in conf["API_PACKAGES"]])
     for name in names:
-        result = validate(name)
+        result = validate_object(name, conf)
         where = f"{result.get('file') or '?'}:{result.get('file_line') or '?'}"
-        errors += [(where, name, code, message) for code, message in result["errors"]
-                   if code in checks and not _fields_documented_as_attributes(name, code, message)]  # fmt: skip
+        errors += [(where, name, code, message) for code, message in result["errors"] if code in checks]
     if not args.summary:
         for where, name, code, message in errors:
             print(f"{where}: {name}: {code} {message}")
