@@ -416,7 +416,7 @@ _CONVERGED_FIRST = 128
 def _log_q_with_rule(alpha, n0, n1, runs, rule):
     """log q(α) with the θ rule ``rule`` over the cached runs of :func:`_discarded_runs_csr`."""
     row_offsets, starts, stops, symmetric = runs
-    nodes, log_weights = _half_rule(rule) if symmetric else (None, None)
+    nodes, log_weights = half_rule(rule.nodes, rule.log_weights) if symmetric else (None, None)
     if nodes is None:
         nodes, log_weights = np.asarray(rule.nodes, dtype=np.float64), rule.log_weights
     discarded, kept = _threaded_discarded_mass(alpha, nodes, n0, n1, row_offsets, starts, stops)  # (K, T) each
@@ -453,15 +453,16 @@ def _discarded_runs_csr(n0, n1, threshold, strict):
     return row_offsets, starts, stops, symmetric
 
 
-def _half_rule(rule):
-    """The nodes θ ≤ 1/2 of a rule symmetric about 1/2 (to 1e-14), each carrying its mirror's weight too;
-    (None, None) if the rule is not symmetric.
+def half_rule(nodes, log_weights):
+    """The nodes θ ≤ 1/2 of a rule on [0, 1] symmetric about 1/2 (to 1e-14), each carrying its mirror's weight
+    too, and their log weights; (None, None) if the rule is not symmetric.
 
     On a flip-symmetric discarded region the inner sum at 1 − θ equals the one at θ
-    (P(I | n, α(1 − θ), αθ) = P(n − I | n, αθ, α(1 − θ))), so half the nodes suffice.
+    (P(I | n, α(1 − θ), αθ) = P(n − I | n, αθ, α(1 − θ))), so half the nodes suffice (the binary naive Bayes
+    factor and the categorical one for L = 2).
     """
-    nodes = np.asarray(rule.nodes, dtype=np.float64)
-    log_weights = np.asarray(rule.log_weights, dtype=np.float64)
+    nodes = np.asarray(nodes, dtype=np.float64)
+    log_weights = np.asarray(log_weights, dtype=np.float64)
     order = np.argsort(nodes, kind="stable")
     nodes, log_weights = nodes[order], log_weights[order]
     size = nodes.size

@@ -32,7 +32,7 @@ from hdbayes._validation import check_count
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule
 from hdbayes.selection import THRESHOLD_RTOL
-from hdbayes.selection_bias.adjustment import exact_points
+from hdbayes.selection_bias.adjustment import exact_points, half_rule
 
 __all__ = [
     "DiscardedRegion",
@@ -691,9 +691,9 @@ class DiscardedRegion:
         if self.n_levels == 2:
             self._intervals = _binary_intervals(self.class_sizes, float(threshold), bool(strict))
         if self._intervals is not None:
-            half = _symmetric_half(nodes, theta_rule.weights)
-            if half is not None:  # X² is unchanged by swapping the two levels: the integrand is symmetric in θ
-                nodes, log_weights = half
+            theta, half_log_weights = half_rule(nodes[:, 1], log_weights)
+            if theta is not None:  # X² is unchanged by swapping the two levels: the integrand is symmetric in θ
+                nodes, log_weights = np.ascontiguousarray(np.column_stack([1.0 - theta, theta])), half_log_weights
             _, _, self._log_choose = _composition_table(sizes, 2)  # row i of class g: (N_g − i, i)
             inner_lo, inner_hi = self._intervals[3:]
             self._work_per_node = int(np.maximum(inner_hi - inner_lo + 1, 0).sum()) + int(sizes.sum())
@@ -738,19 +738,3 @@ def discarded_region(class_sizes, n_levels, threshold, strict, n_points=None):
     if n_points is None:
         n_points = exact_simplex_points(sum(class_sizes))
     return DiscardedRegion(class_sizes, n_levels, threshold, strict, simplex_rule(n_levels, n_points))
-
-
-def _symmetric_half(nodes, weights):
-    """For a rule on [0, 1] symmetric about ½ (Gauss–Legendre), the nodes θ ≤ ½ with the weights of the mirror
-    nodes added; None for another rule."""
-    order = np.argsort(nodes[:, 1])
-    theta, w = nodes[order, 1], weights[order]
-    if not (np.allclose(theta, 1.0 - theta[::-1], rtol=0, atol=1e-14) and np.allclose(w, w[::-1], rtol=1e-13)):
-        return None
-    count = theta.shape[0]
-    keep = (count + 1) // 2
-    half_weights = 2.0 * w[:keep]
-    if count % 2:
-        half_weights[-1] = w[keep - 1]  # the middle node is its own mirror
-    with np.errstate(divide="ignore"):
-        return np.ascontiguousarray(nodes[order][:keep]), np.log(half_weights)
