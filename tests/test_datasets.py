@@ -506,7 +506,7 @@ def test_simulate_sparse_equals_dense():
 def test_simulate_sparse_spans_several_blocks(monkeypatch):
     from hdbayes.datasets import simulate as simulate_module
 
-    monkeypatch.setattr(simulate_module, "_BLOCK_ELEMENTS", 1000)  # blocks of 10 columns
+    monkeypatch.setattr(simulate_module, "BLOCK_ELEMENTS", 1000)  # blocks of 10 columns
     kw = dict(n_features=95, n_samples=60, n_test=40, random_state=5)
     dense = simulate_naive_bayes(**kw)
     sparse = simulate_naive_bayes(**kw, sparse=True)

@@ -27,7 +27,20 @@ from sklearn.utils import Bunch
 from hdbayes._validation import check_count
 from hdbayes.exceptions import InputTypeError, InputValueError
 
-__all__ = ["check_probability", "check_sizes", "data_bunch", "file_key", "numbered_names", "shared_doc"]
+__all__ = [
+    "BLOCK_ELEMENTS",
+    "check_probability",
+    "check_sizes",
+    "data_bunch",
+    "file_key",
+    "numbered_names",
+    "shared_doc",
+]
+
+#: Random uniforms the simulators draw per column block of X (float32: about 8 MB of temporaries per block,
+#: whatever p is). Fixed, so the output for a given seed depends on nothing but the arguments (in particular
+#: not on ``sparse``).
+BLOCK_ELEMENTS = 1 << 21
 
 
 def file_key(path: Path) -> tuple[str, int, int]:

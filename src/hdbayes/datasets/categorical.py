@@ -12,12 +12,10 @@ import numpy as np
 from hdbayes._validation import check_count, check_generator, check_positive
 from hdbayes.exceptions import InputValueError
 
-from ._common import check_sizes, data_bunch, numbered_names
+from ._common import BLOCK_ELEMENTS, check_sizes, data_bunch, numbered_names
 
 __all__ = ["simulate_categorical_naive_bayes"]
 
-# Uniforms drawn per column block of X (float32): about 8 MB of temporaries per block, whatever p is.
-_BLOCK_ELEMENTS = 1 << 21
 # Levels are stored as int8 codes.
 _MAX_LEVELS = 127
 
@@ -157,7 +155,7 @@ def simulate_categorical_naive_bayes(
     y_all = np.concatenate([y_train, y_test])
     # cumulative level probabilities, the last (always 1) left out: (G, p, L − 1) float32
     cumulative = np.cumsum(phi[:, :, :-1], axis=2).astype(np.float32)
-    block = max(1, _BLOCK_ELEMENTS // n)
+    block = max(1, BLOCK_ELEMENTS // n)
     X_train = np.empty((n_samples, p), dtype=np.int8)
     X_test = np.empty((n_test, p), dtype=np.int8)
     for j0 in range(0, p, block):

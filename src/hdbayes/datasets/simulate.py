@@ -12,14 +12,10 @@ import scipy.sparse as sp
 
 from hdbayes._validation import check_count, check_generator, check_positive
 
-from ._common import check_probability, check_sizes, data_bunch, numbered_names
+from ._common import BLOCK_ELEMENTS, check_probability, check_sizes, data_bunch, numbered_names
 
 __all__ = ["simulate_gaussian", "simulate_mixture", "simulate_naive_bayes"]
 
-# Number of random uniforms drawn per column block of X.  Fixed, so the output
-# for a given seed never depends on anything but the arguments (in particular
-# not on ``sparse``).  About 2 M float32 values = 8 MB of temporaries per block.
-_BLOCK_ELEMENTS = 1 << 21
 
 
 def _labels(n: int, balanced: bool, rng: np.random.Generator) -> np.ndarray:
@@ -143,7 +139,7 @@ def simulate_naive_bayes(
     n = n_samples + n_test
     y_all = np.concatenate([y_train, y_test])
     phi32 = phi.astype(np.float32)
-    block = max(1, _BLOCK_ELEMENTS // n)
+    block = max(1, BLOCK_ELEMENTS // n)
 
     if sparse:
         builders = [_CSCBuilder(phi, y_train, p), _CSCBuilder(phi, y_test, p)]
