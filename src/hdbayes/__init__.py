@@ -19,12 +19,16 @@ subpackage's; ``tests/test_package.py`` checks it):
 
 The top level exports the estimators and transformers (each a scikit-learn
 ``BaseEstimator``) and ``__version__``; the subpackages export their public API.
+
+``__version__`` has one source, the ``version`` of ``pyproject.toml``: it is read from the installed
+distribution's metadata (:func:`importlib.metadata.version`) on first access, like the other names, so
+that ``import hdbayes`` does not pay for :mod:`importlib.metadata`.
 """
 
 import sys
 from importlib import import_module
 
-__version__ = "0.1.0"
+__version__: str  # bound on first access by __getattr__ below, from the distribution's metadata
 
 _EXPORTS = {  # module -> the names it exports
     "hdbayes.binarizer": ("FeatureBinarizer",),
@@ -83,4 +87,18 @@ def _lazy_exports(package, exports):
     return __getattr__, __dir__
 
 
-__getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
+_exported_getattr, _exported_dir = _lazy_exports(__name__, _EXPORTS)
+
+
+def __getattr__(name: str) -> object:
+    if name == "__version__":
+        from importlib.metadata import version
+
+        value = version(__name__)
+        globals()["__version__"] = value
+        return value
+    return _exported_getattr(name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(_exported_dir()) | {"__version__"})
