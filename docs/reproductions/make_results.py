@@ -1,0 +1,770 @@
+"""Make the result tables of the Reproductions pages from ``hdbayes reproduce NAME --full`` runs.
+
+For each experiment named (default: all of ``hdbayes.experiments.EXPERIMENTS``) this runs ::
+
+    hdbayes reproduce NAME --full --seed 0 --n-jobs 1 --out WORKDIR/NAME
+
+one experiment at a time, records the command, seed, start time, hdbayes version, git commit, wall time, exit status
+and load average in ``WORKDIR/NAME/run_metadata.json``, and extracts from the run's CSV tables and ``summary.md`` the
+numbers that the pages show, into ``docs/reproductions/tables/``:
+
+``<name>.csv``
+    the measured numbers, one per row: ``key, quantity, setting, value`` (4 significant digits);
+``<name>_checks.csv``
+    the run's acceptance checks: ``check, held``;
+``compare_<name>.csv``
+    the paper's values (the hand-written ``docs/reproductions/paper/paper_<name>.csv``, joined on ``key``) beside
+    ours: ``quantity, setting, paper, ours, source``; a paper row without a measured number is an error;
+``runs.csv``
+    one row of run metadata per experiment (updated in place, other experiments' rows kept).
+
+Usage (from the repository's root)::
+
+    python docs/reproductions/make_results.py                      # all 14 experiments, --full, one at a time
+    python docs/reproductions/make_results.py colon hmm            # only these
+    python docs/reproductions/make_results.py --reuse --workdir W  # extract from runs already in W/NAME
+    python docs/reproductions/make_results.py --size small colon   # default size (quick; a check of the script)
+
+The data sets are read from ``HDBAYES_DATA`` as by ``hdbayes reproduce``. Nothing here is hard-coded: every number
+of ``<name>.csv`` is read from, or computed from, the run's own output files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "tables"
+PAPER = HERE / "paper"
+ROOT = HERE.parent.parent
+
+MEASURED_COLUMNS = ["key", "quantity", "setting", "value"]
+COMPARE_COLUMNS = ["quantity", "setting", "paper", "ours", "source"]
+CHECK_COLUMNS = ["check", "held"]
+RUN_COLUMNS = ["experiment", "command", "seed", "started_utc", "wall_time_s", "exit_status", "hdbayes_version",
+               "git_commit", "load_start", "load_end"]  # fmt: skip
+
+
+# -- running -----------------------------------------------------------------------------------------------------------
+def _hdbayes_command():
+    script = Path(sys.executable).with_name("hdbayes")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "hdbayes"]
+
+
+def _load():
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def run_experiment(name, out, *, size="full", seed=0, n_jobs=1):
+    """Run ``hdbayes reproduce NAME`` into ``out`` and write its ``run_metadata.json``.
+
+    Parameters
+    ----------
+    name : str
+        The experiment (a key of ``hdbayes.experiments.EXPERIMENTS``).
+    out : pathlib.Path
+        The output folder (must not exist, or be one written by hdbayes).
+    size : {"full", "small"}
+        ``--full`` or the default size.
+    seed : int
+        ``--seed``.
+    n_jobs : int
+        ``--n-jobs``.
+
+    Returns
+    -------
+    dict
+        The metadata: command, seed, start time, wall time, exit status, version, commit and load averages.
+    """
+    import hdbayes
+
+    args = ["reproduce", name, *(["--full"] if size == "full" else []), "--seed", str(seed), "--n-jobs", str(n_jobs)]
+    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    load_start = _load()
+    t0 = time.perf_counter()
+    status = subprocess.run([*_hdbayes_command(), *args, "--out", str(out)], check=False).returncode
+    wall = time.perf_counter() - t0
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                            check=False).stdout.strip() or "unknown"  # fmt: skip
+    meta = {"name": name, "command": "hdbayes " + " ".join(args), "seed": seed, "started_utc": started,
+            "wall_time_s": round(wall, 1), "exit_status": status, "hdbayes_version": hdbayes.__version__,
+            "git_commit": commit, "load_start": load_start, "load_end": _load()}  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "run_metadata.json").write_text(json.dumps(meta) + "\n")
+    return meta
+
+
+# -- reading a run's output ------------------------------------------------------------------------------------------
+def read_table(out, stem):
+    """The rows of ``out/<stem>.csv`` as dicts of strings.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        A run's output folder.
+    stem : str
+        The table's file stem.
+
+    Returns
+    -------
+    list of dict
+        The rows.
+    """
+    with open(out / f"{stem}.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+_CHECK = re.compile(r"^- \[([ xX])\] (.+)$")
+
+
+def read_checks(out):
+    """The acceptance checks listed in ``out/summary.md`` (``- [x] name`` held, ``- [ ] name`` did not).
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        A run's output folder.
+
+    Returns
+    -------
+    list of dict
+        ``{"check": name, "held": "yes" or "no"}`` in the summary's order.
+    """
+    checks = []
+    for line in (out / "summary.md").read_text().splitlines():
+        match = _CHECK.match(line.strip())
+        if match:
+            checks.append({"check": match.group(2), "held": "yes" if match.group(1) != " " else "no"})
+    return checks
+
+
+def fmt(value):
+    """A number to 4 significant digits (integers as they are; text unchanged).
+
+    Parameters
+    ----------
+    value : int, float or str
+        The value.
+
+    Returns
+    -------
+    str
+        Its text.
+    """
+    if isinstance(value, str):
+        try:
+            value = float(value) if any(c in value for c in ".eE") or value in ("nan", "inf") else int(value)
+        except ValueError:
+            return value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if not math.isfinite(value):
+        return str(value)
+    if value == int(value) and abs(value) < 1e6:
+        return str(int(value))
+    return f"{value:.4g}"
+
+
+def measured(key, quantity, setting, value):
+    """One row of a measured table.
+
+    Parameters
+    ----------
+    key : str
+        The join key with the paper's table (``paper_<name>.csv``).
+    quantity, setting : str
+        What is measured, and for which setting (shown on the page).
+    value : int, float or str
+        The number.
+
+    Returns
+    -------
+    dict
+        The row, with ``value`` formatted by :func:`fmt`.
+    """
+    return {"key": key, "quantity": quantity, "setting": setting, "value": fmt(value)}
+
+
+def _f(row, column):
+    return float(row[column])
+
+
+def _by(rows, *columns):
+    return {tuple(row[c] for c in columns): row for row in rows}
+
+
+# -- one extractor per experiment: the run's output folder -> measured rows -------------------------------------------
+def _error_rows(rows, *, key_columns, label, methods=("corrected", "uncorrected")):
+    """actual / expected error, AMLP (and gamma) per setting and method, from a results table."""
+    out = []
+    for row in rows:
+        if row["method"] not in methods:
+            continue
+        setting = ", ".join(f"{c} = {row[c]}" for c in key_columns)
+        key = "/".join(f"{c}={row[c]}" for c in key_columns) + f"/{row['method']}"
+        out.append(measured(f"{key}/actual_error", f"actual error, {row['method']}", setting, row["actual_error"]))
+        out.append(measured(f"{key}/expected_error", f"expected error, {row['method']}", setting,
+                            row["expected_error"]))  # fmt: skip
+        out.append(measured(f"{key}/gap", f"expected − actual error, {row['method']}", setting,
+                            _f(row, "expected_error") - _f(row, "actual_error")))  # fmt: skip
+        out.append(measured(f"{key}/amlp", f"AMLP, {row['method']}", setting, row["amlp"]))
+        if "gamma" in row and row["method"] == methods[0] and _f(row, "gamma") > 0:
+            out.append(measured("/".join(f"{c}={row[c]}" for c in key_columns) + "/gamma", f"threshold γ ({label})",
+                                setting, row["gamma"]))  # fmt: skip
+    return out
+
+
+def _posterior_mean(rows, group_columns, x_column, density_column):
+    """The posterior mean of ``x`` from a density tabulated on a grid (trapezoidal rule), per group."""
+    groups = {}
+    for row in rows:
+        groups.setdefault(tuple(row[c] for c in group_columns), []).append((_f(row, x_column), _f(row, density_column)))
+    means = {}
+    for group, points in groups.items():
+        points.sort()
+        mass = moment = 0.0
+        for (x0, d0), (x1, d1) in zip(points, points[1:]):
+            mass += (d0 + d1) * (x1 - x0) / 2
+            moment += (x0 * d0 + x1 * d1) * (x1 - x0) / 2
+        means[group] = moment / mass
+    return means
+
+
+def _seconds(rows, key_columns, methods=("corrected", "uncorrected")):
+    out = []
+    for row in rows:
+        if row["method"] in methods:
+            setting = ", ".join(f"{c} = {row[c]}" for c in key_columns)
+            key = "/".join(f"{c}={row[c]}" for c in key_columns)
+            out.append(measured(f"{key}/{row['method']}/seconds", f"fit + predict seconds, {row['method']}", setting,
+                                row["seconds"]))  # fmt: skip
+    return out
+
+
+def extract_naive_bayes_simulation(out):
+    rows = read_table(out, "results")
+    result = _error_rows(rows, key_columns=["k"], label="|COR|")
+    for row in rows:
+        if row["method"] in ("corrected", "uncorrected"):
+            result.append(measured(f"k={row['k']}/{row['method']}/brier", f"average squared error, {row['method']}",
+                                   f"k = {row['k']}", row["brier"]))  # fmt: skip
+    means = _posterior_mean(read_table(out, "alpha_posterior"), ["k", "method"], "log_alpha", "density")
+    for (k, method), mean in means.items():
+        if method in ("corrected", "uncorrected"):
+            result.append(measured(f"k={k}/{method}/log_alpha_mean", f"posterior mean of log α, {method} (true 5.70)",
+                                   f"k = {k}", mean))  # fmt: skip
+    return result + _seconds(read_table(out, "timing"), ["k"])
+
+
+def _paired(rows, group_column, measure):
+    from scipy.stats import ttest_rel
+
+    by = _by(rows, group_column, "method")
+    groups = sorted({row[group_column] for row in rows}, key=float)
+    corrected = [_f(by[g, "corrected"], measure) for g in groups]
+    uncorrected = [_f(by[g, "uncorrected"], measure) for g in groups]
+    better = sum(c < u for c, u in zip(corrected, uncorrected))
+    p_value = float(ttest_rel(corrected, uncorrected).pvalue) if len(groups) > 1 else float("nan")
+    return groups, better, p_value
+
+
+def _group_comparison(rows, name, group_column="group", measures=("amlp", "brier")):
+    labels = {"amlp": "AMLP", "brier": "average squared error", "loss": "average loss"}
+    out = []
+    for measure in measures:
+        groups, better, p_value = _paired(rows, group_column, measure)
+        label = labels.get(measure, measure)
+        out.append(measured(f"{measure}/groups_better", f"{label}: groups where corrected is lower",
+                            f"of {len(groups)} {name}", better))  # fmt: skip
+        out.append(measured(f"{measure}/p_value", f"{label}: paired t-test p", f"{len(groups)} {name}", p_value))
+    return out
+
+
+def extract_colon(out):
+    rows = read_table(out, "results")
+    result = _group_comparison(rows, "gene groups")
+    for method in ("corrected", "uncorrected"):
+        selected = [row for row in rows if row["method"] == method]
+        below = sum(_f(row, "expected_error") < _f(row, "actual_error") for row in selected)
+        result.append(measured(f"{method}/expected_below_actual", f"groups with expected error below actual, {method}",
+                               f"of {len(selected)} gene groups", below))  # fmt: skip
+        gap = sum(_f(row, "actual_error") - _f(row, "expected_error") for row in selected) / len(selected)
+        result.append(measured(f"{method}/mean_gap", f"mean actual − expected error, {method}",
+                               f"{len(selected)} gene groups", gap))  # fmt: skip
+    by = _by(rows, "group", "method")
+    groups = sorted({row["group"] for row in rows}, key=float)
+    same = sum(by[g, "corrected"]["actual_error"] == by[g, "uncorrected"]["actual_error"] for g in groups)
+    result.append(measured("same_error", "groups where both methods have the same error rate",
+                           f"of {len(groups)} gene groups", same))  # fmt: skip
+    return result
+
+
+def extract_interaction_counts(out):
+    result = []
+    for row in read_table(out, "sequence_counts"):
+        setting = f"HMM histories, order {row['order']}"
+        result.append(measured(f"sequence/O={row['order']}/original", "original parameters", setting, row["original"]))
+        result.append(measured(f"sequence/O={row['order']}/compressed", "compressed parameters", setting,
+                               row["compressed"]))  # fmt: skip
+        result.append(measured(f"sequence/O={row['order']}/ratio", "compressed / original", setting, row["ratio"]))
+    for row in read_table(out, "classification_counts"):
+        setting = f"classification ({row['sweep']}), p = {row['p']}, K = {row['K']}, O = {row['order']}"
+        key = f"classification/p={row['p']}/K={row['K']}/O={row['order']}"
+        if any(r["key"] == f"{key}/ratio" for r in result):
+            continue  # the centre point (p = 7, K = 3, O = 5) is in all three sweeps
+        result.append(measured(f"{key}/original", "original parameters", setting, row["original"]))
+        result.append(measured(f"{key}/compressed", "compressed parameters", setting, row["compressed"]))
+        result.append(measured(f"{key}/ratio", "compressed / original", setting, row["ratio"]))
+    return result
+
+
+def extract_discrete_models(out):
+    result = []
+    predictive = read_table(out, "beta_binomial_predictive")
+    for row in predictive:
+        result.append(measured(f"predictive/x={row['heads']}/bayes", "Bb(x | 5, 19, 10)", f"x = {row['heads']}",
+                               row["beta_binomial"]))  # fmt: skip
+        result.append(measured(f"predictive/x={row['heads']}/plugin", "Bin(x | 10, 2/11)", f"x = {row['heads']}",
+                               row["plugin_map"]))  # fmt: skip
+    for column, label in (("beta_binomial", "Bb(x | 5, 19, 10)"), ("plugin_map", "Bin(x | 10, 2/11)")):
+        tail = sum(_f(row, column) for row in predictive if int(row["heads"]) >= 6)
+        result.append(measured(f"predictive/tail6/{column}", f"P(x ≥ 6), {label}", "M = 10 future trials", tail))
+    for row in read_table(out, "beta_binomial_posterior"):
+        if row["float"] not in ("", "nan"):
+            result.append(measured(f"beta_binomial/{row['quantity']}", row["quantity"], "Beta(2, 2), N1 = 3, N0 = 17",
+                                   row["float"]))  # fmt: skip
+    for row in read_table(out, "number_game"):
+        result.append(measured(f"number_game/{row['prior']}/{row['D']}/p_pow2", "p(h_pow2 | D)",
+                               f"prior {row['prior']}, D = {row['D']}", row["p_pow2"]))  # fmt: skip
+    for row in read_table(out, "black_swan"):
+        for column in ("mle", "laplace_add_one", "beta_2_2"):
+            result.append(measured(f"black_swan/N1={row['N1']}/N0={row['N0']}/{column}", f"p(x̃ = 1 | D), {column}",
+                                   f"N1 = {row['N1']}, N0 = {row['N0']}", row[column]))  # fmt: skip
+    for row in read_table(out, "bursty_corpus"):
+        short = row["model"].split(" (")[0]
+        result.append(measured(f"corpus/{short}/accuracy", "accuracy", short, row["accuracy"]))
+        result.append(measured(f"corpus/{short}/log_loss", "log-loss (nats)", short, row["log_loss"]))
+    zero = re.search(r"multinomial MLE gives ([0-9.]+)% of the test documents", (out / "summary.md").read_text())
+    if zero:
+        result.append(measured("corpus/mle_zero_percent", "% of test documents with probability 0 under every class",
+                               "multinomial MLE (no smoothing)", zero.group(1)))  # fmt: skip
+    for row in read_table(out, "dcm_concentration"):
+        result.append(measured(f"dcm/class={row['class']}/alpha0", "fitted α̂_0 (true 20)", f"class {row['class']}",
+                               row["fitted_alpha0"]))  # fmt: skip
+    return result
+
+
+def _columns(rows, key_columns, columns, methods=("corrected", "uncorrected")):
+    """Named columns of a results table as measured rows, per setting and method."""
+    labels = {"brier": "average squared error", "log_alpha_mean": "posterior mean of log α (true 5.70)",
+              "seconds": "fit + predict seconds", "seconds_per_50_iterations": "seconds per 50 iterations"}  # fmt: skip
+    out = []
+    for row in rows:
+        if row["method"] not in methods:
+            continue
+        setting = ", ".join(f"{c} = {row[c]}" for c in key_columns)
+        key = "/".join(f"{c}={row[c]}" for c in key_columns)
+        for column in columns:
+            out.append(measured(f"{key}/{row['method']}/{column}", f"{labels.get(column, column)}, {row['method']}",
+                                setting, row[column]))  # fmt: skip
+    return out
+
+
+def extract_mixture_simulation(out):
+    rows = read_table(out, "results")
+    return (_error_rows(rows, key_columns=["k"], label="|COR|")
+            + _columns(rows, ["k"], ["brier", "log_alpha_mean"])
+            + _columns(read_table(out, "timing"), ["k"], ["seconds_per_50_iterations"]))  # fmt: skip
+
+
+def extract_prior_knowledge(out):
+    result = []
+    for row in read_table(out, "summary"):
+        prior = row["prior"].replace(" p0", "")
+        result.append(measured(f"n={row['n']}/{prior}/mean_error", f"mean relative error, {row['prior']}",
+                               f"n = {row['n']}", row["mean error"]))  # fmt: skip
+    return result
+
+
+def extract_group_sparse_reconstruction(out):
+    result = []
+    for row in read_table(out, "summary"):
+        result.append(measured(f"n={row['n']}/{row['method']}/mean_error", f"mean relative error, {row['method']}",
+                               f"n = {row['n']}", row["mean error"]))  # fmt: skip
+    errors = _by(read_table(out, "errors"), "n", "repetition", "method")
+    for n in sorted({key[0] for key in errors}, key=int):
+        pairs = [(errors[key], errors.get((n, key[1], "GSS-Gibbs"))) for key in errors
+                 if key[0] == n and key[2] == "GSS-EP"]  # fmt: skip
+        pairs = [(ep, gibbs) for ep, gibbs in pairs if gibbs is not None]
+        if pairs:
+            apart = sum(abs(_f(ep, "relative_error") - _f(gibbs, "relative_error")) > 0.05 for ep, gibbs in pairs)
+            result.append(measured(f"n={n}/ep_gibbs_apart", "repetitions where EP and Gibbs errors differ by > 0.05",
+                                   f"n = {n}, of {len(pairs)}", apart))  # fmt: skip
+    times = {}
+    for row in read_table(out, "timing"):
+        times.setdefault((row["n"], row["method"]), []).append(_f(row, "seconds"))
+    for (n, method), seconds in times.items():
+        if method in ("GSS-EP", "GSS-Gibbs") and n == max((key[0] for key in times), key=int):
+            result.append(measured(f"n={n}/{method}/seconds", f"seconds per fit, {method}", f"n = {n}",
+                                   sum(seconds) / len(seconds)))  # fmt: skip
+    design = read_table(out, "design")
+    for name in ("sequential", "random"):
+        rows = [row for row in design if row["design"] == name]
+        reach = [_f(row, "n to reach 0.1") for row in rows]
+        setting = f"{name} rows, {len(rows)} runs"
+        result.append(measured(f"design/{name}/n_to_reach", "mean n to reach error 0.1", setting,
+                               sum(reach) / len(reach)))  # fmt: skip
+        result.append(measured(f"design/{name}/final_error", "mean error at the final n", setting,
+                               sum(_f(row, "final error") for row in rows) / len(rows)))  # fmt: skip
+    return result
+
+
+def _gaussian_rows(rows, key_columns):
+    """Error rates, losses and the posterior of log τ^μ of the Gaussian classifier's runs."""
+    result = _error_rows(rows, key_columns=key_columns, label="F")
+    for row in rows:
+        if row["method"] not in ("corrected", "uncorrected"):
+            continue
+        setting = ", ".join(f"{c} = {row[c]}" for c in key_columns)
+        key = "/".join(f"{c}={row[c]}" for c in key_columns) + f"/{row['method']}"
+        for column, label in (("actual_loss", "average loss"), ("expected_loss", "expected loss")):
+            if column in row:
+                result.append(measured(f"{key}/{column}", f"{label} (random log-normal loss), {row['method']}",
+                                       setting, row[column]))  # fmt: skip
+        if row.get("log_tau_mu_mean", "") not in ("", "nan"):
+            result.append(measured(f"{key}/log_tau_mu", f"posterior mean of log τ^μ, {row['method']}", setting,
+                                   row["log_tau_mu_mean"]))  # fmt: skip
+            result.append(measured(f"{key}/log_tau_mu_95", f"95% interval of log τ^μ, {row['method']}", setting,
+                                   f"{fmt(row['log_tau_mu_2.5%'])} – {fmt(row['log_tau_mu_97.5%'])}"))  # fmt: skip
+        for column in ("actual_error_eq15", "expected_error_eq15", "amlp_eq15"):
+            if row.get(column, "") not in ("", "nan"):
+                quantity = column.removesuffix("_eq15").replace("_", " ").replace("amlp", "AMLP")
+                result.append(measured(f"{key}/{column}", f"{quantity} with the paper's estimator (eq. 15), "
+                                       f"{row['method']}", setting, row[column]))  # fmt: skip
+    return result
+
+
+def extract_gaussian_simulation(out):
+    rows = read_table(out, "results")
+    timing = read_table(out, "timing")
+    return _gaussian_rows(rows, ["k"]) + _columns(timing, ["k"], ["fit_seconds"])
+
+
+def _compressed_rows(out):
+    """AMLP, error rate, parameter counts and fit times of a compressed-model experiment, per order and prior."""
+    rows = read_table(out, "results")
+    timing = {tuple(row.get(c, "") for c in ("order", "prior", "compressed")): row
+              for row in read_table(out, "timing")}  # fmt: skip
+    result = []
+    for row in rows:
+        variant = row["prior"] + ("" if "compressed" not in row else
+                                  ", compressed" if row["compressed"] == "True" else ", uncompressed")  # fmt: skip
+        key = f"O={row['order']}/{variant.replace(', ', '/')}"
+        setting = f"O = {row['order']}"
+        result.append(measured(f"{key}/amlp", f"AMLP, {variant}", setting, row["amlp"]))
+        result.append(measured(f"{key}/error_rate", f"error rate, {variant}", setting, row["error_rate"]))
+        if row["prior"] == "cauchy" and row.get("compressed", "True") == "True":
+            result.append(measured(f"O={row['order']}/n_original", "original parameters", setting, row["n_original"]))
+            result.append(measured(f"O={row['order']}/n_compressed", "compressed parameters", setting,
+                                   row["n_compressed"]))  # fmt: skip
+            result.append(measured(f"O={row['order']}/ratio", "compressed / original", setting, row["ratio"]))
+        times = timing.get((row["order"], row["prior"], row.get("compressed", "")))
+        if times:
+            result.append(measured(f"{key}/fit_seconds", f"training seconds, {variant}", setting, times["fit_seconds"]))
+    return result
+
+
+def _autocorrelation_rows(out, threshold=0.2):
+    """Per prior, compression and σ_o: the first saved lag at which the chains' autocorrelation falls below 0.2."""
+    first = {}
+    for row in read_table(out, "sigma_autocorrelation"):
+        group = (row["prior"], row["compressed"], row["sigma_order"])
+        if group not in first and _f(row, "acf") < threshold:
+            first[group] = int(row["lag"])
+        first.setdefault(("all",) + group, 0)
+    result = []
+    for group in sorted({key[1:] for key in first if key[0] == "all"}, key=lambda g: (g[0], g[1], int(g[2]))):
+        prior, compressed, order = group
+        variant = f"{prior}, {'compressed' if compressed == 'True' else 'uncompressed'}"
+        lag = first.get(group, "beyond the last lag")
+        result.append(measured(f"acf/{prior}/{'compressed' if compressed == 'True' else 'uncompressed'}/sigma{order}",
+                               f"first lag with autocorrelation < {threshold}, {variant}", f"σ_{order}",
+                               lag))  # fmt: skip
+    return result
+
+
+def extract_hmm(out):
+    return _compressed_rows(out) + _autocorrelation_rows(out)
+
+
+def extract_english_text(out):
+    return _compressed_rows(out)
+
+
+def extract_cauchy_classification(out):
+    result = _compressed_rows(out)
+    rows = [row for row in read_table(out, "results") if row["prior"] == "cauchy"]
+    best = min(rows, key=lambda row: _f(row, "amlp"))
+    result.append(measured("best_order", "order with the lowest AMLP, Cauchy prior", "O = 1 … 7", best["order"]))
+    for row in read_table(out, "true_model"):
+        result.append(measured("true_model/amlp", "AMLP of the true model", "the generating β", row["amlp"]))
+        result.append(measured("true_model/error_rate", "error rate of the true model", "the generating β",
+                               row["error_rate"]))  # fmt: skip
+    return result
+
+
+def extract_categorical_simulation(out):
+    rows = read_table(out, "results")
+    result = _error_rows(rows, key_columns=["G", "L", "k"], label="X²")
+    training = {(row["G"], row["L"]): row["n_train"] for row in rows}
+    for (g, level), n in training.items():
+        result.append(measured(f"G={g}/L={level}/n_train", "training cases", f"G = {g}, L = {level}", n))
+    means = _posterior_mean(read_table(out, "alpha_posterior"), ["G", "L", "k", "method"], "log_alpha", "density")
+    for (g, level, k, method), mean in means.items():
+        result.append(measured(f"G={g}/L={level}/k={k}/{method}/log_alpha_mean",
+                               f"posterior mean of log α, {method} (true 5.70)", f"G = {g}, L = {level}, k = {k}",
+                               mean))  # fmt: skip
+    return result
+
+
+def extract_srbct(out):
+    rows = read_table(out, "results")
+    result = _group_comparison(rows, "gene groups", measures=("amlp", "brier", "actual_loss"))
+    by = _by(rows, "group", "method")
+    groups = sorted({row["group"] for row in rows}, key=float)
+
+    def gap(row):
+        return abs(_f(row, "expected_error") - _f(row, "actual_error"))
+
+    narrower = sum(gap(by[g, "corrected"]) < gap(by[g, "uncorrected"]) for g in groups)
+    result.append(measured("gap/groups_narrower", "groups where the correction narrows |expected − actual error|",
+                           f"of {len(groups)} gene groups", narrower))  # fmt: skip
+    for method in ("corrected", "uncorrected"):
+        selected = [by[g, method] for g in groups]
+        result.append(measured(f"{method}/mean_abs_gap", f"mean |expected − actual error|, {method}",
+                               f"{len(groups)} gene groups", sum(map(gap, selected)) / len(selected)))  # fmt: skip
+        below = sum(_f(row, "expected_error") < _f(row, "actual_error") for row in selected)
+        result.append(measured(f"{method}/expected_below_actual", f"groups with expected error below actual, {method}",
+                               f"of {len(groups)} gene groups", below))  # fmt: skip
+    for row in read_table(out, "whole_data"):
+        result.append(measured(f"whole/{row['method']}/misclassified", f"cases misclassified, {row['method']}",
+                               "all 2308 genes, top 50 by F, leave-one-out", row["misclassified"]))  # fmt: skip
+        result.append(measured(f"whole/{row['method']}/expected_error", f"expected error, {row['method']}",
+                               "all 2308 genes, top 50 by F, leave-one-out", row["expected_error"]))  # fmt: skip
+    return result
+
+
+def extract_lymphoma(out):
+    result = _gaussian_rows(read_table(out, "results"), ["k"])
+    for row in read_table(out, "whole_data_fit"):
+        setting = f"k = {row['k']}, all 62 cases"
+        result.append(measured(f"fit/k={row['k']}/{row['method']}/log_tau_mu", f"posterior mean of log τ^μ, "
+                               f"{row['method']}", setting, row["log_tau_mu_mean"]))  # fmt: skip
+        if row["method"] == "corrected":
+            result.append(measured(f"fit/k={row['k']}/threshold_F", "threshold F", setting, row["threshold_F"]))
+    return result
+
+
+EXTRACTORS = {
+    "srbct": extract_srbct,
+    "lymphoma": extract_lymphoma,
+    "categorical-simulation": extract_categorical_simulation,
+    "hmm": extract_hmm,
+    "english-text": extract_english_text,
+    "cauchy-classification": extract_cauchy_classification,
+    "gaussian-simulation": extract_gaussian_simulation,
+    "group-sparse-reconstruction": extract_group_sparse_reconstruction,
+    "prior-knowledge": extract_prior_knowledge,
+    "mixture-simulation": extract_mixture_simulation,
+    "naive-bayes-simulation": extract_naive_bayes_simulation,
+    "colon": extract_colon,
+    "interaction-counts": extract_interaction_counts,
+    "discrete-models": extract_discrete_models,
+}
+
+
+# -- writing -----------------------------------------------------------------------------------------------------------
+def write_csv(path, rows, columns):
+    """Write ``rows`` (dicts) to ``path`` with the given columns.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The CSV file.
+    rows : list of dict
+        The rows.
+    columns : list of str
+        The header.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_csv(path):
+    """The rows of a CSV file as dicts of strings.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    list of dict
+        Its rows.
+    """
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def compare(paper_rows, measured_rows):
+    """The paper's values beside ours, joined on ``key``.
+
+    Parameters
+    ----------
+    paper_rows : list of dict
+        Rows of ``paper_<name>.csv``: ``key, quantity, setting, paper, source``.
+    measured_rows : list of dict
+        Rows of ``<name>.csv``: ``key, quantity, setting, value``.
+
+    Returns
+    -------
+    list of dict
+        ``quantity, setting, paper, ours, source`` in the paper table's order.
+
+    Raises
+    ------
+    KeyError
+        If a paper row's key has no measured number.
+    """
+    ours = {row["key"]: row["value"] for row in measured_rows}
+    missing = [row["key"] for row in paper_rows if row["key"] not in ours]
+    if missing:
+        raise KeyError(f"no measured value for the paper's keys {missing}")
+    return [{"quantity": row["quantity"], "setting": row["setting"], "paper": row["paper"], "ours": ours[row["key"]],
+             "source": row["source"]} for row in paper_rows]  # fmt: skip
+
+
+def extract(name, out):
+    """The measured rows of one run.
+
+    Parameters
+    ----------
+    name : str
+        The experiment.
+    out : pathlib.Path
+        Its output folder.
+
+    Returns
+    -------
+    list of dict
+        Rows ``key, quantity, setting, value``.
+    """
+    return EXTRACTORS[name](Path(out))
+
+
+def write_results(name, out, results=RESULTS, paper=PAPER):
+    """Extract one run into ``tables/<name>.csv``, ``<name>_checks.csv``, ``compare_<name>.csv`` and ``runs.csv``.
+
+    Parameters
+    ----------
+    name : str
+        The experiment.
+    out : pathlib.Path
+        Its output folder (with ``run_metadata.json``).
+    results : pathlib.Path
+        Where the tables go.
+    paper : pathlib.Path
+        Where ``paper_<name>.csv`` is.
+
+    Returns
+    -------
+    list of dict
+        The measured rows.
+    """
+    out = Path(out)
+    rows = extract(name, out)
+    write_csv(results / f"{name}.csv", rows, MEASURED_COLUMNS)
+    write_csv(results / f"{name}_checks.csv", read_checks(out), CHECK_COLUMNS)
+    paper_file = paper / f"paper_{name}.csv"
+    if paper_file.exists():
+        write_csv(results / f"compare_{name}.csv", compare(read_csv(paper_file), rows), COMPARE_COLUMNS)
+    meta = json.loads((out / "run_metadata.json").read_text())
+    runs_file = results / "runs.csv"
+    runs = {row["experiment"]: row for row in (read_csv(runs_file) if runs_file.exists() else [])}
+    runs[name] = {"experiment": name, **{c: meta[c] for c in RUN_COLUMNS[1:]}}
+    write_csv(runs_file, [runs[n] for n in sorted(runs)], RUN_COLUMNS)
+    return rows
+
+
+def main(argv=None):
+    """Run the experiments named (default all) one at a time and write their result tables.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 when every run finished and was extracted (a run whose checks failed still counts), 1 otherwise.
+    """
+    from hdbayes.experiments import EXPERIMENTS
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="experiments (default: all)")
+    parser.add_argument("--workdir", type=Path, help="where the runs' folders go (default: a temporary folder)")
+    parser.add_argument("--reuse", action="store_true", help="extract from WORKDIR/NAME without running")
+    parser.add_argument("--size", choices=["full", "small"], default="full")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where the tables go")
+    args = parser.parse_args(argv)
+    names = args.names or list(EXPERIMENTS)
+    unknown = [name for name in names if name not in EXTRACTORS]
+    if unknown:
+        parser.error(f"no extractor for {unknown}; known: {sorted(EXTRACTORS)}")
+    if args.reuse and args.workdir is None:
+        parser.error("--reuse needs --workdir")
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="hdbayes-reproductions-"))
+    failed = []
+    for name in names:
+        out = workdir / name
+        if not args.reuse:
+            if out.exists():
+                shutil.rmtree(out)
+            meta = run_experiment(name, out, size=args.size, seed=args.seed)
+            print(f"{name}: exit {meta['exit_status']}, {meta['wall_time_s']} s, load {meta['load_start']}",
+                  flush=True)  # fmt: skip
+            if meta["exit_status"] not in (0, 3):
+                failed.append(name)
+                continue
+        write_results(name, out, results=args.results)
+    if failed:
+        print("failed:", ", ".join(failed), file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    sys.exit(main())
