@@ -201,13 +201,9 @@ def gaussian(args, report):
     from hdbayes.selection import f_statistic
 
     n, p, k = args.gaussian_samples, args.gaussian_features, args.k
-    labels = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(0,))).random(n) < 0.5
-    labels = labels.astype(np.int64)
-    rows, cols = args.gaussian_chunks
     local, client = cluster(args.workers, args.memory_limit)
     with local, client:
-        X = da.map_blocks(_gaussian_block, args.seed, 10, 0.5, labels, dtype=np.float32,
-                          chunks=da.core.normalize_chunks((rows, cols), (n, p)), meta=np.empty((0, 0), np.float32))
+        labels, X = _gaussian_data(args, n, p)
         y = da.from_array(labels, chunks=(X.chunks[0],))
         generation, _, gen_peaks = timed(client, lambda: X.map_blocks(_corner, chunks=(1, 1)).sum().compute(),
                                          "gaussian generation")
@@ -237,6 +233,48 @@ def gaussian(args, report):
                           "classifier_informative_selected": int(np.sum(classifier.selected_features_ < 10)),
                           "selected_columns_bytes": int(selected_columns.nbytes),
                           "f_checked_against_f_statistic_columns": check_columns}  # fmt: skip
+
+
+def _gaussian_data(args, n, p):
+    """The Gaussian benchmark's labels and dask array (generated on the workers, chunk by chunk, from the seed)."""
+    labels = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(0,))).random(n) < 0.5
+    labels = labels.astype(np.int64)
+    rows, cols = args.gaussian_chunks
+    X = da.map_blocks(_gaussian_block, args.seed, 10, 0.5, labels, dtype=np.float32,
+                      chunks=da.core.normalize_chunks((rows, cols), (n, p)), meta=np.empty((0, 0), np.float32))
+    return labels, X
+
+
+def gaussian_in_memory(args, report):
+    """The per-class moments and F of the Gaussian data in one process, on a size that fits: the scan throughput
+    the chunked pass is compared with."""
+    n, p = args.gaussian_samples, args.gaussian_memory_features
+    labels, X = _gaussian_data(args, n, p)
+    X = X.compute(scheduler="threads")
+    note("gaussian in memory")
+    start = time.perf_counter()
+    f = GaussianClassMoments.from_data(X, labels, classes=(0, 1)).f_statistic()
+    seconds = time.perf_counter() - start
+    report["gaussian_in_memory"] = {"n": n, "p": p, "cells": n * p, "seconds": seconds,
+                                    "cells_per_s_per_core": rate(n * p, seconds, 1),
+                                    "informative_in_top": int(np.sum(np.argsort(-f, kind="stable")[:args.k] < 10))}
+    del X
+
+
+def gaussian_scaling(args, report):
+    """The Gaussian statistics pass (generation + moments + F) on 1 and then 2 workers."""
+    n, p = args.gaussian_samples, args.gaussian_scaling_features
+    rows = {}
+    for workers in (1, 2):
+        local, client = cluster(workers, args.memory_limit)
+        with local, client:
+            labels, X = _gaussian_data(args, n, p)
+            y = da.from_array(labels, chunks=(X.chunks[0],))
+            seconds, _, peaks = timed(client,
+                                      lambda: GaussianClassMoments.from_dask(X, y, classes=(0, 1)).f_statistic(),
+                                      f"gaussian scaling, {workers} worker(s)")
+            rows[workers] = {"seconds": seconds, "peak_memory_per_worker": peaks}
+    report["gaussian_scaling"] = {"n": n, "p": p, "workers": rows, "speedup": rows[1]["seconds"] / rows[2]["seconds"]}
 
 
 def row(*cells):
@@ -297,6 +335,18 @@ def print_report(report):
               f"{g['classifier_informative_selected']} of 10 informative genes selected; gathering the "
               f"{g['selected_columns_bytes'] / 1e6:.0f} MB of selected columns alone takes "
               f"{g['selected_columns_gather_seconds']:.1f} s (generation included)")
+    if "gaussian_in_memory" in report:
+        m = report["gaussian_in_memory"]
+        print(f"\nGaussian in memory, one process: n = {m['n']} × p = {m['p']} ({m['cells']:.3g} cells): moments + F "
+              f"{m['seconds']:.2f} s = {m['cells_per_s_per_core']:.3g} cells / s / core")
+        if "gaussian" in report:
+            ratio = report["gaussian"]["scan_cells_per_s_per_core"] / m["cells_per_s_per_core"]
+            print(f"Gaussian chunked scan / in-memory throughput per core: {ratio:.2f}")
+    if "gaussian_scaling" in report:
+        s = report["gaussian_scaling"]
+        print(f"\nGaussian scaling, statistics pass (generation + moments + F) at n = {s['n']} × p = {s['p']}: "
+              f"1 worker {s['workers'][1]['seconds']:.1f} s, 2 workers {s['workers'][2]['seconds']:.1f} s, "
+              f"speedup {s['speedup']:.2f}")
 
 
 def main(argv=None):
@@ -321,7 +371,12 @@ def main(argv=None):
     parser.add_argument("--gaussian-iterations", type=int, default=6000,
                         help="n_iter of BiasCorrectedGaussianClassifier (burn-in n_iter/8, thinned to 400 draws)")
     parser.add_argument("--gaussian-chunks", type=int, nargs=2, default=[10_000, 5000], metavar=("ROWS", "GENES"))
-    parser.add_argument("--skip", nargs="*", default=[], choices=["naive-bayes", "memory", "scaling", "gaussian"])
+    parser.add_argument("--gaussian-memory-features", type=int, default=3000,
+                        help="p of the Gaussian in-memory comparison (n = --gaussian-samples, float32)")
+    parser.add_argument("--gaussian-scaling-features", type=int, default=6000,
+                        help="p of the Gaussian 1 → 2 worker scaling run")
+    parser.add_argument("--skip", nargs="*", default=[],
+                        choices=["naive-bayes", "memory", "scaling", "gaussian", "gaussian-memory", "gaussian-scaling"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     args = parser.parse_args(argv)
@@ -330,6 +385,7 @@ def main(argv=None):
         args.memory_features, args.scaling_features = 20_000, 20_000
         args.gaussian_samples, args.gaussian_features, args.gaussian_chunks = 3000, 2000, [1000, 700]
         args.gaussian_iterations = 200
+        args.gaussian_memory_features, args.gaussian_scaling_features = 1000, 1400
     report = {"argv": sys.argv[1:] if argv is None else argv, "rules": args.rules, "load_before": os.getloadavg()[0]}
     if "naive-bayes" not in args.skip:
         naive_bayes_on_cluster(args, report)
@@ -339,6 +395,10 @@ def main(argv=None):
         scaling(args, report)
     if "gaussian" not in args.skip:
         gaussian(args, report)
+    if "gaussian-memory" not in args.skip:
+        gaussian_in_memory(args, report)
+    if "gaussian-scaling" not in args.skip:
+        gaussian_scaling(args, report)
     report["load_after"] = os.getloadavg()[0]
     print_report(report)
     if args.json:

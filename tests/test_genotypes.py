@@ -317,4 +317,6 @@ def test_the_cluster_benchmark_runs_at_its_quick_size(tmp_path):
     assert report["fit"]["auc_test"] > 0.5 and report["gaussian"]["informative_selected"] == 10
     assert report["gaussian"]["classifier_informative_selected"] == 10
     assert set(report["scaling"]["workers"]) == {"1", "2"} and report["in_memory"]["scan_seconds"] > 0
+    assert set(report["gaussian_scaling"]["workers"]) == {"1", "2"}
+    assert report["gaussian_in_memory"]["seconds"] > 0 and report["gaussian_in_memory"]["informative_in_top"] == 10
     assert "cells / s / core" in result.stdout
