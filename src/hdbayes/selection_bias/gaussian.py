@@ -901,6 +901,13 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         Training counts and sums of the selected features (for the Rao–Blackwellised
         predictive).
     adjustment_ : GaussianAdjustment or None
+        The adjustment factor A of the correction (one of the adjustment classes of
+        :mod:`hdbayes.selection_bias.gaussian_adjustment`, by ``spread``, ``class_variance`` and
+        ``alpha2_x``); None when uncorrected or when no feature is discarded.
+    statistics_ : hdbayes.statistics.GaussianClassMoments or None
+        Per-class counts, means and centred sums of squares of all p training features, which
+        :meth:`partial_fit` continues from; None when values near the largest double make them
+        overflow.
     class_log_prior_ : ndarray of shape (G,)
         log (n_g + c_g)/(n + Σ c), the Pólya-urn predictive of the class.
 
