@@ -323,47 +323,10 @@ def student_t_gibbs(X, codes, n_classes, df, prior, mcmc, rng, per_case=False, c
     profile is scaled); ``df = inf``: λ = 1 (the Gaussian model). ``class_tau``: one precision τ_gj per class
     and gene, each with the Gamma(α^x/2, α^x w^x/2) prior (heteroscedastic; GaussianNB's assumption). μ, ν,
     τ^μ, τ^ν as in the Gaussian model; τ and μ get weighted sums. Returns the saved draws of μ (S, G, k)
-    and τ (S, G, k).
+    and τ (S, G, k). One of the two weights of :func:`two_level_t_gibbs` (the same draws).
     """
-    n, k = X.shape
-    onehot = np.zeros((n, n_classes))
-    onehot[np.arange(n), codes] = 1.0
-    counts = onehot.sum(axis=0)
-    mu = (onehot.T @ X) / counts[:, None]
-    nu = mu.mean(axis=0)
-    tau = np.tile(1.0 / np.maximum(((X - mu[codes]) ** 2).mean(axis=0), 1e-12), (n_classes, 1))  # (G, k)
-    lam = np.ones((n, k))
-    tau_mu = n_classes * k / max(((mu - nu) ** 2).sum(), 1e-12)
-    tau_nu = k / max((nu**2).sum(), 1e-12)
-    mus, taus = [], []
-    for it in range(mcmc["n_iter"]):
-        r2 = tau[codes] * (X - mu[codes]) ** 2  # (n, k)
-        if np.isinf(df):
-            pass
-        elif per_case:
-            lam = rng.gamma((df + k) / 2, 1.0) / ((df + r2.sum(axis=1)) / 2)
-            lam = np.repeat(lam[:, None], k, axis=1)
-        else:
-            lam = rng.gamma((df + 1) / 2, 1.0, size=(n, k)) / ((df + r2) / 2)
-        wsum = onehot.T @ lam  # (G, k)
-        wx = onehot.T @ (lam * X)
-        precision = tau_mu + tau * wsum
-        mu = (nu * tau_mu + tau * wx) / precision + rng.standard_normal((n_classes, k)) / np.sqrt(precision)
-        resid = onehot.T @ (lam * (X - mu[codes]) ** 2)  # (G, k)
-        a, b = prior["alpha_x"], prior["alpha_x"] * prior["w_x"]
-        if class_tau:
-            tau = rng.gamma((a + counts[:, None]) / 2, 1.0, size=(n_classes, k)) / ((b + resid) / 2)
-        else:
-            tau = np.tile(rng.gamma((a + n) / 2, 1.0, size=k) / ((b + resid.sum(axis=0)) / 2), (n_classes, 1))
-        p_nu = tau_nu + n_classes * tau_mu
-        nu = mu.sum(axis=0) * tau_mu / p_nu + rng.standard_normal(k) / np.sqrt(p_nu)
-        tau_mu = rng.gamma((prior["alpha_mu"] + n_classes * k) / 2) / ((prior["alpha_mu"] * prior["w_mu"]
-                                                                       + ((mu - nu) ** 2).sum()) / 2)  # fmt: skip
-        tau_nu = rng.gamma((prior["alpha_nu"] + k) / 2) / ((prior["alpha_nu"] * prior["w_nu"] + (nu**2).sum()) / 2)
-        if it >= mcmc["burn_in"] and (it - mcmc["burn_in"]) % mcmc["thin"] == 0:
-            mus.append(mu.copy())
-            taus.append(tau.copy())
-    return np.array(mus), np.array(taus)
+    df_cell, df_case = (np.inf, df) if per_case else (df, np.inf)
+    return two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, class_tau=class_tau)
 
 
 def student_t_predict(x, mus, taus, df, class_log_prior, per_case=False):
@@ -437,13 +400,14 @@ def robust_variants(X, y, mcmc):
 TWO_LEVEL_VARIANTS = [(4.0, np.inf), (np.inf, 4.0), (4.0, 4.0), (10.0, 4.0), (2.0, 4.0), (4.0, 10.0)]
 
 
-def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng):
+def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, class_tau=True):
     """Gibbs sampler with class precisions per class and gene and two latent scale weights (uncorrected).
 
     x_ij | y_i = g ~ N(μ_gj, 1/(u_i v_ij τ_gj)), u_i ~ Gamma(df_case/2, rate df_case/2) one weight per case
     (shared by its genes), v_ij ~ Gamma(df_cell/2, rate df_cell/2) one per cell; an infinite df fixes that
-    weight at 1. τ_gj ~ Gamma(α^x/2, α^x w^x/2); μ, ν, τ^μ, τ^ν as in :func:`student_t_gibbs`. Returns the
-    saved draws of μ and τ, each (S, G, k).
+    weight at 1. τ_gj ~ Gamma(α^x/2, α^x w^x/2) (with ``class_tau=False`` one τ_j per gene, the manuscript's);
+    μ_gj ~ N(ν_j, 1/τ^μ), ν_j ~ N(0, 1/τ^ν), τ^μ and τ^ν with Gamma(α/2, α w/2) priors. Returns the saved draws
+    of μ and τ, each (S, G, k).
     """
     n, k = X.shape
     onehot = np.zeros((n, n_classes))
@@ -468,7 +432,10 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng):
         mu = (nu * tau_mu + tau * (onehot.T @ (weight * X))) / precision
         mu += rng.standard_normal((n_classes, k)) / np.sqrt(precision)
         resid = onehot.T @ (weight * (X - mu[codes]) ** 2)
-        tau = rng.gamma((a + counts[:, None]) / 2, 1.0, size=(n_classes, k)) / ((b + resid) / 2)
+        if class_tau:
+            tau = rng.gamma((a + counts[:, None]) / 2, 1.0, size=(n_classes, k)) / ((b + resid) / 2)
+        else:
+            tau = np.tile(rng.gamma((a + n) / 2, 1.0, size=k) / ((b + resid.sum(axis=0)) / 2), (n_classes, 1))
         p_nu = tau_nu + n_classes * tau_mu
         nu = mu.sum(axis=0) * tau_mu / p_nu + rng.standard_normal(k) / np.sqrt(p_nu)
         tau_mu = rng.gamma((prior["alpha_mu"] + n_classes * k) / 2) / ((prior["alpha_mu"] * prior["w_mu"]
