@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import numbers
 import sys
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,6 +18,16 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import validate_data
 
 from hdbayes.exceptions import InputTypeError, InputValueError
+
+if TYPE_CHECKING:
+    import dask.array
+    from numpy.typing import ArrayLike
+
+#: What the estimators' ``X`` may be (used in annotations only): an array-like, a scipy sparse matrix or array,
+#: or, for the estimators that fit from chunks, a dask array.
+MatrixLike: TypeAlias = "ArrayLike | sp.spmatrix | sp.sparray | dask.array.Array"
+#: A seed or generator, as :func:`check_generator` accepts it (used in annotations only).
+RandomStateLike: TypeAlias = "int | np.random.Generator | np.random.RandomState | np.random.SeedSequence | None"
 
 __all__ = [
     "binarize_features",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
@@ -36,6 +37,14 @@ from sklearn.utils.validation import check_is_fitted
 from hdbayes._validation import check_class_labels, is_dask_array, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.mcmc.chains import Schedule, run_chains
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import arviz as az
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike
 
 __all__ = ["MCMC_PARAMETER_CONSTRAINTS", "BayesianClassifier", "MCMCMixin"]
 
@@ -87,7 +96,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         """Why a joint log-likelihood is not finite, in the user's terms (hook)."""
         return "a class has zero probability under the fitted model (overflow in the posterior)"
 
-    def predict_joint_log_proba(self, X):
+    def predict_joint_log_proba(self, X: MatrixLike) -> np.ndarray:
         """log p(x, y = c | training data) for every class, shape (n_samples, n_classes).
 
         For the bias-corrected models the values are exact up to a constant common to a
@@ -121,7 +130,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             raise InputValueError(f"the joint log-likelihood is not finite; {self._overflow_message(X)}")
         return jll
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         """log p(y = c | x, training data), shape (n_samples, n_classes), by log-sum-exp.
 
         A row whose every class has probability zero (possible only for models that
@@ -155,7 +164,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             log_norm[impossible] = np.nan
         return jll - log_norm
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """p(y = c | x, training data), rows summing to one, shape (n_samples, n_classes).
 
         Parameters
@@ -174,7 +183,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             return self._predict_dask(X, "predict_proba")
         return np.exp(self.predict_log_proba(X))
 
-    def predict(self, X, loss=None):
+    def predict(self, X: MatrixLike, loss: ArrayLike | None = None) -> np.ndarray:
         """Class decisions.
 
         Parameters
@@ -238,7 +247,7 @@ class MCMCMixin:
         )  # fmt: skip
         return self.trace_
 
-    def to_inference_data(self):
+    def to_inference_data(self) -> az.InferenceData:
         """The draws as an :class:`arviz.InferenceData` with dims (chain, draw, ...).
 
         Returns
@@ -251,7 +260,7 @@ class MCMCMixin:
         check_is_fitted(self, "trace_")
         return self.trace_.to_inference_data()
 
-    def mcmc_summary(self):
+    def mcmc_summary(self) -> dict[str, dict[str, Any]]:
         """Convergence summary of the model's monitored scalar variables.
 
         Returns

@@ -14,6 +14,7 @@ same data give the same 0/1 matrix.
 from __future__ import annotations
 
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
@@ -21,6 +22,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._validation import binarize_features, feature_thresholds, validate_input
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from hdbayes._validation import MatrixLike
 
 __all__ = ["FeatureBinarizer"]
 
@@ -57,11 +63,11 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
 
     _parameter_constraints: dict = {"threshold": [Interval(Real, None, None, closed="neither"), StrOptions({"median"})]}
 
-    def __init__(self, threshold=0.0):
+    def __init__(self, threshold: float | Literal["median"] = 0.0) -> None:
         self.threshold = threshold
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Learn the thresholds (the medians of ``X`` for ``threshold="median"``).
 
         Parameters
@@ -79,7 +85,7 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
         self.thresholds_ = feature_thresholds(X, self.threshold)
         return self
 
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> MatrixLike:
         """Binarise ``X`` with the fitted thresholds.
 
         Parameters

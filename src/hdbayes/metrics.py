@@ -24,10 +24,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from scipy import stats
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "CalibrationTable",
@@ -161,7 +164,7 @@ def _predict(P: np.ndarray) -> np.ndarray:
 
 
 @_shared_parameters
-def error_rate(y_true, proba) -> float:
+def error_rate(y_true: ArrayLike, proba: ArrayLike) -> float:
     """Actual error rate of the guesses implied by predictive probabilities.
 
     Parameters
@@ -189,7 +192,7 @@ def error_rate(y_true, proba) -> float:
 
 
 @_shared_parameters
-def expected_error_rate(proba) -> float:
+def expected_error_rate(proba: ArrayLike) -> float:
     """Error rate expected if the predictive probabilities were correct.
 
     Parameters
@@ -220,7 +223,7 @@ def expected_error_rate(proba) -> float:
 
 
 @_shared_parameters
-def average_minus_log_probability(y_true, proba) -> float:
+def average_minus_log_probability(y_true: ArrayLike, proba: ArrayLike) -> float:
     """Average minus log probability of the true classes (natural log).
 
     Parameters
@@ -249,7 +252,7 @@ def average_minus_log_probability(y_true, proba) -> float:
 
 
 @_shared_parameters
-def brier_score(y_true, proba) -> float:
+def brier_score(y_true: ArrayLike, proba: ArrayLike) -> float:
     """Average squared error of the predictive probabilities (Brier score).
 
     Parameters
@@ -406,7 +409,8 @@ class CalibrationTable:
 
 
 @_shared_parameters
-def calibration_table(y_true, p, n_bins: int = 10, *, positive_class: int = 1) -> CalibrationTable:
+def calibration_table(
+        y_true: ArrayLike, p: ArrayLike, n_bins: int = 10, *, positive_class: int = 1) -> CalibrationTable:
     """Tabulate predicted probabilities of one class against observed frequencies.
 
     Parameters
@@ -539,7 +543,7 @@ def _expected_losses(P: np.ndarray, L: np.ndarray) -> np.ndarray:
 
 
 @_shared_parameters
-def bayes_decision(proba, loss) -> np.ndarray:
+def bayes_decision(proba: ArrayLike, loss: ArrayLike) -> np.ndarray:
     """Guesses minimising expected loss under the predictive probabilities.
 
     Parameters
@@ -567,7 +571,7 @@ def bayes_decision(proba, loss) -> np.ndarray:
 
 
 @_shared_parameters
-def expected_and_actual_loss(y_true, proba, loss) -> LossSummary:
+def expected_and_actual_loss(y_true: ArrayLike, proba: ArrayLike, loss: ArrayLike) -> LossSummary:
     """Average expected and actual loss of the Bayes decisions.
 
     Parameters
@@ -603,7 +607,9 @@ def expected_and_actual_loss(y_true, proba, loss) -> LossSummary:
     )
 
 
-def random_lognormal_loss(n_classes: int, sd: float = 2.0, random_state=None) -> np.ndarray:
+def random_lognormal_loss(
+        n_classes: int, sd: float = 2.0,
+        random_state: int | np.random.Generator | np.random.RandomState | None = None) -> np.ndarray:
     """Random loss matrix with log-normal off-diagonal entries.
 
     Parameters
@@ -660,7 +666,7 @@ class PairedTTest(NamedTuple):
     pvalue: float
 
 
-def paired_t_test(a, b) -> PairedTTest:
+def paired_t_test(a: ArrayLike, b: ArrayLike) -> PairedTTest:
     """Paired two-sided t-test of ``a`` against ``b``.
 
     Parameters

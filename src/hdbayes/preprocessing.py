@@ -1,11 +1,11 @@
 """Decorrelating transform for the Gaussian classification model (Li 2009, eq. 12).
 
-The Gaussian model of Li (2009) (spec ``selection-bias.md`` §6) assumes the features
+The Gaussian model of Li (2009) (its §3.1) assumes the features
 are independent given the class. When, given class g, the original features z have a
 multivariate normal distribution N(μ̃^(g), Σ) with a covariance common to all
 classes, the Cholesky factor Σ = L Lᵀ gives new features x = L^{-1} z with
 x | y = g ~ N(L^{-1} μ̃^(g), I), which fit that model. Σ is estimated by the pooled
-within-class covariance S shrunk towards its diagonal (spec §6.2),
+within-class covariance S shrunk towards its diagonal (Li 2009, eq. 12),
 
     Σ̂(λ) = (S + λ·diag(S)) / (1 + λ),
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import warnings
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,6 +31,13 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted
 
 from hdbayes._validation import check_positive, overflow_error, single_class_error, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike
 
 __all__ = ["ShrunkCovarianceWhitener", "pooled_within_class_covariance", "shrink_to_diagonal"]
 
@@ -190,7 +198,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
 
     _parameter_constraints: dict = {"lam": [Interval(Real, 0, None, closed="left")]}
 
-    def __init__(self, lam=10.0):
+    def __init__(self, lam: float = 10.0) -> None:
         self.lam = lam
 
     def __sklearn_tags__(self):
@@ -200,7 +208,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Estimate Σ̂(λ) from (X, y) and its Cholesky factor.
 
         Parameters
@@ -293,7 +301,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         self._kept_cholesky = cholesky
         return self
 
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> np.ndarray:
         """Whiten the rows of X: x ↦ L^{-1} x, i.e. X L^{-T} (no centring).
 
         Parameters
@@ -326,7 +334,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
             )
         return out
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
         """Names of the whitened features: ``whitened0``, ``whitened1``, ….
 
         Parameters

@@ -6,7 +6,7 @@ needs to know about the *discarded* features: the threshold γ, the total number
 candidate features p, and whether the discarded features are known to lie strictly
 below γ or only at or below it.
 
-Statistics (spec ``selection-bias.md`` §2):
+Statistics:
 
 * :func:`abs_correlation` — the absolute sample correlation of each feature with a
   binary response (thesis eq. 2.1), defined as 0 when a denominator is 0;

@@ -1,7 +1,7 @@
 """Special functions shared by the models, all in log space.
 
 The building block of every binary model in the thesis is the Beta–Bernoulli
-marginal probability U (thesis eq. 2.27–2.30; spec ``selection-bias.md`` §3)
+marginal probability U (thesis eq. 2.27–2.30)
 
     U(f1, f0, n1, n0) = B(f1 + n1, f0 + n0) / B(f1, f0)
                       = ∏_{l<n0}(f0 + l) · ∏_{l<n1}(f1 + l) / ∏_{l<n0+n1}(f0 + f1 + l),

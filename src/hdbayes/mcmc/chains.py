@@ -30,11 +30,20 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hdbayes._validation import check_count, check_generator
 from hdbayes.exceptions import InputValueError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    import arviz as az
+
+    from hdbayes._validation import RandomStateLike
 
 __all__ = ["ChainDraws", "Schedule", "Trace", "chain_seeds", "run_chains"]
 
@@ -149,8 +158,11 @@ class Trace:
         The iterations the draws came from.
     """
 
-    def __init__(self, posterior, warmup=None, sample_stats=None, *, dims=None, coords=None, monitored=(),
-                 schedule=None):  # fmt: skip
+    def __init__(
+            self, posterior: Mapping[str, np.ndarray], warmup: Mapping[str, np.ndarray] | None = None,
+            sample_stats: Mapping[str, np.ndarray] | None = None, *, dims: dict[str, list[str]] | None = None,
+            coords: dict[str, Any] | None = None, monitored: Sequence[str] = (), schedule: Schedule | None = None
+    ) -> None:  # fmt: skip
         self.posterior = dict(posterior)
         self.warmup = dict(warmup or {})
         self.sample_stats = dict(sample_stats or {})
@@ -166,7 +178,7 @@ class Trace:
                 raise ValueError(f"monitored variable {name!r} is not in the posterior")
 
     @classmethod
-    def from_chains(cls, chains, **kwargs):
+    def from_chains(cls, chains: Sequence[ChainDraws], **kwargs: Any) -> Trace:
         """Stack a list of :class:`ChainDraws` (one per chain) along a new first axis.
 
         Parameters
@@ -200,7 +212,7 @@ class Trace:
     def __getitem__(self, name):
         return self.posterior[name]
 
-    def flat(self, name):
+    def flat(self, name: str) -> np.ndarray:
         """Draws of ``name`` with the chains concatenated.
 
         Parameters
@@ -216,7 +228,7 @@ class Trace:
         values = self.posterior[name]
         return values.reshape((-1,) + values.shape[2:])
 
-    def to_inference_data(self):
+    def to_inference_data(self) -> az.InferenceData:
         """The trace as an ArviZ ``InferenceData``.
 
         Returns
@@ -236,7 +248,7 @@ class Trace:
             coords=self.coords or None,
         )
 
-    def summary(self, var_names=None):
+    def summary(self, var_names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
         """Convergence summary of scalar variables (the monitored ones by default).
 
         Parameters
@@ -271,7 +283,7 @@ class Trace:
         return f"Trace(n_chains={self.n_chains}, n_draws={self.n_draws}, posterior=[{variables}])"
 
 
-def chain_seeds(random_state, n_chains):
+def chain_seeds(random_state: RandomStateLike, n_chains: int) -> list[int]:
     """Seeds of ``n_chains`` chains drawn from ``random_state``.
 
     Parameters
@@ -297,8 +309,10 @@ def _show_progress(progress):
     return bool(progress)
 
 
-def run_chains(chain: Callable, schedule: Schedule, *, n_chains=1, random_state=None, n_jobs=None, progress=None,
-               desc="MCMC", trace_options=None, seeds=None):  # fmt: skip
+def run_chains(
+        chain: Callable, schedule: Schedule, *, n_chains: int = 1, random_state: RandomStateLike = None,
+        n_jobs: int | None = None, progress: bool | None = None, desc: str = "MCMC",
+        trace_options: dict[str, Any] | None = None, seeds: Sequence[int] | None = None) -> Trace:  # fmt: skip
     """Run ``n_chains`` independent chains of ``chain(rng, schedule, advance) -> ChainDraws``.
 
     Parameters

@@ -23,15 +23,24 @@ compiled function cannot be.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from hdbayes._numba import jit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["slice_sample"]
 
 
 @jit(cache=False, inline="always")
-def slice_sample(x, current_log_density, log_density, args, width, max_steps, lower, upper, rng):
+def slice_sample(
+        x: float, current_log_density: float, log_density: Callable[..., float], args: tuple, width: ArrayLike,
+        max_steps: int, lower: float, upper: float, rng: np.random.Generator) -> tuple[float, float]:
     """One slice-sampling update of a scalar.
 
     Parameters
