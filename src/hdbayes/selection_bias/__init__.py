@@ -1,4 +1,4 @@
-"""Correction for feature-selection bias (Li 2007 thesis ch. 2; Li 2009), spec ``selection-bias.md``.
+"""Correction for feature-selection bias (Li 2007 thesis ch. 2; Li 2009; docs/citing.md).
 
 * :class:`BiasCorrectedNaiveBayes` — binary naive Bayes, α integrated by quadrature (thesis §2.3);
 * :class:`BiasCorrectedMixture` — the two-component mixture model by MCMC (thesis §2.4);

@@ -1,6 +1,6 @@
 """Adjustment factors: the probability that a discarded feature fails the filter.
 
-The correction for selection bias (thesis eq. 2.3, 2.8–2.14; spec §1.4) multiplies the
+The correction for selection bias (thesis eq. 2.3, 2.8–2.14) multiplies the
 likelihood by
 
     P(S | α, y) = q(α)^{p−k},   q(α) = P(R(x_t, y) in the discarded region | α, y),
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import gammaln, logsumexp, roots_legendre
@@ -41,6 +42,9 @@ from hdbayes._validation import check_count, check_positive
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule, simpson_rule
 from hdbayes.selection import THRESHOLD_RTOL, correlation_from_sums
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "MixtureAdjustmentCache",
@@ -332,8 +336,8 @@ def _fused_discarded_mass(alpha, theta, n0, n1, row_offsets, starts, stops):
 
 
 def naive_bayes_log_discard_probability(
-    alpha, n0, n1, threshold, *, strict=False, theta_rule=None, tolerance=None
-):
+        alpha: ArrayLike, n0: int, n1: int, threshold: float, *, strict: bool = False,
+        theta_rule: QuadratureRule | None = None, tolerance: float | None = None) -> np.ndarray:
     """log q(α) for the Bayesian naive Bayes model (thesis eq. 2.54–2.63).
 
     Parameters
@@ -501,7 +505,7 @@ def _threaded_discarded_mass(alpha, nodes, n0, n1, row_offsets, starts, stops):
 
 
 # ---------------------------------------------------------------------------
-# Bayesian binary mixture model (thesis §2.4, eq. 2.97–2.105, Appendix 2; spec §5.6)
+# Bayesian binary mixture model (thesis §2.4, eq. 2.97–2.105, Appendix 2)
 # ---------------------------------------------------------------------------
 #
 # For a discarded feature t, let I0 and I1 be its numbers of ones among the cases with
@@ -697,7 +701,9 @@ def _mixture_log_q(weights, pmf0, pmf1, log_weights):
         return logsumexp(np.log(inner) + log_weights[None, :], axis=1)
 
 
-def mixture_log_discard_probability(alpha, n0, n1, n0_label1, n1_label1, threshold, *, strict=False, theta_rule=None):
+def mixture_log_discard_probability(
+        alpha: ArrayLike, n0: int, n1: int, n0_label1: int, n1_label1: int, threshold: float, *, strict: bool = False,
+        theta_rule: QuadratureRule | None = None) -> np.ndarray:
     """log q(α) for the Bayesian binary mixture model (thesis eq. 2.97–2.105).
 
     q(α) is the probability that one feature drawn afresh from the prior, given the

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from math import lgamma
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +38,13 @@ from hdbayes.selection_bias.categorical_adjustment import (
     simplex_rule,
 )
 from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes, alpha_posterior
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike, RandomStateLike
 
 __all__ = ["BiasCorrectedCategoricalNB", "categorical_feature_integrals"]
 
@@ -370,20 +378,20 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
 
     def __init__(
         self,
-        n_features_to_select=None,
+        n_features_to_select: int | None = None,
         *,
-        threshold=None,
-        correct=True,
-        class_pseudo_count=1.0,
-        n_levels=None,
-        alpha_shape=0.5,
-        alpha_scale=5.0,
-        alpha_rule="adaptive",
-        n_alpha=None,
-        alpha_resolution=1.0,
-        n_theta=None,
-        random_state=None,
-    ):
+        threshold: float | None = None,
+        correct: bool = True,
+        class_pseudo_count: float | ArrayLike = 1.0,
+        n_levels: int | None = None,
+        alpha_shape: float = 0.5,
+        alpha_scale: float = 5.0,
+        alpha_rule: Literal["adaptive", "midpoint"] = "adaptive",
+        n_alpha: int | None = None,
+        alpha_resolution: float = 1.0,
+        n_theta: int | None = None,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.correct = correct
@@ -461,7 +469,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
             check_count("n_alpha", self.n_alpha, minimum=3)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Select features on (X, y) by Pearson's X² and fit the model.
 
         Parameters

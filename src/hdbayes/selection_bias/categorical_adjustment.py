@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from math import comb, factorial
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import gammaln, logsumexp, roots_jacobi
@@ -33,6 +34,11 @@ from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule
 from hdbayes.selection import THRESHOLD_RTOL
 from hdbayes.selection_bias.adjustment import exact_points, half_rule
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "DiscardedRegion",
@@ -604,8 +610,9 @@ def _check_class_sizes(class_sizes):
     return sizes
 
 
-def categorical_log_discard_probability(alpha, class_sizes, threshold, *, n_levels=2, strict=False,
-                                        theta_rule=None):  # fmt: skip
+def categorical_log_discard_probability(
+        alpha: ArrayLike, class_sizes: Sequence[int], threshold: float, *, n_levels: int = 2, strict: bool = False,
+        theta_rule: SimplexRule | None = None) -> np.ndarray:  # fmt: skip
     """log a(α) (eq. C10): the log probability that a feature drawn from the prior fails the X² filter.
 
     Parameters

@@ -1,6 +1,6 @@
 """Bayesian binary mixture model with correction for feature-selection bias.
 
-Model (thesis §2.4, eq. 2.66–2.84; spec ``selection-bias.md`` §5): the binary response
+Model (thesis §2.4, eq. 2.66–2.84): the binary response
 is feature 0 of a two-component mixture with latent labels z,
 
     z_i | ψ ~ Bernoulli(ψ),            ψ ~ Beta(f1, f0) (``class_pseudo_count`` = (f0, f1)),
@@ -9,7 +9,7 @@ is feature 0 of a two-component mixture with latent labels z,
     α_0 ~ Inverse-Gamma(a0, b0) (response),  α_j = α ~ Inverse-Gamma(a, b) (features),
 
 with ψ and φ integrated out. α and α_0 take values on the midpoint grid of their
-prior quantiles (eq. 2.88). Gibbs sampling (§2.4.3, spec §5.3–5.4): α and α_0 from
+prior quantiles (eq. 2.88). Gibbs sampling (§2.4.3, eq. 2.89–2.96): α and α_0 from
 their grid conditionals, then ``n_label_sweeps`` times {every label z_i once; every
 θ_j ``n_theta_updates`` times by slice sampling}. With correction, the conditionals
 of α **and of every label** carry the factor q(α; z)^{p−k} (eq. 2.97–2.105), which
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
@@ -43,6 +44,13 @@ from hdbayes.mcmc.slice import slice_sample
 from hdbayes.quadrature import inverse_gamma_midpoint_grid
 from hdbayes.selection_bias._base import BINARY_PARAMETER_CONSTRAINTS, POSITIVE, BinarySelectionBiasClassifier
 from hdbayes.selection_bias.adjustment import MixtureAdjustmentCache, check_theta_rule, theta_quadrature
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike, RandomStateLike
 
 __all__ = ["BiasCorrectedMixture", "mixture_chain", "mixture_log_class_numerators"]
 
@@ -69,7 +77,7 @@ def _theta_log_density(theta, args):
 
 @jit
 def _update_thetas(theta, ones, sizes, alpha0, alpha, n_updates, width, rng):
-    """θ_j | … ∝ ∏_z U(α_j θ, α_j(1−θ), I_zj, O_zj) on (0, 1), by slice sampling (spec §5.3)."""
+    """θ_j | … ∝ ∏_z U(α_j θ, α_j(1−θ), I_zj, O_zj) on (0, 1), by slice sampling (docs/mixture.md)."""
     for j in range(theta.shape[0]):
         alpha_j = alpha0 if j == 0 else alpha
         args = (
@@ -162,7 +170,7 @@ def _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q, n_
 
 def mixture_chain(X, rng, schedule, *, alpha_grid, alpha0_grid, class_pseudo_counts=(1.0, 1.0), n_label_sweeps=5,
                   n_theta_updates=20, slice_width=1.0, adjustment=None, n_discarded=0, advance=None):  # fmt: skip
-    """Run one Gibbs chain of the mixture model (spec §5.3–5.4).
+    """Run one Gibbs chain of the mixture model (thesis §2.4.3).
 
     Parameters
     ----------
@@ -203,7 +211,7 @@ def mixture_chain(X, rng, schedule, *, alpha_grid, alpha0_grid, class_pseudo_cou
     f0, f1 = (float(value) for value in class_pseudo_counts)
     n0 = int((X[:, 0] == 0).sum())
     n1 = n - n0
-    z = X[:, 0].copy()  # start with the labels equal to the response (spec §5.4 iv)
+    z = X[:, 0].copy()  # start with the labels equal to the response (the thesis does not say how it starts)
     ones = np.zeros((2, width), dtype=np.int64)
     sizes = np.zeros(2, dtype=np.int64)
     for label in range(2):
@@ -427,30 +435,30 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
 
     def __init__(
         self,
-        n_features_to_select=None,
+        n_features_to_select: int | None = None,
         *,
-        threshold=None,
-        correct=True,
-        class_pseudo_count=1.0,
-        alpha0_shape=0.5,
-        alpha0_scale=5.0,
-        alpha_shape=0.5,
-        alpha_scale=5.0,
-        n_alpha=10,
-        adjust_theta_rule="exact",
-        n_theta_adjust=None,
-        n_label_sweeps=5,
-        n_theta_updates=20,
-        slice_width=1.0,
-        binarize=0.0,
-        n_iter=400,
-        burn_in=100,
-        thin=3,
-        n_chains=1,
-        n_jobs=None,
-        random_state=None,
-        progress=None,
-    ):
+        threshold: float | None = None,
+        correct: bool = True,
+        class_pseudo_count: float | ArrayLike = 1.0,
+        alpha0_shape: float = 0.5,
+        alpha0_scale: float = 5.0,
+        alpha_shape: float = 0.5,
+        alpha_scale: float = 5.0,
+        n_alpha: int = 10,
+        adjust_theta_rule: Literal["exact", "simpson"] = "exact",
+        n_theta_adjust: int | None = None,
+        n_label_sweeps: int = 5,
+        n_theta_updates: int = 20,
+        slice_width: float = 1.0,
+        binarize: float | Literal["median"] | None = 0.0,
+        n_iter: int = 400,
+        burn_in: int = 100,
+        thin: int = 3,
+        n_chains: int = 1,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        progress: bool | None = None,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.correct = correct
@@ -475,7 +483,7 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         self.progress = progress
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Select features by |correlation| with y and sample the posterior.
 
         Parameters

@@ -1,6 +1,6 @@
 """Bayesian binary naive Bayes with correction for feature-selection bias.
 
-Model (thesis §2.3, eq. 2.15–2.26; spec ``selection-bias.md`` §4): binary response y
+Model (thesis §2.3, eq. 2.15–2.26; Li, Zhang & Neal 2008): binary response y
 and binary features x_1..x_p,
 
     y | ψ ~ Bernoulli(ψ),                 ψ ~ Beta(f1, f0) (``class_pseudo_count`` = (f0, f1)),
@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import math
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -67,6 +68,14 @@ from hdbayes.statistics import (
     is_dask_array,
     map_row_chunks,
 )
+
+if TYPE_CHECKING:
+    from typing import Any, Literal, Self
+
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike, RandomStateLike
 
 __all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "log_class_numerators"]
 
@@ -487,21 +496,21 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
 
     def __init__(
         self,
-        n_features_to_select=None,
+        n_features_to_select: int | None = None,
         *,
-        threshold=None,
-        correct=True,
-        class_pseudo_count=1.0,
-        alpha_shape=0.5,
-        alpha_scale=5.0,
-        alpha_rule="adaptive",
-        n_alpha=None,
-        alpha_resolution=1.0,
-        theta_rule="exact",
-        n_theta=None,
-        binarize=0.0,
-        random_state=None,
-    ):
+        threshold: float | None = None,
+        correct: bool = True,
+        class_pseudo_count: float | ArrayLike = 1.0,
+        alpha_shape: float = 0.5,
+        alpha_scale: float = 5.0,
+        alpha_rule: Literal["adaptive", "midpoint"] = "adaptive",
+        n_alpha: int | None = None,
+        alpha_resolution: float = 1.0,
+        theta_rule: Literal["exact", "simpson"] = "exact",
+        n_theta: int | None = None,
+        binarize: float | Literal["median"] | None = 0.0,
+        random_state: RandomStateLike = None,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.correct = correct
@@ -535,7 +544,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             check_count("n_alpha", self.n_alpha, minimum=3)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Select features on (X, y) and fit the model.
 
         X may be a ``dask.array`` (dense or ``scipy.sparse`` chunks, any chunking): the
@@ -566,7 +575,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         return self._fit_statistics(self.statistics_)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
         """Add a chunk of training cases; the model equals ``fit`` on all chunks so far.
 
         The chunks' sufficient statistics (:class:`hdbayes.statistics.BinaryClassCounts`,
@@ -638,7 +647,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit_statistics(self, statistics, classes=(0, 1)):
+    def fit_statistics(self, statistics: BinaryClassCounts, classes: ArrayLike = (0, 1)) -> Self:
         """Fit from the sufficient statistics of binary training data alone.
 
         For data that are never in one place: the sum of the statistics of several shards or
@@ -785,7 +794,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             log_alpha_weights=self.alpha_log_weights_,
         )
 
-    def plot_alpha_posterior(self, ax=None, **kwargs):
+    def plot_alpha_posterior(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Plot the posterior density of log α on the grid (thesis Fig. 2.7).
 
         Parameters
