@@ -1,4 +1,4 @@
-"""Bursty simulated documents: bags of words drawn from per-class Pólya urns (spec generative-discrete §1.8).
+"""Bursty simulated documents: bags of words drawn from per-class Pólya urns (Murphy §3.5.5).
 
 A document of class c with N words is drawn from the Dirichlet compound multinomial
 DCM(α_c) by the Pólya urn: the t-th word (t = 0, 1, …) is a fresh draw from the class's
@@ -14,6 +14,8 @@ DCM is right. The cost is O(N) per document, independent of the vocabulary size.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -22,6 +24,13 @@ from hdbayes._validation import check_count, check_generator, check_positive
 from hdbayes.exceptions import InputValueError
 
 from ._common import check_sizes, data_bunch, numbered_names
+
+if TYPE_CHECKING:
+    import scipy.sparse
+    from numpy.typing import ArrayLike
+    from sklearn.utils import Bunch
+
+    from hdbayes._validation import RandomStateLike
 
 __all__ = ["sample_polya_urn", "simulate_bursty_documents"]
 
@@ -75,7 +84,9 @@ def _draw_documents(alpha, classes, lengths, rng):
     return sp.csr_matrix((counts, indices, indptr), shape=(classes.shape[0], alpha.shape[1]))
 
 
-def sample_polya_urn(alpha, length, n_samples=1, random_state=None):
+def sample_polya_urn(
+        alpha: ArrayLike, length: int, n_samples: int = 1, random_state: RandomStateLike = None
+) -> scipy.sparse.csr_matrix:
     """Count vectors of ``n_samples`` documents of ``length`` words from DCM(alpha), by the Pólya urn.
 
     Parameters
@@ -109,17 +120,17 @@ def sample_polya_urn(alpha, length, n_samples=1, random_state=None):
 
 
 def simulate_bursty_documents(
-    n_samples=1000,
-    n_words=2000,
+    n_samples: int = 1000,
+    n_words: int = 2000,
     *,
-    n_test=0,
-    n_classes=2,
-    mean_length=80,
-    concentration=None,
-    zipf_exponent=1.1,
-    class_spread=0.7,
-    random_state=None,
-):
+    n_test: int = 0,
+    n_classes: int = 2,
+    mean_length: float = 80,
+    concentration: float | None = None,
+    zipf_exponent: float = 1.1,
+    class_spread: float = 0.7,
+    random_state: RandomStateLike = None,
+) -> Bunch:
     """Documents from per-class Dirichlet-compound-multinomial (Pólya urn) models.
 
     Every class shares a Zipf-shaped word distribution (over a random order of the

@@ -1,4 +1,7 @@
-"""Generative models for discrete data (spec ``generative-discrete.md``; seed 004, Murphy ch. 3).
+"""Generative models for discrete data (Murphy, *Machine Learning: a Probabilistic Perspective*, ch. 3).
+
+Section numbers "§3.x" in this package are Murphy's; the package follows a summary of that chapter in a
+machine-learning cheat sheet, whose misprints it corrects (docs/discrete.md; references in docs/citing.md).
 
 * conjugate models: :class:`BetaBinomial`, :class:`DirichletMultinomial`,
   :func:`dirichlet_multinomial_log_pmf`;

@@ -1,4 +1,4 @@
-"""What every generative classifier for discrete data shares (spec §1.1, §1.6, §4.5, §4.8).
+"""What every generative classifier for discrete data shares (Murphy §3.1, §3.5.3).
 
 A subclass learns class-conditional densities p(x | y = c) and implements one method,
 ``_joint_log_likelihood(X)``, returning b_c(x) = log p(x | y = c) + log p(y = c) for the
@@ -6,7 +6,7 @@ validated X. The predictions (``predict_joint_log_proba``, ``predict_log_proba``
 log-sum-exp, ``predict_proba``, ``predict``) come from :class:`hdbayes.base.BayesianClassifier`;
 :class:`GenerativeClassifier` keeps what is its own: the class prior, the label handling, the
 count-based ``fit``/``partial_fit`` of the conjugate models (sequential updating equals
-batch updating, spec §1.3, so ``partial_fit`` over chunks equals ``fit``) and the rule for
+batch updating, Murphy §3.3, so ``partial_fit`` over chunks equals ``fit``) and the rule for
 zero probabilities (−inf only where an estimate can be zero).
 
 :func:`log_dirichlet_estimate` is the one formula behind every parameter estimate of the
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,6 +48,13 @@ from hdbayes.statistics import (
     reduce_chunks,
 )
 
+if TYPE_CHECKING:
+    from typing import Self
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike
+
 __all__ = [
     "METHODS",
     "PSEUDO_COUNT",
@@ -60,7 +68,7 @@ __all__ = [
 ]
 
 #: Estimates of the parameters: plug-in MLE, plug-in posterior mode, plug-in posterior
-#: mean, and the exact posterior predictive (Bayesian model averaging, spec §1.5, §1.8).
+#: mean, and the exact posterior predictive (Bayesian model averaging, Murphy §3.5, §3.5.5).
 METHODS = ("mle", "map", "posterior_mean", "bayes")
 
 
@@ -73,7 +81,7 @@ def _segment_sums(values, starts):
 
 
 def log_dirichlet_estimate(counts, prior, method, *, starts=None):
-    """log of the estimate of θ ~ Dir(prior) from category counts (spec §1.3–1.5).
+    """log of the estimate of θ ~ Dir(prior) from category counts (Murphy §3.3–3.5).
 
     The components of each Dirichlet run along the last axis (optionally several
     Dirichlets concatenated along it, starting at ``starts``):
@@ -81,7 +89,7 @@ def log_dirichlet_estimate(counts, prior, method, *, starts=None):
     * ``"mle"``: N_k / N (0/0 = NaN, for a class without cases);
     * ``"map"``: the posterior mode (N_k + β_k − 1)/(N + β_0 − K) when every
       N_k + β_k ≥ 1 and N + β_0 > K; for K = 2 also the boundary modes of a Beta
-      (0 when a < 1 ≤ b, 1 when b < 1 ≤ a, spec §4.8); otherwise ValueError;
+      (0 when a < 1 ≤ b, 1 when b < 1 ≤ a: the boundary rule of docs/discrete.md); otherwise ValueError;
     * ``"posterior_mean"`` and ``"bayes"``: (N_k + β_k)/(N + β_0), which is also the
       one-trial posterior predictive.
 
@@ -101,7 +109,7 @@ def log_dirichlet_estimate(counts, prior, method, *, starts=None):
 
     Examples
     --------
-    >>> np.exp(log_dirichlet_estimate(np.array([3.0, 0.0, 1.0]), 2.0, "map"))   # spec T3
+    >>> np.exp(log_dirichlet_estimate(np.array([3.0, 0.0, 1.0]), 2.0, "map"))   # Dir(2, 2, 2) and counts (3, 0, 1)
     array([0.57142857, 0.14285714, 0.28571429])
     """
     counts = np.asarray(counts, dtype=np.float64)
@@ -176,7 +184,7 @@ def check_non_negative_features(X, whom, feature_names=None, hint="the model nee
 
 
 def masked_log_dot(X, log_theta, *, feature_names=None):
-    """X @ log_thetaᵀ with 0 · log 0 = 0 (spec §4.5 edge rules): shape (n, C).
+    """X @ log_thetaᵀ with 0 · log 0 = 0: shape (n, C).
 
     Entries of ``log_theta`` that are −inf (a zero estimate) make the whole row −inf only
     where X is non-zero; NaN rows of ``log_theta`` (a class without data under the MLE)
@@ -317,7 +325,7 @@ class GenerativeClassifier(BayesianClassifier):
 
     # -- fitting ---------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Fit the model to X (n_samples, n_features) and labels y (any hashable values).
 
         Raises :class:`~hdbayes.exceptions.InputValueError` for a single class, a
@@ -353,8 +361,8 @@ class GenerativeClassifier(BayesianClassifier):
 
     @available_if(lambda self: self._incremental)
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
-        """Add a batch of training cases; the result equals ``fit`` on all batches (spec §1.3).
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
+        """Add a batch of training cases; the result equals ``fit`` on all batches (Murphy §3.3).
 
         Parameters
         ----------
@@ -490,7 +498,7 @@ class GenerativeClassifier(BayesianClassifier):
                 check_finite_output("the feature counts", total, cause=overflow_cause(X, self._feature_names()))
 
     def _class_log_prior(self, method):
-        """log π_c (spec §1.5): learnt from the class counts with a Dir(class_pseudo_count)
+        """log π_c (Murphy §3.5): learnt from the class counts with a Dir(class_pseudo_count)
         prior by ``method``, or the user's ``class_prior`` ("uniform" or probabilities)."""
         C = self.classes_.shape[0]
         if self.class_prior is None:

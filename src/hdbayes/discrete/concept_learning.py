@@ -1,34 +1,39 @@
-"""Bayesian concept learning: the number game (spec §1.2; seed 004 §3.2, Murphy ch. 3.2).
+"""Bayesian concept learning: the number game (Murphy §3.2).
 
 A concept is a set; hypotheses h are finite sets of integers (their extensions). The
 examples D = (x_1..x_N) are positive examples drawn uniformly from the concept, so
 
     p(D | h) = I(D ⊆ h) / |h|^N                                   (size principle)
-    p(h | D) = I(D ⊆ h) p(h) |h|^{-N} / Σ_h' I(D ⊆ h') p(h') |h'|^{-N}   (erratum 1)
+    p(h | D) = I(D ⊆ h) p(h) |h|^{-N} / Σ_h' I(D ⊆ h') p(h') |h'|^{-N}
 
-(the seed's printed posterior drops |h|^{-N}, which would remove the size principle).
+(the summary of Murphy's chapter that this package follows drops |h|^{-N}, which would remove the size principle).
 Predictions average over hypotheses (Bayes model averaging):
 
     p(x̃ ∈ C | D) = Σ_h I(x̃ ∈ h) p(h | D)          (generalisation, membership)
     p(x̃ | D)     = Σ_h I(x̃ ∈ h)/|h| · p(h | D)    (the next example's pmf)
 
 and the plug-in approximation uses h_MAP only. As N grows, p(h | D) tends to a point
-mass on h_MAP (erratum 2) and MAP → MLE.
+mass on h_MAP (δ_{h_MAP}(h), not h_MAP itself) and MAP → MLE.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
 
 from hdbayes.exceptions import InputValueError
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Self
+
 __all__ = ["BayesianConceptLearner", "number_game_hypotheses"]
 
 
-def number_game_hypotheses(n_max=100):
+def number_game_hypotheses(n_max: int = 100) -> dict[str, frozenset[int]]:
     """Murphy's hypothesis space over 1..n_max: even, odd, squares, powers of k (2..10),
     multiples of k (3..10), numbers ending in d (1..9), powers of 2 plus 37 / minus 32,
     and all intervals [a, b] with 1 ≤ a ≤ b ≤ n_max of length ≥ 2 up to 20 (an [EXT] choice).
@@ -73,7 +78,7 @@ def number_game_hypotheses(n_max=100):
 
 
 class BayesianConceptLearner:
-    """Posterior over a finite hypothesis space from positive examples (spec §1.2, §4.4).
+    """Posterior over a finite hypothesis space from positive examples (Murphy §3.2).
 
     Parameters
     ----------
@@ -93,13 +98,13 @@ class BayesianConceptLearner:
     Examples
     --------
     >>> learner = BayesianConceptLearner({"even": range(2, 101, 2), "powers of 2": [2, 4, 8, 16, 32, 64]})
-    >>> learner.fit([16]).posterior_.round(6).tolist()          # spec T4: 25/28 for powers of 2
+    >>> learner.fit([16]).posterior_.round(6).tolist()          # 25/28 for powers of 2
     [0.107143, 0.892857]
     >>> learner.predict_membership([32, 6, 3]).round(6).tolist()
     [1.0, 0.107143, 0.0]
     """
 
-    def __init__(self, hypotheses: Mapping[str, Collection[int]], prior: Mapping[str, float] | None = None):
+    def __init__(self, hypotheses: Mapping[str, Collection[int]], prior: Mapping[str, float] | None = None) -> None:
         self.hypotheses = hypotheses
         self.prior = prior
 
@@ -138,7 +143,7 @@ class BayesianConceptLearner:
         position = np.clip(np.searchsorted(self._universe, xs), 0, self._universe.shape[0] - 1)
         return np.where(self._universe[position] == xs, position, -1)
 
-    def fit(self, D):
+    def fit(self, D: Iterable[int]) -> Self:
         """Posterior after the positive examples D (repeats count; D = [] gives the prior).
 
         Parameters
@@ -188,7 +193,7 @@ class BayesianConceptLearner:
         inside[:, known] = self._membership[:, columns[known]]
         return inside
 
-    def predict_membership(self, xs, plugin=False):
+    def predict_membership(self, xs: Iterable[int], plugin: bool = False) -> np.ndarray:
         """p(x̃ ∈ C | D) = Σ_h I(x̃ ∈ h) p(h | D) for each x̃.
 
         Parameters
@@ -205,7 +210,7 @@ class BayesianConceptLearner:
         """
         return self._weights(plugin) @ self._indicators(xs)
 
-    def predictive_pmf(self, xs, plugin=False):
+    def predictive_pmf(self, xs: Iterable[int], plugin: bool = False) -> np.ndarray:
         """p(x̃ | D) = Σ_h I(x̃ ∈ h)/|h| · p(h | D), the next example's probability.
 
         Parameters

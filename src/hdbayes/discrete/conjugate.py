@@ -1,27 +1,28 @@
 """Conjugate models for discrete data: the beta-binomial and the Dirichlet-multinomial.
 
-Spec ``generative-discrete.md`` §1.3–1.4 (seed 004, Murphy ch. 3):
+Murphy §3.3–3.4 (see :mod:`hdbayes.discrete`):
 
 * :class:`BetaBinomial` — θ ~ Beta(a, b), x_i | θ ~ Bernoulli(θ) i.i.d.; posterior
-  Beta(a + N_1, b + N_0) (§1.3, erratum 3), posterior mean / mode / variance, the
-  convex-combination form of the mean (erratum 16), the one-trial predictive (Laplace's
-  rule of succession for a = b = 1, erratum 5) and the beta-binomial predictive
+  Beta(a + N_1, b + N_0) (§3.3), posterior mean / mode / variance, the
+  convex-combination form of the mean, the one-trial predictive (Laplace's
+  rule of succession for a = b = 1) and the beta-binomial predictive
   Bb(x | a', b', M) for M future trials.
 * :class:`DirichletMultinomial` — θ ~ Dir(α), x_i | θ ~ Cat(θ); posterior Dir(α + N),
   the same quantities, and the Dirichlet-compound-multinomial (Pólya) predictive of a
-  count vector (§1.4, §1.8).
-* :func:`dirichlet_multinomial_log_pmf` — log DCM(x | α) (§1.8, erratum 13) for many
+  count vector (§3.4, §3.5.5).
+* :func:`dirichlet_multinomial_log_pmf` — log DCM(x | α) (§3.5.5) for many
   count vectors and many α at once, dense or sparse, in O(nnz) per α: the function shared
   by the DCM predictive here, the exact Bayesian multinomial naive Bayes and the DCM
   document classifier.
 
 A conjugate object is immutable: ``update`` returns a new object. Scalar parameters are
-kept as given, so :class:`fractions.Fraction` inputs give exact answers (spec T1–T3).
+kept as given, so :class:`fractions.Fraction` inputs give exact answers.
 """
 
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,6 +34,12 @@ from hdbayes._validation import check_finite_output, feature_label, first_entry
 from hdbayes.discrete._base import overflow_cause
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.special import beta_binomial_log_pmf_table, log_beta_bernoulli, log_rising_factorial
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+    from typing import Any, Literal
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "BetaBinomial",
@@ -75,7 +82,7 @@ def _check_interval_level(level):
 
 
 class BetaBinomial:
-    """The beta-binomial model: θ ~ Beta(a, b), x_i | θ ~ Bernoulli(θ) (spec §1.3).
+    """The beta-binomial model: θ ~ Beta(a, b), x_i | θ ~ Bernoulli(θ) (Murphy §3.3).
 
     ``a`` is the pseudo-count of ones (heads) and ``b`` that of zeros. The same object
     is the prior (before :meth:`update`) and the posterior (after).
@@ -88,7 +95,7 @@ class BetaBinomial:
     Examples
     --------
     >>> from fractions import Fraction
-    >>> posterior = BetaBinomial(Fraction(2), Fraction(2)).update(3, 17)   # spec T1
+    >>> posterior = BetaBinomial(Fraction(2), Fraction(2)).update(3, 17)   # Murphy's Beta(2, 2), N_1 = 3, N_0 = 17
     >>> posterior
     BetaBinomial(a=5, b=19)
     >>> posterior.mean(), posterior.mode()
@@ -99,7 +106,7 @@ class BetaBinomial:
 
     __slots__ = ("a", "b")
 
-    def __init__(self, a=1.0, b=1.0):
+    def __init__(self, a: float | Fraction = 1.0, b: float | Fraction = 1.0) -> None:
         self.a = _check_hyperparameter("a", a)
         self.b = _check_hyperparameter("b", b)
 
@@ -116,10 +123,10 @@ class BetaBinomial:
         return (BetaBinomial, (self.a, self.b))
 
     # -- updating --------------------------------------------------------------------
-    def update(self, n1, n0):
-        """Posterior after N_1 ones and N_0 zeros: Beta(a + N_1, b + N_0) (§1.3, erratum 3).
+    def update(self, n1: int, n0: int) -> BetaBinomial:
+        """Posterior after N_1 ones and N_0 zeros: Beta(a + N_1, b + N_0) (§3.3).
 
-        Sequential updating equals batch updating (erratum 4).
+        Sequential updating equals batch updating.
 
         Parameters
         ----------
@@ -133,7 +140,7 @@ class BetaBinomial:
         """
         return BetaBinomial(self.a + _check_scalar_count("n1", n1), self.b + _check_scalar_count("n0", n0))
 
-    def update_from(self, x):
+    def update_from(self, x: ArrayLike) -> BetaBinomial:
         """Posterior after a sequence of 0/1 outcomes ``x``.
 
         Parameters
@@ -155,8 +162,8 @@ class BetaBinomial:
         return self.update(n1, x.shape[0] - n1)
 
     # -- summaries of θ ------------------------------------------------------------
-    def mean(self):
-        """E[θ] = a / (a + b); for a posterior, (a + N_1)/(a + b + N) (§1.3).
+    def mean(self) -> float | Fraction:
+        """E[θ] = a / (a + b); for a posterior, (a + N_1)/(a + b + N) (§3.3).
 
         Returns
         -------
@@ -165,8 +172,8 @@ class BetaBinomial:
         """
         return self.a / (self.a + self.b)
 
-    def mode(self):
-        """The mode of Beta(a, b) (the MAP estimate for a posterior; §1.3, §4.8).
+    def mode(self) -> float | Fraction:
+        """The mode of Beta(a, b) (the MAP estimate for a posterior; §3.3).
 
         Returns
         -------
@@ -188,8 +195,8 @@ class BetaBinomial:
             return 0 * a + 1
         raise InputValueError(f"Beta({a}, {b}) has no unique mode (flat for a = b = 1, bimodal for a, b < 1)")
 
-    def var(self):
-        """var θ = ab / ((a + b)²(a + b + 1)) (§1.3).
+    def var(self) -> float | Fraction:
+        """var θ = ab / ((a + b)²(a + b + 1)) (§3.3).
 
         Returns
         -------
@@ -200,8 +207,8 @@ class BetaBinomial:
         return self.a * self.b / (s * s * (s + 1))
 
     @staticmethod
-    def mle(n1, n0):
-        """θ_MLE = N_1 / N (§1.3).
+    def mle(n1: int, n0: int) -> float:
+        """θ_MLE = N_1 / N (§3.3).
 
         Parameters
         ----------
@@ -218,8 +225,8 @@ class BetaBinomial:
             raise InputValueError("the MLE needs at least one observation (N = 0)")
         return n1 / n
 
-    def shrinkage_weight(self, n):
-        """λ = (a + b)/(a + b + N): the posterior mean is λ·a/(a + b) + (1 − λ)·N_1/N (erratum 16).
+    def shrinkage_weight(self, n: int) -> float | Fraction:
+        """λ = (a + b)/(a + b + N): the posterior mean is λ·a/(a + b) + (1 − λ)·N_1/N.
 
         Parameters
         ----------
@@ -234,7 +241,7 @@ class BetaBinomial:
         s = self.a + self.b
         return s / (s + _check_scalar_count("n", n))
 
-    def credible_interval(self, level=0.95):
+    def credible_interval(self, level: float = 0.95) -> tuple[float, float]:
         """Equal-tailed credible interval of θ, (q_{(1−level)/2}, q_{(1+level)/2}).
 
         Parameters
@@ -251,7 +258,7 @@ class BetaBinomial:
         dist = self.to_scipy()
         return float(dist.ppf(tail)), float(dist.ppf(1 - tail))
 
-    def to_scipy(self):
+    def to_scipy(self) -> Any:
         """The distribution of θ as a frozen ``scipy.stats.beta``.
 
         Returns
@@ -262,8 +269,8 @@ class BetaBinomial:
         return stats.beta(float(self.a), float(self.b))
 
     # -- predictions ----------------------------------------------------------------
-    def predictive_proba(self):
-        """p(x̃ = 1 | D) = E[θ | D] (§1.3); for a = b = 1 Laplace's rule (N_1 + 1)/(N + 2) (erratum 5).
+    def predictive_proba(self) -> float | Fraction:
+        """p(x̃ = 1 | D) = E[θ | D] (§3.3); for a = b = 1 Laplace's rule (N_1 + 1)/(N + 2).
 
         Returns
         -------
@@ -272,8 +279,8 @@ class BetaBinomial:
         """
         return self.mean()
 
-    def predictive_log_pmf(self, k, M):
-        """log Bb(k | a, b, M) = log [C(M, k) B(k + a, M − k + b)/B(a, b)], k = 0..M (§1.3).
+    def predictive_log_pmf(self, k: ArrayLike, M: int) -> np.ndarray:
+        """log Bb(k | a, b, M) = log [C(M, k) B(k + a, M − k + b)/B(a, b)], k = 0..M (§3.3).
 
         Parameters
         ----------
@@ -295,8 +302,8 @@ class BetaBinomial:
         inside = (k >= 0) & (k <= M)
         return np.where(inside, table[np.clip(k, 0, M)], -np.inf)
 
-    def predictive_pmf(self, k, M):
-        """Bb(k | a, b, M), the number of ones in M future trials (§1.3).
+    def predictive_pmf(self, k: ArrayLike, M: int) -> np.ndarray:
+        """Bb(k | a, b, M), the number of ones in M future trials (§3.3).
 
         Agrees with ``scipy.stats.betabinom(M, a, b).pmf``.
 
@@ -314,8 +321,8 @@ class BetaBinomial:
         """
         return np.exp(self.predictive_log_pmf(k, M))
 
-    def predictive_mean(self, M):
-        """E[x̃] = M a/(a + b) for M future trials (§1.3).
+    def predictive_mean(self, M: int) -> float | Fraction:
+        """E[x̃] = M a/(a + b) for M future trials (§3.3).
 
         Parameters
         ----------
@@ -329,8 +336,8 @@ class BetaBinomial:
         """
         return _check_trials(M) * self.mean()
 
-    def predictive_var(self, M):
-        """var x̃ = M a b (a + b + M)/((a + b)²(a + b + 1)) (§1.3).
+    def predictive_var(self, M: int) -> float | Fraction:
+        """var x̃ = M a b (a + b + M)/((a + b)²(a + b + 1)) (§3.3).
 
         Parameters
         ----------
@@ -346,8 +353,8 @@ class BetaBinomial:
         s = self.a + self.b
         return M * self.a * self.b * (s + M) / (s * s * (s + 1))
 
-    def plugin_pmf(self, k, M, estimate="map"):
-        """Plug-in predictive Bin(k | M, θ̂) with θ̂ the posterior ``"map"`` or ``"mean"`` (erratum 15).
+    def plugin_pmf(self, k: ArrayLike, M: int, estimate: Literal["map", "mean"] = "map") -> np.ndarray:
+        """Plug-in predictive Bin(k | M, θ̂) with θ̂ the posterior ``"map"`` or ``"mean"``.
 
         Parameters
         ----------
@@ -368,8 +375,8 @@ class BetaBinomial:
         theta = self.mode() if estimate == "map" else self.mean()
         return stats.binom.pmf(k, _check_trials(M), float(theta))
 
-    def log_marginal_likelihood(self, n1, n0, kind="sequence"):
-        """log p(D) under this prior (§1.3).
+    def log_marginal_likelihood(self, n1: int, n0: int, kind: Literal["sequence", "counts"] = "sequence") -> float:
+        """log p(D) under this prior (§3.3).
 
         Parameters
         ----------
@@ -415,7 +422,7 @@ def _check_count_vector(counts, K, name="counts"):
 
 
 class DirichletMultinomial:
-    """The Dirichlet-multinomial model: θ ~ Dir(α), x_i | θ ~ Cat(θ) (spec §1.4).
+    """The Dirichlet-multinomial model: θ ~ Dir(α), x_i | θ ~ Cat(θ) (Murphy §3.4).
 
     Parameters
     ----------
@@ -425,7 +432,7 @@ class DirichletMultinomial:
 
     Examples
     --------
-    >>> model = DirichletMultinomial([2, 2, 2]).update([3, 0, 1])     # spec T3
+    >>> model = DirichletMultinomial([2, 2, 2]).update([3, 0, 1])     # posterior Dir(5, 2, 3)
     >>> model.alpha
     array([5., 2., 3.])
     >>> model.mean()
@@ -436,7 +443,7 @@ class DirichletMultinomial:
 
     __slots__ = ("alpha",)
 
-    def __init__(self, alpha):
+    def __init__(self, alpha: ArrayLike) -> None:
         alpha = _check_alpha_vector(alpha)
         alpha.setflags(write=False)
         self.alpha = alpha
@@ -458,8 +465,8 @@ class DirichletMultinomial:
         """K."""
         return self.alpha.shape[0]
 
-    def update(self, counts):
-        """Posterior Dir(α + N) after category counts N (§1.4).
+    def update(self, counts: ArrayLike) -> DirichletMultinomial:
+        """Posterior Dir(α + N) after category counts N (§3.4).
 
         Parameters
         ----------
@@ -473,8 +480,8 @@ class DirichletMultinomial:
         """
         return DirichletMultinomial(self.alpha + _check_count_vector(counts, self.n_categories))
 
-    def update_from(self, x):
-        """Posterior after a sequence of categories x_i ∈ {0..K−1} (§1.4, erratum 6).
+    def update_from(self, x: ArrayLike) -> DirichletMultinomial:
+        """Posterior after a sequence of categories x_i ∈ {0..K−1} (§3.4; N_k counts the x_i, not the y_i).
 
         Parameters
         ----------
@@ -493,8 +500,8 @@ class DirichletMultinomial:
             raise InputValueError(f"categories must lie in 0..{self.n_categories - 1}")
         return self.update(np.bincount(x, minlength=self.n_categories))
 
-    def mean(self):
-        """E[θ_k] = α_k/α_0 (§1.4); for a posterior (α_k + N_k)/(α_0 + N).
+    def mean(self) -> np.ndarray:
+        """E[θ_k] = α_k/α_0 (§3.4); for a posterior (α_k + N_k)/(α_0 + N).
 
         Returns
         -------
@@ -503,8 +510,8 @@ class DirichletMultinomial:
         """
         return self.alpha / self.alpha.sum()
 
-    def mode(self):
-        """(α_k − 1)/(α_0 − K), defined when every α_k ≥ 1 and α_0 > K (§1.4, §4.8).
+    def mode(self) -> np.ndarray:
+        """(α_k − 1)/(α_0 − K), defined when every α_k ≥ 1 and α_0 > K (§3.4).
 
         Returns
         -------
@@ -523,8 +530,8 @@ class DirichletMultinomial:
             )
         return (self.alpha - 1) / (alpha0 - K)
 
-    def var(self):
-        """var θ_k = α_k(α_0 − α_k)/(α_0²(α_0 + 1)) (§1.4).
+    def var(self) -> np.ndarray:
+        """var θ_k = α_k(α_0 − α_k)/(α_0²(α_0 + 1)) (§3.4).
 
         Returns
         -------
@@ -535,8 +542,8 @@ class DirichletMultinomial:
         return self.alpha * (alpha0 - self.alpha) / (alpha0**2 * (alpha0 + 1))
 
     @staticmethod
-    def mle(counts):
-        """θ_k = N_k/N (§1.4).
+    def mle(counts: ArrayLike) -> np.ndarray:
+        """θ_k = N_k/N (§3.4).
 
         Parameters
         ----------
@@ -553,7 +560,7 @@ class DirichletMultinomial:
             raise InputValueError("the MLE needs a 1-D vector of counts >= 0 with N > 0")
         return counts / counts.sum()
 
-    def credible_intervals(self, level=0.95):
+    def credible_intervals(self, level: float = 0.95) -> np.ndarray:
         """Equal-tailed marginal intervals, θ_k ~ Beta(α_k, α_0 − α_k).
 
         Parameters
@@ -570,7 +577,7 @@ class DirichletMultinomial:
         rest = self.alpha.sum() - self.alpha
         return np.column_stack([stats.beta.ppf(tail, self.alpha, rest), stats.beta.ppf(1 - tail, self.alpha, rest)])
 
-    def to_scipy(self):
+    def to_scipy(self) -> Any:
         """The distribution of θ as a frozen ``scipy.stats.dirichlet``.
 
         Returns
@@ -580,8 +587,8 @@ class DirichletMultinomial:
         """
         return stats.dirichlet(self.alpha)
 
-    def predictive_proba(self):
-        """p(x̃ = k | D) = (α_k + N_k)/(α_0 + N), the posterior mean (§1.4).
+    def predictive_proba(self) -> np.ndarray:
+        """p(x̃ = k | D) = (α_k + N_k)/(α_0 + N), the posterior mean (§3.4).
 
         Returns
         -------
@@ -590,8 +597,8 @@ class DirichletMultinomial:
         """
         return self.mean()
 
-    def predictive_log_pmf(self, x):
-        """log DCM(x | α) of count vectors over M = Σ_k x_k future trials (§1.4, §1.8).
+    def predictive_log_pmf(self, x: ArrayLike) -> float | np.ndarray:
+        """log DCM(x | α) of count vectors over M = Σ_k x_k future trials (§3.4, §3.5.5).
 
         Parameters
         ----------
@@ -607,7 +614,7 @@ class DirichletMultinomial:
         out = dirichlet_multinomial_log_pmf(x_arr if x_arr.ndim == 2 else x_arr[None, :], self.alpha)
         return out if x_arr.ndim == 2 else float(out[0])
 
-    def predictive_pmf(self, x):
+    def predictive_pmf(self, x: ArrayLike) -> float | np.ndarray:
         """DCM(x | α) = M!/∏x_k! · B(x + α)/B(α); agrees with ``scipy.stats.dirichlet_multinomial``.
 
         Parameters
@@ -622,8 +629,8 @@ class DirichletMultinomial:
         """
         return np.exp(self.predictive_log_pmf(x))
 
-    def log_marginal_likelihood(self, counts, kind="sequence"):
-        """log p(D) under this prior (§1.4).
+    def log_marginal_likelihood(self, counts: ArrayLike, kind: Literal["sequence", "counts"] = "sequence") -> float:
+        """log p(D) under this prior (§3.4).
 
         Parameters
         ----------
@@ -631,7 +638,7 @@ class DirichletMultinomial:
             Non-negative counts of each category.
         kind : {"sequence", "counts"}, default="sequence"
             ``"sequence"``: log B(α + N)/B(α), the probability of one ordered sequence;
-            ``"counts"`` adds the multinomial coefficient (erratum 6).
+            ``"counts"`` adds the multinomial coefficient (an ordered sequence has none).
 
         Returns
         -------
@@ -810,12 +817,12 @@ def _add_log_rising_tail(indptr, indices, data, alpha_t, out):
                 out[i, c] += table[row, c]
 
 
-def dirichlet_multinomial_log_pmf(X, alpha, *, include_coefficient=True):
-    """log DCM(x_i | α_c) for count vectors x_i and concentration vectors α_c (spec §1.8).
+def dirichlet_multinomial_log_pmf(X: ArrayLike, alpha: ArrayLike, *, include_coefficient: bool = True) -> np.ndarray:
+    """log DCM(x_i | α_c) for count vectors x_i and concentration vectors α_c (Murphy §3.5.5).
 
         DCM(x | α) = N!/∏_j x_j! · Γ(α_0)/Γ(N + α_0) · ∏_j Γ(x_j + α_j)/Γ(α_j)
 
-    (the corrected form, erratum 13: no product over j of multivariate Betas). Only the
+    (with one ratio of multivariate Betas, not a product over j). Only the
     non-zero x_ij enter the last product, so the cost is O(nnz · C); sparse input is never
     densified.
 
@@ -837,7 +844,7 @@ def dirichlet_multinomial_log_pmf(X, alpha, *, include_coefficient=True):
 
     Examples
     --------
-    >>> round(float(np.exp(dirichlet_multinomial_log_pmf([[2, 0]], [1.0, 1.0])[0])), 12)  # spec T8: 1/3
+    >>> round(float(np.exp(dirichlet_multinomial_log_pmf([[2, 0]], [1.0, 1.0])[0])), 12)  # 1/3
     0.333333333333
     """
     alpha = np.asarray(alpha, dtype=np.float64)

@@ -1,10 +1,10 @@
-"""The Dirichlet-compound-multinomial (Pólya) document classifier (spec §1.8; an addition to the seed).
+"""The Dirichlet-compound-multinomial (Pólya) document classifier (Murphy §3.5.5; the fit is an addition).
 
-The seed (Murphy ch. 3.5.5) presents the DCM document model
+Murphy §3.5.5 presents the DCM document model
 
     p(x_i | y_i = c, α_c) = N_i!/∏_j x_ij! · B(x_i + α_c)/B(α_c)
 
-(erratum 13 corrected) but not how to fit α_c. Following Madsen, Kauchak & Elkan (2005)
+(with one ratio of multivariate Betas) but not how to fit α_c. Following Madsen, Kauchak & Elkan (2005)
 we maximise each class's likelihood Σ_{i: y_i = c} log DCM(x_i | α_c) with Minka's
 (2000) fixed point
 
@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import warnings
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -63,6 +64,13 @@ from hdbayes.discrete.conjugate import (
     dirichlet_multinomial_log_pmf,
 )
 from hdbayes.exceptions import InputValueError
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike
 
 __all__ = [
     "DCMClassifier",
@@ -369,8 +377,10 @@ class DirichletFit:
         return f"DirichletFit(alpha0={self.alpha.sum():.4g}, n_iter={self.n_iter}, converged={self.converged})"
 
 
-def fit_dirichlet_multinomial(X, *, alpha_init=None, alpha_min=1e-8, max_iter=1000, tol=1e-6):
-    """Maximum-likelihood α of a Dirichlet-compound-multinomial by Minka's fixed point (spec §1.8).
+def fit_dirichlet_multinomial(
+        X: ArrayLike, *, alpha_init: ArrayLike | None = None, alpha_min: float = 1e-8, max_iter: int = 1000,
+        tol: float = 1e-6) -> DirichletFit:
+    """Maximum-likelihood α of a Dirichlet-compound-multinomial by Minka's fixed point (Madsen et al. 2005).
 
     Parameters
     ----------
@@ -629,7 +639,7 @@ class DCMClassifier(GenerativeClassifier):
 
     Fits the concentrations α_c by maximum likelihood (Minka's fixed point,
     :func:`fit_dirichlet_multinomial`) and predicts with b_c(x) = log π̄_c + log DCM(x | α_c),
-    π̄_c = (N_c + a)/(N + C·a), a = ``class_pseudo_count`` (spec §1.8; Madsen et al. 2005).
+    π̄_c = (N_c + a)/(N + C·a), a = ``class_pseudo_count`` (Madsen et al. 2005).
     Unlike the multinomial, the DCM makes a word that has appeared once more likely to
     appear again (burstiness). X holds non-negative counts; real values (tf-idf weights) are
     accepted as by scikit-learn's ``MultinomialNB`` and use the Gamma-function form of the
@@ -701,9 +711,9 @@ class DCMClassifier(GenerativeClassifier):
     }
 
     def __init__(
-        self, *, class_pseudo_count=1.0, min_concentration="auto", max_iter=1000, tol=1e-6,
-        include_multinomial_coef=False, class_prior=None,
-    ):  # fmt: skip
+            self, *, class_pseudo_count: float | ArrayLike = 1.0, min_concentration: float | Literal["auto"] = "auto",
+            max_iter: int = 1000, tol: float = 1e-6, include_multinomial_coef: bool = False,
+            class_prior: Literal["uniform"] | ArrayLike | None = None) -> None:  # fmt: skip
         self.class_pseudo_count = class_pseudo_count
         self.min_concentration = min_concentration
         self.max_iter = max_iter
@@ -744,7 +754,7 @@ class DCMClassifier(GenerativeClassifier):
         self.statistics_ = [g + h for g, h in zip(self.statistics_, counts["histograms"], strict=True)]
 
     @available_if(lambda self: self._incremental)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
         """Add a batch of documents; the model equals ``fit`` on all batches so far.
 
         The batches' histograms (:class:`WordCountHistogram`, ``statistics_``) are added up and

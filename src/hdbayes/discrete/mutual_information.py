@@ -1,16 +1,16 @@
-"""Feature selection by mutual information with the class (spec §1.7; seed 004 §3.5.4).
+"""Feature selection by mutual information with the class (Murphy §3.5.4).
 
 For a discrete feature X_j and the class Y,
 
     I(X_j; Y) = Σ_{x_j} Σ_y p(x_j, y) log[ p(x_j, y) / (p(x_j) p(y)) ]     (nats),
 
-and for a binary feature this is the seed's formula
+and for a binary feature this is Murphy's formula
 
     I_j = Σ_c [ θ_jc π_c log(θ_jc/θ_j) + (1 − θ_jc) π_c log((1 − θ_jc)/(1 − θ_j)) ],
     θ_j = Σ_c π_c θ_jc,
 
-with 0 · log 0 = 0. The filter keeps the K features of largest I_j. As the spec's
-caveat says, naive Bayes on the retained features without a correction is over-confident:
+with 0 · log 0 = 0. The filter keeps the K features of largest I_j. As Murphy §3.5.4
+warns, naive Bayes on the retained features without a correction is over-confident:
 the selection is recorded as a :class:`hdbayes.selection.Selection` (threshold γ, p, k)
 so that the bias-corrected models can condition on it.
 """
@@ -18,6 +18,7 @@ so that the bias-corrected models can condition on it.
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,11 +43,19 @@ from hdbayes.exceptions import InputValueError
 from hdbayes.selection import select_from_scores
 from hdbayes.statistics import check_dask_matrix, check_finite_chunk, dask_class_codes, is_dask_array, reduce_chunks
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike, RandomStateLike
+
 __all__ = ["MutualInformationSelector", "mutual_information_binary", "mutual_information_discrete"]
 
 
-def mutual_information_binary(class_prior, theta):
-    """The seed's mutual information of binary features with the class (spec §1.7).
+def mutual_information_binary(class_prior: ArrayLike, theta: ArrayLike) -> np.ndarray:
+    """Murphy's mutual information of binary features with the class (Murphy §3.5.4).
 
     Parameters
     ----------
@@ -62,7 +71,7 @@ def mutual_information_binary(class_prior, theta):
 
     Examples
     --------
-    >>> round(float(mutual_information_binary([0.5, 0.5], [[0.9], [0.1]])[0]), 12)   # spec T7: log 2 − H(0.9)
+    >>> round(float(mutual_information_binary([0.5, 0.5], [[0.9], [0.1]])[0]), 12)   # log 2 − H(0.9)
     0.368064207168
     """
     pi = np.asarray(class_prior, dtype=np.float64)
@@ -100,8 +109,10 @@ def _contingency_tables(X, codes, n_classes):
     return table, starts
 
 
-def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0, feature_names=None):
-    """I(X_j; Y) of every integer-coded feature from its contingency table with y (spec §1.7, §4.7).
+def mutual_information_discrete(
+        X: ArrayLike, y: ArrayLike, *, estimate: Literal["mle", "posterior_mean"] = "mle", prior: float = 1.0,
+        feature_names: Sequence[str] | None = None) -> np.ndarray:
+    """I(X_j; Y) of every integer-coded feature from its contingency table with y (Murphy §3.5.4).
 
     Parameters
     ----------
@@ -124,7 +135,7 @@ def mutual_information_discrete(X, y, *, estimate="mle", prior=1.0, feature_name
 
     Examples
     --------
-    >>> X = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])   # spec T6
+    >>> X = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])
     >>> np.round(mutual_information_discrete(X, [0, 0, 0, 1, 1]), 8).tolist()   # log 5 − (6/5) log 3
     [0.29110317, 0.29110317]
     """
@@ -195,7 +206,7 @@ def _chunk_tables(x, codes, *, where, columns, thresholds, n_classes, non_negati
 
 
 class MutualInformationSelector(SelectorMixin, BaseEstimator):
-    """Keep the discrete features with the largest mutual information with the class (spec §1.7).
+    """Keep the discrete features with the largest mutual information with the class (Murphy §3.5.4).
 
     A scikit-learn selector (``fit``, ``transform``, ``get_support``) for use in a pipeline
     before a naive Bayes classifier. The selection is recorded as a
@@ -268,8 +279,9 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
     }
 
     def __init__(
-        self, n_features_to_select=None, *, threshold=None, binarize=None, estimate="mle", prior=1.0, random_state=None
-    ):
+            self, n_features_to_select: int | None = None, *, threshold: float | None = None,
+            binarize: float | Literal["median"] | None = None, estimate: Literal["mle", "posterior_mean"] = "mle",
+            prior: float = 1.0, random_state: RandomStateLike = None) -> None:
         self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.binarize = binarize
@@ -288,7 +300,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Score every feature on (X, y) and select.
 
         Raises :class:`~hdbayes.exceptions.InputValueError` for bad X (negative or, without
@@ -331,7 +343,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
 
     @available_if(lambda self: not isinstance(self.binarize, str))  # "median" needs all the data at once
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
         """Add a batch of cases; scores and selection equal ``fit`` on all batches so far.
 
         The per-class contingency tables (``statistics_``) are added up and the scores and the
@@ -466,7 +478,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         self.ranking_ = np.argsort(-self.scores_, kind="stable")
         return self
 
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> MatrixLike:
         """The selected columns of X (the original values, not binarized).
 
         Parameters

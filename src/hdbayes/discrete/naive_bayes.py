@@ -1,11 +1,11 @@
-"""Bayesian naive Bayes classifiers for binary, categorical and count features (spec §1.5, §1.8).
+"""Bayesian naive Bayes classifiers for binary, categorical and count features (Murphy §3.5, §3.5.5).
 
 p(x | y = c, θ) = ∏_j p(x_j | θ_jc), π ~ Dir(class_pseudo_count), and per class and
 feature a conjugate prior: Beta(β, β) for a binary feature, Dir(β_j) for a categorical
 feature and Dir(β) over the vocabulary for the multinomial document model. As in
 scikit-learn, the parameter ``alpha`` is the feature smoothing pseudo-count: ``alpha`` = β
-of the spec and the papers (β_1 = β_0 = ``alpha`` for a binary feature); the class prior's
-Dirichlet parameter, α_c in the spec, is ``class_pseudo_count``. ``method`` chooses what is
+of Murphy §3.5 (β_1 = β_0 = ``alpha`` for a binary feature); the class prior's
+Dirichlet parameter, α_c in Murphy §3.5, is ``class_pseudo_count``. ``method`` chooses what is
 plugged in:
 
 ==================  ==========================================================================
@@ -13,9 +13,9 @@ plugged in:
 ``"map"``           the posterior modes (ValueError when a posterior has no unique mode)
 ``"posterior_mean"`` the posterior means (N_jc + β)/(N_c + 2β), (N_c + α_c)/(N + α_0)
 ``"bayes"``         the exact posterior predictive (Bayesian model averaging). For binary and
-                    categorical features it *equals* the plug-in of the posterior mean (spec
-                    §1.5); for the multinomial model it is the Dirichlet-compound-multinomial
-                    DCM(x | β + T_c) (spec §1.8), which differs whenever a word occurs twice.
+                    categorical features it *equals* the plug-in of the posterior mean (Murphy
+                    §3.5); for the multinomial model it is the Dirichlet-compound-multinomial
+                    DCM(x | β + T_c) (Murphy §3.5.5), which differs whenever a word occurs twice.
 ==================  ==========================================================================
 
 Relation to scikit-learn (tested to 1e-10): ``BernoulliNB(alpha=a, force_alpha=True)`` is
@@ -28,6 +28,7 @@ Relation to scikit-learn (tested to 1e-10): ``BernoulliNB(alpha=a, force_alpha=T
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -50,6 +51,12 @@ from hdbayes.discrete.conjugate import _COEF_HINT, _MAX_CODE, DirichletMultinomi
 from hdbayes.discrete.mutual_information import mutual_information_binary
 from hdbayes.exceptions import InputValueError
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"]
 
 
@@ -71,7 +78,7 @@ def _one_hot(X, widths):
 
 class BayesianBernoulliNB(GenerativeClassifier):
     """Naive Bayes for binary features with Beta priors (the multivariate Bernoulli / binary
-    independence model, spec §1.5, §1.8).
+    independence model, Murphy §3.5, §3.5.5).
 
     b_c(x) = log π_c + Σ_j log(1 − θ_jc) + Σ_j x_j log(θ_jc/(1 − θ_jc)) — absent
     features count — computed with 0 · log 0 = 0 when an estimate is 0 or 1.
@@ -79,13 +86,13 @@ class BayesianBernoulliNB(GenerativeClassifier):
     Parameters
     ----------
     method : {"mle", "map", "posterior_mean", "bayes"}, default="bayes"
-        "bayes" and "posterior_mean" give identical predictions (spec §1.5).
+        "bayes" and "posterior_mean" give identical predictions (Murphy §3.5).
     alpha : float or array-like broadcastable to (n_classes, n_features), default=1.0
         The feature smoothing pseudo-count, as in scikit-learn's ``BernoulliNB``: θ_jc ~
         Beta(β, β) with β = ``alpha``, the pseudo-count of x_j = 1 and of x_j = 0 (per
         feature or per class and feature; 1 is add-one smoothing).
     class_pseudo_count : float or array-like of shape (n_classes,), default=1.0
-        Dirichlet pseudo-counts of the class prior (α_c of the spec); 0 gives N_c/N
+        Dirichlet pseudo-counts of the class prior (α_c of Murphy §3.5); 0 gives N_c/N
         (allowed except for "map").
     binarize : float, "median" or None, default=0.0
         How features become 0/1, as in scikit-learn's ``BernoulliNB``: a threshold t maps
@@ -114,7 +121,7 @@ class BayesianBernoulliNB(GenerativeClassifier):
 
     Examples
     --------
-    >>> X = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])   # spec T6
+    >>> X = np.array([[1, 0], [1, 1], [0, 0], [0, 1], [0, 1]])
     >>> model = BayesianBernoulliNB().fit(X, [0, 0, 0, 1, 1])
     >>> round(float(model.predict_proba([[1, 1]])[0, 0] * 203), 10)   # 128/203
     128.0
@@ -126,7 +133,10 @@ class BayesianBernoulliNB(GenerativeClassifier):
         "binarize": [None, Interval(Real, None, None, closed="neither"), StrOptions({"median"})],
     }
 
-    def __init__(self, method="bayes", *, alpha=1.0, class_pseudo_count=1.0, binarize=0.0, class_prior=None):
+    def __init__(
+            self, method: Literal["mle", "map", "posterior_mean", "bayes"] = "bayes", *, alpha: ArrayLike = 1.0,
+            class_pseudo_count: float | ArrayLike = 1.0, binarize: float | Literal["median"] | None = 0.0,
+            class_prior: Literal["uniform"] | ArrayLike | None = None) -> None:
         self.method = method
         self.alpha = alpha
         self.class_pseudo_count = class_pseudo_count
@@ -171,9 +181,9 @@ class BayesianBernoulliNB(GenerativeClassifier):
         self.feature_log_neg_prob_ = log_theta[..., 1]
         self.class_log_prior_ = self._class_log_prior(self.method)
 
-    def mutual_information(self):
-        """The seed's mutual information I(X_j; Y) of every feature (spec §1.7), in nats, from the
-        fitted class prior π and θ_jc of the chosen ``method`` ("mle": the seed's plug-in).
+    def mutual_information(self) -> np.ndarray:
+        """Murphy's mutual information I(X_j; Y) of every feature (Murphy §3.5.4), in nats, from the
+        fitted class prior π and θ_jc of the chosen ``method`` ("mle": Murphy's plug-in).
 
         Returns
         -------
@@ -203,7 +213,7 @@ class BayesianBernoulliNB(GenerativeClassifier):
 
 
 class BayesianCategoricalNB(GenerativeClassifier):
-    """Naive Bayes for categorical features x_j ∈ {0..S_j − 1} with Dirichlet priors (spec §1.5).
+    """Naive Bayes for categorical features x_j ∈ {0..S_j − 1} with Dirichlet priors (Murphy §3.5).
 
     θ_jc ~ Dir(β_j); the posterior is Dir(β_j + N_j·c) and b_c(x) = log π_c + Σ_j log θ_{j, x_j, c}.
     X holds non-negative integer category codes, as for scikit-learn's ``CategoricalNB``
@@ -220,10 +230,10 @@ class BayesianCategoricalNB(GenerativeClassifier):
     method : {"mle", "map", "posterior_mean", "bayes"}, default="bayes"
     alpha : float or list of array-like, default=1.0
         The feature smoothing pseudo-counts, as in scikit-learn's ``CategoricalNB`` (β_j of
-        the spec, θ_jc ~ Dir(β_j)): a scalar (symmetric), or one array per feature
+        Murphy §3.5, θ_jc ~ Dir(β_j)): a scalar (symmetric), or one array per feature
         broadcastable to (n_classes, S_j).
     class_pseudo_count : float or array-like of shape (n_classes,), default=1.0
-        Dirichlet pseudo-counts of the class prior (α_c of the spec).
+        Dirichlet pseudo-counts of the class prior (α_c of Murphy §3.5).
     n_categories : int or array-like of shape (n_features,), optional
         Minimum number of categories S_j per feature (S_j = max(this, largest value + 1)).
     class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
@@ -254,7 +264,11 @@ class BayesianCategoricalNB(GenerativeClassifier):
         "n_categories": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
     }
 
-    def __init__(self, method="bayes", *, alpha=1.0, class_pseudo_count=1.0, n_categories=None, class_prior=None):
+    def __init__(
+            self, method: Literal["mle", "map", "posterior_mean", "bayes"] = "bayes", *,
+            alpha: float | Sequence[ArrayLike] = 1.0, class_pseudo_count: float | ArrayLike = 1.0,
+            n_categories: int | ArrayLike | None = None, class_prior: Literal["uniform"] | ArrayLike | None = None
+    ) -> None:
         self.method = method
         self.alpha = alpha
         self.class_pseudo_count = class_pseudo_count
@@ -354,11 +368,11 @@ class BayesianCategoricalNB(GenerativeClassifier):
 
 
 class BayesianMultinomialNB(GenerativeClassifier):
-    """The multinomial document classifier with a Dirichlet prior (McCallum & Nigam 1998; spec §1.8).
+    """The multinomial document classifier with a Dirichlet prior (McCallum & Nigam 1998; Murphy §3.5.5).
 
     x_i | y_i = c ~ Mu(N_i, θ_c), θ_c ~ Dir(β). With ``method="bayes"`` θ_c is integrated
     out exactly: p(x | y = c, D) = DCM(x | β + T_c), T_jc the total count of word j in
-    class c — a Pólya urn that makes a repeated word more probable (spec §1.8). An empty
+    class c — a Pólya urn that makes a repeated word more probable (Murphy §3.5.5). An empty
     document is valid: its likelihood is 1 under every class, so it gets the class prior.
 
     X holds non-negative values: counts, or real values such as tf-idf weights (as for
@@ -374,7 +388,7 @@ class BayesianMultinomialNB(GenerativeClassifier):
         The feature smoothing pseudo-counts, as in scikit-learn's ``MultinomialNB``: θ_c ~
         Dir(β) with β = ``alpha`` (> 0 for "bayes").
     class_pseudo_count : float or array-like of shape (n_classes,), default=1.0
-        Dirichlet pseudo-counts of the class prior (α_c of the spec).
+        Dirichlet pseudo-counts of the class prior (α_c of Murphy §3.5).
     include_multinomial_coef : bool, default=False
         Add log N_i!/∏_j x_ij! so that ``predict_joint_log_proba`` is the true log p(x, y);
         it cancels in p(y | x). The coefficient is defined for integer counts only: with it,
@@ -408,8 +422,9 @@ class BayesianMultinomialNB(GenerativeClassifier):
     }
 
     def __init__(
-        self, method="bayes", *, alpha=1.0, class_pseudo_count=1.0, include_multinomial_coef=False, class_prior=None
-    ):
+            self, method: Literal["mle", "map", "posterior_mean", "bayes"] = "bayes", *, alpha: ArrayLike = 1.0,
+            class_pseudo_count: float | ArrayLike = 1.0, include_multinomial_coef: bool = False,
+            class_prior: Literal["uniform"] | ArrayLike | None = None) -> None:
         self.method = method
         self.alpha = alpha
         self.class_pseudo_count = class_pseudo_count

@@ -1,17 +1,17 @@
-"""Experiment: generative models for discrete data (spec ``generative-discrete.md``; seed 004).
+"""Experiment: generative models for discrete data (Murphy ch. 3; docs/discrete.md).
 
 Four parts:
 
-* **The beta-binomial worked example** (spec §1.3, T1): prior Beta(2, 2), N_1 = 3, N_0 = 17.
+* **The beta-binomial worked example** (Murphy §3.3): prior Beta(2, 2), N_1 = 3, N_0 = 17.
   Figure of prior, (normalised) likelihood and posterior Beta(5, 19); the posterior summaries;
   the predictive distribution of the number of heads in M = 10 future trials, Bayesian
-  (beta-binomial) against the plug-in Bin(10, θ_MAP) (erratum 15).
-* **The number game** (spec §1.2, T4): the size principle on h_even and h_pow2, the data
+  (beta-binomial) against the plug-in Bin(10, θ_MAP).
+* **The number game** (Murphy §3.2): the size principle on h_even and h_pow2, the data
   overwhelming the prior, and the generalisation p(x̃ ∈ C | D) over Murphy's hypothesis space.
-* **The black swan / add-one smoothing** (spec §1.3, T2): the MLE predicts probability 0 for
+* **The black swan / add-one smoothing** (Murphy §3.3): the MLE predicts probability 0 for
   an event never seen, Laplace's rule (N_1 + 1)/(N + 2) does not; in document classification
   the multinomial MLE gives test documents probability zero under every class, add-one none.
-* **A bursty corpus** (spec §1.8): documents drawn from per-class Pólya urns
+* **A bursty corpus** (Murphy §3.5.5): documents drawn from per-class Pólya urns
   (:func:`hdbayes.datasets.documents.simulate_bursty_documents`); accuracy and log-loss of the
   multinomial naive Bayes (plug-in posterior mean = scikit-learn's ``MultinomialNB``), its
   exact Bayesian form, the Bernoulli naive Bayes and the DCM classifier. Fit times are in
@@ -101,7 +101,7 @@ def _number_game_rows():
 def _number_game_prior(hypotheses):
     """Murphy's kind of prior: every mathematical rule weight 1, the two conceptually unnatural
     rules ("powers of 2 + {37}", "powers of 2 - {32}") 10^-3, and the intervals together 20% of
-    the mass (our choice; the seed gives no numbers)."""
+    the mass (our choice; the summary of Murphy's chapter gives no numbers)."""
     names = list(hypotheses)
     intervals = [name for name in names if name.startswith("interval")]
     rules = [name for name in names if not name.startswith("interval")]
@@ -219,14 +219,14 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     report.summary = summary_markdown(
         "Generative models for discrete data",
         [
-            f"## Beta-binomial: prior Beta{PRIOR}, N1 = {HEADS}, N0 = {TAILS} (spec T1)",
+            f"## Beta-binomial: prior Beta{PRIOR}, N1 = {HEADS}, N0 = {TAILS} (Murphy §3.3)",
             "",
             markdown_table(summary, ["quantity", "value", "float"]),
             f"Predictive distribution of the number of heads in M = {FUTURE_TRIALS} future trials: Bayesian "
             "beta-binomial Bb(x | 5, 19, 10) against the plug-in Bin(x | 10, θ_MAP = 2/11).",
             "",
             markdown_table(predictive),
-            "## The number game: h_even (|h| = 50) against h_pow2 (|h| = 6) (spec T4)",
+            "## The number game: h_even (|h| = 50) against h_pow2 (|h| = 6) (Murphy §3.2)",
             "",
             markdown_table(number_rows),
             "Generalisation p(x̃ ∈ C | D) over Murphy's hypothesis space (even, odd, squares, powers, multiples, "
@@ -238,7 +238,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
             "",
             markdown_table(swan_rows),
             "The MLE judges an unseen outcome impossible; Laplace's rule (N1 + 1)/(N + 2) (add-one smoothing) "
-            "does not. The seed's misprinted (N1 + 1)/(N + 1) is shown for comparison (erratum 5).",
+            "does not. The summary's misprinted (N1 + 1)/(N + 1) is shown for comparison.",
             "",
             f"In the documents below the multinomial MLE gives {swan_documents['mle']:.1%} of the test documents "
             f"probability zero under every class (a word never seen in any class it could belong to); "
