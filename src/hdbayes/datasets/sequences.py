@@ -1,16 +1,16 @@
 """Data for the high-order interaction experiments of Li & Neal (thesis ch. 3).
 
 * :func:`simulate_hmm` — binary sequences from the 8-state hidden Markov model of
-  the first sequence-prediction experiment (spec §5.2; thesis §3.4.3, paper §3.6).
+  the first sequence-prediction experiment (thesis §3.4.3; Li & Neal §3.6).
 * :func:`encode_english_text` and :func:`load_english_text` — text encoded as
-  vowel / consonant / other, cut into overlapping windows (spec §5.3; thesis
+  vowel / consonant / other, cut into overlapping windows (thesis
   §3.4.5, paper §3.7).  The paper's article is not available; the loader uses
   *Alice's Adventures in Wonderland* (Project Gutenberg eBook #11) instead.
 * :func:`simulate_cauchy_classification` — discrete features and a binary
   response from a logistic model with Cauchy interaction coefficients of orders
-  1 to 4 (spec §5.5; thesis §3.5.3).
+  1 to 4 (thesis §3.5.3).
 
-Conventions shared by all of them (spec §2.1, §7.1): symbols and features are
+Conventions shared by all of them (thesis §3.2, and this library's): symbols and features are
 0-based integer codes (the papers' 1..K shifted down by one); a sequence case is
 a row of ``X`` holding the history in time order, **the last column being the
 most recent symbol** :math:`x_O`, and ``y`` is the next symbol :math:`x_{O+1}`.
@@ -24,6 +24,7 @@ import itertools
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,14 @@ from hdbayes.exceptions import InputValueError
 
 from ._common import check_probability, check_sizes, data_bunch, file_key, numbered_names
 from ._fetch import data_path
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+    from sklearn.utils import Bunch
+
+    from hdbayes._validation import RandomStateLike
 
 __all__ = [
     "DEFAULT_HMM_PERMUTATION",
@@ -44,9 +53,9 @@ __all__ = [
 
 #: Dominating transitions of the 8-state HMM, 0-based: state ``j`` moves to
 #: ``DEFAULT_HMM_PERMUTATION[j]`` with the dominating probability.  In the
-#: papers' 1-based numbering: 1→5, 2→3, 3→8, 4→6, 5→7, 6→2, 7→1, 8→4 — the
-#: assumption of spec §5.2, consistent with every fact the text states about
-#: the lost diagram (2→3 is the only strong arrow from an even "rectangle" state
+#: papers' 1-based numbering: 1→5, 2→3, 3→8, 4→6, 5→7, 6→2, 7→1, 8→4 — an
+#: assumption of this library (the thesis's diagram of the model is lost), consistent with every fact the
+#: text states about the lost diagram (2→3 is the only strong arrow from an even "rectangle" state
 #: to an odd "oval" state, and it is followed by 3→8).
 DEFAULT_HMM_PERMUTATION = (4, 2, 7, 5, 6, 1, 0, 3)
 
@@ -63,7 +72,7 @@ def _lag_names(order: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------------
-# Hidden Markov model (spec §5.2)
+# Hidden Markov model (thesis §3.4.3)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -91,17 +100,17 @@ def _sample_rows(cdf: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray
 
 
 def simulate_hmm(
-    n_samples=500,
-    n_test=5000,
-    length=21,
-    random_state=None,
+    n_samples: int = 500,
+    n_test: int = 5000,
+    length: int = 21,
+    random_state: RandomStateLike = None,
     *,
-    n_hidden=8,
-    p_transition=0.95,
-    p_emission=0.95,
-    permutation=None,
-):
-    r"""Simulate binary sequences from the hidden Markov model of Li & Neal (spec §5.2).
+    n_hidden: int = 8,
+    p_transition: float = 0.95,
+    p_emission: float = 0.95,
+    permutation: Literal["random"] | ArrayLike | None = None,
+) -> Bunch:
+    r"""Simulate binary sequences from the hidden Markov model of Li & Neal (thesis §3.4.3).
 
     The data of the first sequence-prediction experiment (thesis §3.4.3, paper
     §3.6): a hidden chain :math:`h_t` on 8 states, each having one dominating
@@ -145,7 +154,7 @@ def simulate_hmm(
         Dominating transitions, 0-based: state ``j`` moves to
         ``permutation[j]`` with probability ``p_transition``.  The true
         permutation of the paper's figure is lost; ``None`` uses
-        :data:`DEFAULT_HMM_PERMUTATION` (spec §5.2 [A]) when ``n_hidden == 8``
+        :data:`DEFAULT_HMM_PERMUTATION` (an assumption, see there) when ``n_hidden == 8``
         and a random permutation otherwise; ``"random"`` draws one from
         ``random_state``.
 
@@ -221,7 +230,7 @@ def simulate_hmm(
         obs[:, t] = rng.random(n) >= emission[h, 0]  # 0 with probability emission[h, 0]
 
     descr = (
-        f"Binary sequences from a hidden Markov model with {n_hidden} states (Li & Neal, spec §5.2): "
+        f"Binary sequences from a hidden Markov model with {n_hidden} states (Li & Neal; thesis §3.4.3): "
         f"p_transition = {p_transition:g}, p_emission = {p_emission:g}, sequences of {length} symbols, "
         f"{n_train} training and {n_test} test cases."
     )
@@ -235,7 +244,7 @@ def simulate_hmm(
 
 
 # --------------------------------------------------------------------------------------------------
-# English text (spec §5.3)
+# English text (thesis §3.4.5)
 # --------------------------------------------------------------------------------------------------
 
 _CODE_TABLE = np.full(256, 2, dtype=np.int8)
@@ -243,8 +252,8 @@ _CODE_TABLE[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 _CODE_TABLE[np.frombuffer(b"aeiouAEIOU", dtype=np.uint8)] = 0
 
 
-def encode_english_text(text, *, collapse_other=True):
-    """Encode text as vowel (0), consonant (1) or other (2), as in spec §5.3.
+def encode_english_text(text: str, *, collapse_other: bool = True) -> np.ndarray:
+    """Encode text as vowel (0), consonant (1) or other (2), as in thesis §3.4.5.
 
     The encoding of the English-text experiment (thesis §3.4.5, paper §3.7):
     each character becomes 0 if it is a vowel letter ``a e i o u``, 1 if it is
@@ -252,7 +261,7 @@ def encode_english_text(text, *, collapse_other=True):
     punctuation, special symbols); then every run of consecutive 2s is
     collapsed into a single 2.  The papers' codes 1, 2, 3 are shifted to 0, 1, 2.
 
-    Details the papers leave open, resolved as in spec §5.3 [A]: letters are
+    Details the papers leave open, resolved by this library: letters are
     case-insensitive; ``y`` is a consonant; only the 26 ASCII letters are
     letters (accented and other non-ASCII characters are "other"); leading and
     trailing "other" characters are kept (collapsed to one symbol each) — strip
@@ -314,7 +323,7 @@ def _windows(seq: np.ndarray, width: int, start: int, count: int) -> np.ndarray:
 
 
 _ALICE_DESCR = """\
-English text encoded as vowel / consonant / other (Li & Neal, spec §5.3).
+English text encoded as vowel / consonant / other (Li & Neal; thesis §3.4.5).
 
 The papers used an article from the web site of the Department of Statistics,
 University of Toronto (3930 symbols after encoding, 3910 windows of 21 symbols:
@@ -330,16 +339,16 @@ are the training cases and the next ``n_test`` the test cases.
 
 
 def load_english_text(
-    order=20,
-    n_samples=1000,
-    n_test=2910,
-    data_home=None,
-    download=True,
-    random_state=None,
+    order: int = 20,
+    n_samples: int = 1000,
+    n_test: int | None = 2910,
+    data_home: str | os.PathLike[str] | None = None,
+    download: bool = True,
+    random_state: RandomStateLike = None,
     *,
-    start=0,
-):
-    """Load English text as vowel/consonant/other sequence-prediction data (spec §5.3).
+    start: int | Literal["random"] = 0,
+) -> Bunch:
+    """Load English text as vowel/consonant/other sequence-prediction data (thesis §3.4.5).
 
     The data of the second sequence-prediction experiment (thesis §3.4.5,
     paper §3.7), with *Alice's Adventures in Wonderland* standing in for the
@@ -465,23 +474,23 @@ def load_english_text(
 
 
 # --------------------------------------------------------------------------------------------------
-# Classification data from a Cauchy interaction model (spec §5.5)
+# Classification data from a Cauchy interaction model (thesis §3.5.3)
 # --------------------------------------------------------------------------------------------------
 
 
 def simulate_cauchy_classification(
-    n_samples=500,
-    n_test=5000,
-    n_features=7,
-    n_values=3,
-    order=4,
-    random_state=None,
-):
-    r"""Simulate classification data from a logistic model with Cauchy interactions (spec §5.5).
+    n_samples: int = 500,
+    n_test: int = 5000,
+    n_features: int = 7,
+    n_values: int = 3,
+    order: int = 4,
+    random_state: RandomStateLike = None,
+) -> Bunch:
+    r"""Simulate classification data from a logistic model with Cauchy interactions (thesis §3.5.3).
 
     The data of the classification experiment of thesis §3.5.3: ``p = 7``
     features, each i.i.d. uniform on 3 values, and a binary response from the
-    interaction model of thesis §3.2.3 (spec §3.1) with interactions of orders
+    interaction model of thesis §3.2.3 with interactions of orders
     0 to 4 only,
 
     .. math::
@@ -494,7 +503,7 @@ def simulate_cauchy_classification(
     with the intercept :math:`\beta_0 = 0`.  Every coefficient of every
     pattern of order 1 to ``order`` is drawn (3990 of them for the defaults,
     :math:`\sum_{o=1}^{4} \binom{7}{o} 3^o`; 3991 with the intercept, as
-    counted in spec §5.5); each case uses
+    counted in thesis §3.5.3); each case uses
     :math:`\sum_{o=1}^{4} \binom{7}{o} = 98` of them (99 with the intercept).  The paper draws 5500
     cases, 500 for training and 5000 for testing: the defaults.  Codes are
     0-based: feature values 0..``n_values - 1`` and ``y = 1`` for the papers'
@@ -588,7 +597,7 @@ def simulate_cauchy_classification(
 
     descr = (
         f"Classification data from a logistic model with Cauchy interactions of orders 1 to {order} "
-        f"(Li & Neal, spec §5.5): p = {p} features with {K} values, {n_train} training and {n_test} test cases."
+        f"(Li & Neal; thesis §3.5.3): p = {p} features with {K} values, {n_train} training and {n_test} test cases."
     )
     return data_bunch(X[:n_train], y[:n_train], X[n_train:], y[n_train:], feature_names=numbered_names(p),
                       DESCR=descr, proba=proba[:n_train], proba_test=proba[n_train:], coefficients=coefficients,

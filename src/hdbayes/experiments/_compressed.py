@@ -65,7 +65,7 @@ def plot_counts(ax_counts, ax_ratio, by, orders, priors):
 
 
 def counts_check(by, orders):
-    """The check that the parameter counts do not depend on the prior (spec §5.1): {name: held}."""
+    """The check that the parameter counts do not depend on the prior (only on the training data): {name: held}."""
     same = all(by[o, "cauchy"][key] == by[o, "gaussian"][key] for o in orders for key in ("n_compressed", "n_original"))
     return {"parameter counts identical for the two priors": bool(same)}
 

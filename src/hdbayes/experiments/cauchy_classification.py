@@ -1,10 +1,10 @@
-"""Experiment: classification data from a Cauchy interaction model, thesis §3.5.3 (spec §5.5).
+"""Experiment: classification data from a Cauchy interaction model, thesis §3.5.3.
 
 p = 7 features uniform on {1, 2, 3}; the true model is the logistic classification
 model with all interactions of order ≤ 4, intercept 0 and every coefficient of order o
 drawn from Cauchy(0, 1/o) (K = 2). Compressed Bayesian logistic classification
-models with interactions up to order O (spec §3) and Cauchy or Gaussian priors are
-fitted by the MCMC of spec §4.2 for a range of O. Reported (spec §5.5, §5.6): numbers
+models with interactions up to order O (thesis §3.2.3, §3.5) and Cauchy or Gaussian priors are
+fitted by the MCMC of thesis §3.4.4 for a range of O. Reported (as in thesis §3.5.3): numbers
 of original and compressed parameters (Fig. 3.18), training and prediction times,
 error rate and AMLP against O with the true model's values as reference lines
 (Fig. 3.20), the posterior medians at O = 4, Cauchy against Gaussian (Fig. 3.21), and
@@ -133,7 +133,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     lines = [
         f"p = 7 features uniform on 3 values; true model: interactions of order ≤ {TRUE_ORDER}, σ_o = 1/o, "
         f"Cauchy coefficients, intercept 0; {size.n_samples} training and {size.n_test} test cases; seed "
-        f"{random_state}. Compressed parameters; Cauchy and Gaussian priors of spec §2.2; MCMC {size.n_iter} "
+        f"{random_state}. Compressed parameters; Cauchy and Gaussian priors of thesis §3.4.4; MCMC {size.n_iter} "
         f"iterations (burn-in {size.burn_in}, thin {size.thin}). Counts are per parameter set; training and "
         "prediction times (training includes grouping) are in timing.csv.",
         "",
@@ -141,7 +141,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         f"True model on the test cases: error rate {true_error:.4f}, AMLP {true_amlp:.4f}.",
         "",
         "Thesis: best = Cauchy model with O = 4 (the true order); the compressed count stops growing "
-        "after O ≈ 4–6 (spec §5.5 [C]: O = 6 and 7 give the same compressed count).",
+        "after O ≈ 4–6 (by exact counting, O = 6 and 7 give the same compressed count).",
         "",
         f"Here the Cauchy model's best AMLP is at O = {best_order}"
         + (
@@ -168,7 +168,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         ),
     ]
     report.summary = summary_markdown(
-        "Classification data from a Cauchy interaction model (thesis §3.5.3, spec §5.5)", lines, checks
+        "Classification data from a Cauchy interaction model (thesis §3.5.3)", lines, checks
     )
     return report
 

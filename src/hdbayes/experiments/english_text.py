@@ -1,12 +1,12 @@
-"""Experiment: the English-text sequence-prediction experiment of thesis §3.4.5 (spec §5.3).
+"""Experiment: the English-text sequence-prediction experiment of thesis §3.4.5.
 
 Each character of *Alice's Adventures in Wonderland* (standing in for the lost
 article) is coded vowel / consonant / other with runs of "other" collapsed; every
 window of ``O_max + 1`` symbols gives a history and the symbol to predict (K = 3).
 The first windows are the training cases and the following ones the test cases.
 Bayesian logistic sequence models of several orders O, with Cauchy and Gaussian
-priors, are fitted with compressed parameters (spec §2) by the MCMC of spec §4.2.
-Reported (spec §5.1, §5.6): the numbers of original and compressed parameters and
+priors, are fitted with compressed parameters (thesis §3.4) by the MCMC of thesis §3.4.4.
+Reported (as in thesis §3.4.5): the numbers of original and compressed parameters and
 their ratio (Fig. 3.10, upper panels), training and prediction times (Fig. 3.10,
 lower panels), error rate and AMLP against O for the two priors (Fig. 3.12), the
 medians of the compressed parameters at O = 10, Cauchy against Gaussian (Fig. 3.13),
@@ -118,7 +118,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         checks[f"Cauchy: O=10 AMLP <= O=2 AMLP + {high:g} (difference {amlp[10] - amlp[2]:+.4f})"] = bool(
             amlp[10] <= amlp[2] + high
         )
-    # counts do not depend on the prior (spec §5.1)
+    # counts do not depend on the prior (they depend on the training data only)
     checks |= compressed.counts_check(by, size.orders)
 
     report = Report(name="english-text")
@@ -139,7 +139,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         f"Alice's Adventures in Wonderland (the paper's article is lost), encoded vowel / consonant / other "
         f"with runs of 'other' collapsed; {size.n_samples} training and {size.n_test} test windows of "
         f"{max_order + 1} symbols from the start of the book (a model of order O uses the last O history "
-        f"symbols); K = 3. Compressed parameters; Cauchy and Gaussian priors of spec §2.2; MCMC "
+        f"symbols); K = 3. Compressed parameters; Cauchy and Gaussian priors of thesis §3.4.4; MCMC "
         f"{size.n_iter} iterations (burn-in {size.burn_in}, thin {size.thin}), seed {random_state}. "
         "Counts are per parameter set (one set per class); times (training includes grouping) are in timing.csv.",
         "",
@@ -149,7 +149,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "in error rate and AMLP.",
         "",
     ]
-    report.summary = summary_markdown("English text: vowel / consonant / other (thesis §3.4.5, spec §5.3)", lines,
+    report.summary = summary_markdown("English text: vowel / consonant / other (thesis §3.4.5)", lines,
                                       checks)  # fmt: skip
     return report
 

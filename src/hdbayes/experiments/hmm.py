@@ -1,11 +1,11 @@
-"""Experiment: sequence prediction on data from a hidden Markov model (spec §5.2, thesis §3.4.3).
+"""Experiment: sequence prediction on data from a hidden Markov model (thesis §3.4.3).
 
 Binary sequences of length 21 from the 8-state hidden Markov model (dominating
 transitions 0.95, emissions 0.95/0.05), 500 training and 5000 test sequences; the
 symbol x_21 is predicted from the preceding O symbols with the Bayesian logistic
 sequence model of order O, for O = 1, 2, 3, 4, 5, 7, 10, 12, 15, 17, 20 and the four
 configurations {Cauchy, Gaussian} prior × {compressed, uncompressed} parameters.
-Reported (spec §5.6): the numbers of original and compressed parameters and their
+Reported (as in thesis §3.4.3): the numbers of original and compressed parameters and their
 ratio (Fig. 3.7, upper), training and prediction times (Fig. 3.7, lower), the
 autocorrelation of log σ_o at the highest order (Fig. 3.8), and the error rate and
 average minus log probability (AMLP) on the test cases (Fig. 3.9). Times go to
@@ -181,7 +181,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "Cauchy ≈ Gaussian.",
         "",
     ]
-    report.summary = summary_markdown("Sequence prediction on hidden-Markov-model data (thesis §3.4.3, spec §5.2)",
+    report.summary = summary_markdown("Sequence prediction on hidden-Markov-model data (thesis §3.4.3)",
                                       lines, checks)  # fmt: skip
     return report
 

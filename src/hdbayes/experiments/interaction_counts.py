@@ -2,11 +2,11 @@
 
 Two parts, no MCMC — only counts of parameters:
 
-* **Sequences** (spec ``compression.md`` §5.2): histories from the hidden Markov model with 8 hidden
+* **Sequences** (thesis §3.4.3): histories from the hidden Markov model with 8 hidden
   states; for every order O the number of interaction patterns expressed by the 500
   training histories (intercept included) against the number of distinct expressions
   (superpatterns). The paper: the ratio reaches 0.207 at O = 20.
-* **Classification** (§5.4): N = 200 cases with p features uniform on {0..K−1}; three
+* **Classification** (thesis §3.5.2): N = 200 cases with p features uniform on {0..K−1}; three
   sweeps — K varied, p varied, O varied. The paper: the compressed count falls with K,
   both counts grow very quickly with p with a falling ratio, and the compressed count
   stops growing with O (at O = 4 in its figure).
@@ -76,7 +76,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
 
     classification_rows = []
     for sweep, p, values, order in bar(_classification_sweeps(full), desc="classification", progress=progress):
-        # one data set per (p, K), shared by all orders: the draw of spec §5.4's reference counts
+        # one data set per (p, K), shared by all orders: the draw of the brute-force reference counts below
         X = np.random.default_rng(random_state).integers(0, values, size=(200, p))
         start = time.perf_counter()
         original, compressed = count_parameters(X, order, kind="classification")
@@ -118,7 +118,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
     return report
 
 
-#: Spec §5.4's brute-force counts (original, compressed) for p = 7, K = 3, orders 1..7, seed 0.
+#: Brute-force counts (every pattern enumerated) (original, compressed) for p = 7, K = 3, orders 1..7, seed 0.
 REFERENCE_P7_K3 = [(22, 22), (211, 211), (1156, 1155), (3732, 3002), (6604, 3256), (7837, 3256), (8028, 3256)]
 
 
@@ -144,7 +144,7 @@ def _checks(sequence_rows, classification_rows, full, random_state):
     )
     if random_state == 0:
         counts = [(row["original"], row["compressed"]) for row in by_sweep["O varied"]]
-        checks["p = 7, K = 3 counts equal spec §5.4's brute-force reference"] = counts == REFERENCE_P7_K3
+        checks["p = 7, K = 3 counts equal the brute-force reference"] = counts == REFERENCE_P7_K3
     return checks
 
 

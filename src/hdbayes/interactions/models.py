@@ -1,9 +1,9 @@
 """Bayesian logistic models with high-order interactions and compressed parameters.
 
-Li & Neal, thesis ch. 3 (spec compression.md §2–4): a multinomial logit model whose
+Li & Neal, thesis ch. 3 (§3.2, §3.4–3.5): a multinomial logit model whose
 linear function of a case is the sum of the coefficients of the interaction patterns it
 expresses (sequence models: the suffixes of the history, eq. 3.2; classification models:
-all patterns of order ≤ O, §3.1), with Cauchy or Gaussian priors whose widths σ_o are
+all patterns of order ≤ O, thesis §3.2.3), with Cauchy or Gaussian priors whose widths σ_o are
 shared by the patterns of order o. Coefficients of patterns with the same expression
 (the same training cases) enter the likelihood only through their sum, so the MCMC runs
 on one compressed parameter per group (:mod:`hdbayes.interactions.sampler`), and
@@ -16,12 +16,13 @@ Estimators
     :class:`CompressedInteractionClassifier` — X holds discrete feature codes.
 
 With ``compress=False`` every pattern expressed by a training case is its own group (the
-original parameterisation, for comparisons; spec §4.3 "uncompressed baseline").
+original parameterisation, for comparisons, as in the thesis's timings of §3.4.3).
 """
 
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
@@ -36,6 +37,13 @@ from hdbayes.interactions.patterns import group_classification_patterns, group_s
 from hdbayes.interactions.sampler import chain_arguments, predict_kernel, run_chain, sigma_log_prior_kernel
 from hdbayes.mcmc.chains import ChainDraws, chain_seeds
 
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike, RandomStateLike
+
 __all__ = [
     "CompressedInteractionClassifier",
     "CompressedSequenceModel",
@@ -45,15 +53,15 @@ __all__ = [
     "sigma_prior",
 ]
 
-#: Defaults of spec §2.2 / §4.2 per prior: (σ_0, slice width of the coefficients, stable index α).
+#: Defaults of thesis §3.4.4 per prior: (σ_0, slice width of the coefficients, stable index α).
 _PRIORS = {"cauchy": (5.0, 20.0, 1), "gaussian": (10.0, 10.0, 2)}
 
-#: Slice updates of every log σ_o per iteration (spec §4.2).
+#: Slice updates of every log σ_o per iteration (thesis §3.4.4).
 N_SIGMA_UPDATES = 10
 
 
 def sigma_prior(order, alpha_o=0.25, w_o_scale=0.1):
-    """The hyperprior of σ_o (o ≥ 1) as a frozen scipy distribution (spec §2.2).
+    """The hyperprior of σ_o (o ≥ 1) as a frozen scipy distribution (thesis §3.4.4).
 
     σ_o ~ Inverse-Gamma(α_o, (α_o + 1) w_o) with w_o = ``w_o_scale``/o, the prior mode.
 
@@ -187,23 +195,23 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
 
     def __init__(
         self,
-        order=None,
-        prior="cauchy",
-        compress=True,
-        sigma0=None,
-        alpha_o=0.25,
-        w_o_scale=0.1,
-        coef_width=None,
-        sigma_width=1.0,
-        max_steps=50,
-        n_iter=2000,
-        burn_in=750,
-        thin=5,
-        n_chains=1,
-        n_jobs=None,
-        random_state=None,
-        progress=None,
-    ):
+        order: int | None = None,
+        prior: Literal["cauchy", "gaussian"] = "cauchy",
+        compress: bool = True,
+        sigma0: float | None = None,
+        alpha_o: float = 0.25,
+        w_o_scale: float = 0.1,
+        coef_width: float | None = None,
+        sigma_width: float = 1.0,
+        max_steps: int = 50,
+        n_iter: int = 2000,
+        burn_in: int = 750,
+        thin: int = 5,
+        n_chains: int = 1,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        progress: bool | None = None,
+    ) -> None:
         self.order = order
         self.prior = prior
         self.compress = compress
@@ -229,7 +237,7 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
         raise NotImplementedError
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Run the MCMC: ``n_chains`` chains (in threads with ``n_jobs``), kept in ``trace_``.
 
         Parameters
@@ -304,7 +312,7 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
         return validate_input(self, X, reset=False, dtype=None, ensure_all_finite=True)
 
     def _joint_log_likelihood(self, X):
-        """log of the predictive class probabilities averaged over the saved draws (spec §2.4, §3.4).
+        """log of the predictive class probabilities averaged over the saved draws (thesis §3.4.2, §3.5.1).
 
         Every test case's parts of the touched groups and its new patterns are drawn afresh
         for every saved draw, from a generator seeded at fit time, so the result is the same
@@ -374,7 +382,7 @@ def _with_common_docs(cls):
 class CompressedSequenceModel(_CompressedLogisticModel):
     """Bayesian logistic sequence prediction model of order O with compressed parameters.
 
-    Thesis §3.4 / spec §2: the linear function of class k for a history is the sum of the
+    Thesis §3.2.1 and §3.4: the linear function of class k for a history is the sum of the
     coefficients of its suffixes of lengths 0..O; coefficients of order o have Cauchy
     (or Gaussian) priors of width σ_o, σ_0 fixed, σ_o ~ IG(α_o, (α_o + 1) w_o),
     w_o = ``w_o_scale``/o. For two classes only class 1 has coefficients.
@@ -416,7 +424,7 @@ class CompressedSequenceModel(_CompressedLogisticModel):
 class CompressedInteractionClassifier(_CompressedLogisticModel):
     """Bayesian logistic classification with all interactions of order ≤ O, compressed.
 
-    Thesis §3.5 / spec §3: the linear function of class k is the sum of the coefficients
+    Thesis §3.2.3 and §3.5: the linear function of class k is the sum of the coefficients
     of all patterns of order ≤ O (any O of the p features) that the case expresses. The
     prior and the sampler are those of :class:`CompressedSequenceModel`.
 

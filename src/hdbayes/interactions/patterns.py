@@ -1,4 +1,4 @@
-"""Grouping interaction patterns into superpatterns (Li & Neal; thesis §3.3–3.5, eq. 3.44–3.49; spec §2.3, §3.2–3.3).
+"""Grouping interaction patterns into superpatterns (Li & Neal; thesis §3.3–3.5, eq. 3.44–3.49).
 
 A pattern fixes the values of some discrete inputs; its *expression* E is the set of
 training cases that have those values. The coefficients of patterns with the same
@@ -27,7 +27,7 @@ Sequences (:func:`group_sequence_patterns`, thesis §3.4.1, Fig. 3.5)
 
 Classification (:func:`group_classification_patterns`, thesis §3.5.1, eq. 3.44–3.49)
     A pattern of order o fixes the values of any o of the p features (o ≤ O). The
-    superpatterns come from the entropy-splitting recursion reconstructed in spec §3.3
+    superpatterns come from the entropy-splitting recursion of thesis §3.5.1 (reconstructed: docs/interactions.md)
     (Fig. 3.16 of the thesis is lost), and superpatterns with the same expression are
     then merged into one group by hashing their (sorted) case sets.
 """
@@ -38,12 +38,17 @@ import functools
 import math
 import numbers
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from hdbayes._numba import jit
 from hdbayes.exceptions import InputValueError
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "ClassificationGrouping",
@@ -139,7 +144,7 @@ def _check_test_input(X_test, ndim, n_columns, what, exact=False):
 
 
 class ExpressedGroups(NamedTuple):
-    """The training groups a test case touches (thesis §3.4.2 and §3.5.1; spec §2.4, §3.4).
+    """The training groups a test case touches (thesis §3.4.2 and §3.5.1).
 
     Attributes
     ----------
@@ -187,7 +192,7 @@ class _Grouping:
         """n_g = Σ_o n_{g,o}, the number of patterns in each group."""
         return self.order_counts.sum(axis=1)
 
-    def cases(self, g):
+    def cases(self, g: int) -> np.ndarray:
         """Sorted indices of the training cases expressing group ``g`` (its expression E_g).
 
         Parameters
@@ -202,8 +207,8 @@ class _Grouping:
         """
         return self.case_indices[self.case_indptr[g] : self.case_indptr[g + 1]]
 
-    def prior_widths(self, sigma, alpha):
-        """W_g = Σ_o n_{g,o} σ_o^α (spec §1.2; thesis eq. 3.12, 3.49).
+    def prior_widths(self, sigma: ArrayLike, alpha: float) -> np.ndarray:
+        """W_g = Σ_o n_{g,o} σ_o^α (thesis eq. 3.12, 3.49).
 
         Parameters
         ----------
@@ -227,7 +232,7 @@ class _Grouping:
 
 
 # ---------------------------------------------------------------------------
-# Sequence models: the compacted suffix trie (thesis §3.4.1, Fig. 3.5; spec §2.3)
+# Sequence models: the compacted suffix trie (thesis §3.4.1, Fig. 3.5)
 # ---------------------------------------------------------------------------
 
 
@@ -343,7 +348,7 @@ def _ranges_to_csr(lo, hi, perm):
 
 @dataclass(frozen=True, eq=False)
 class SequenceGrouping(_Grouping):
-    """Superpatterns of a logistic sequence prediction model (thesis §3.4.1; spec §2.3).
+    """Superpatterns of a logistic sequence prediction model (thesis §3.4.1).
 
     Group g is a node of the compacted suffix trie: it holds the patterns of orders
     ``order_range[g, 0]`` … ``order_range[g, 1]`` (one per order, so ``order_counts[g]``
@@ -381,7 +386,7 @@ class SequenceGrouping(_Grouping):
     n_children: np.ndarray
     representative: np.ndarray
 
-    def pattern(self, g):
+    def pattern(self, g: int) -> tuple[np.ndarray, int]:
         """The longest pattern of group g and the order of its shortest member.
 
         Parameters
@@ -399,8 +404,8 @@ class SequenceGrouping(_Grouping):
         lo, hi = self.order_range[g]
         return self.symbols[self.histories[self.representative[g], :hi]], int(lo)
 
-    def groups_expressed_by(self, x_test):
-        """Groups (and members) expressed by a test history (spec §2.4; thesis §3.4.2).
+    def groups_expressed_by(self, x_test: ArrayLike) -> ExpressedGroups:
+        """Groups (and members) expressed by a test history (thesis §3.4.2).
 
         Parameters
         ----------
@@ -424,7 +429,7 @@ class SequenceGrouping(_Grouping):
         _, groups, counts, new_counts = self._expressed_all(x[None, :])
         return ExpressedGroups(groups, counts, new_counts[0])
 
-    def expressed_by_all(self, X_test):
+    def expressed_by_all(self, X_test: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`groups_expressed_by` for every row of ``X_test`` at once (compiled trie walk).
 
         Parameters
@@ -506,7 +511,7 @@ def _sequence_expressed_all(r, order, order_range, histories, representative, fi
     return ptr, groups[:p].copy(), counts[:p].copy(), new_counts
 
 
-def group_sequence_patterns(X, order):
+def group_sequence_patterns(X: ArrayLike, order: int) -> SequenceGrouping:
     """Group the suffix patterns of a sequence model into superpatterns (thesis Fig. 3.5).
 
     Parameters
@@ -526,7 +531,7 @@ def group_sequence_patterns(X, order):
 
     Notes
     -----
-    Equivalent to DIVERGE of spec §2.3 but breadth-first: at each depth every active
+    Equivalent to the depth-first construction of thesis §3.4.1 but breadth-first: at each depth every active
     node either continues its chain (its cases agree on the next symbol back) or splits
     into one child per symbol by a stable counting sort of its cases. The cases of the
     nodes at one depth are disjoint, so the cost is O(N · order) plus sorting the distinct
@@ -558,7 +563,7 @@ def group_sequence_patterns(X, order):
 
 
 # ---------------------------------------------------------------------------
-# Classification models (thesis §3.5.1, eq. 3.44–3.49; spec §3.2–3.3)
+# Classification models (thesis §3.5.1, eq. 3.44–3.49)
 # ---------------------------------------------------------------------------
 
 
@@ -571,7 +576,7 @@ def _grow_rows(a, rows):
 
 @jit
 def _classification_superpatterns(C, n_values, order):
-    """The entropy-splitting recursion of spec §3.3 with an explicit stack.
+    """The entropy-splitting recursion (thesis §3.5.1; reconstructed in docs/interactions.md) with an explicit stack.
 
     C[i, t] ∈ 0..n_values[t] − 1. A frame is (lo, hi, o, A, U, kind): its expression is
     perm[lo:hi], A[t] the value fixed at feature t (−1 = fixed at 0, "absent"), U the
@@ -747,7 +752,7 @@ def _superpattern_order_counts(lowest, n_unfixed, order, binom):
 
 @dataclass(frozen=True, eq=False)
 class ClassificationGrouping(_Grouping):
-    """Groups of interaction patterns of a classification model (thesis §3.5.1; spec §3.2–3.3).
+    """Groups of interaction patterns of a classification model (thesis §3.5.1).
 
     A group is a list of superpatterns with the same expression. Superpattern j
     (thesis notation (A over I)_f^o) is stored in encoded form: ``sp_values[j, t]`` is the
@@ -781,8 +786,8 @@ class ClassificationGrouping(_Grouping):
     def n_superpatterns(self):
         return int(self.sp_order.shape[0])
 
-    def groups_expressed_by(self, x_test):
-        """Groups (and members) expressed by a test case (spec §3.4; thesis §3.5.1).
+    def groups_expressed_by(self, x_test: ArrayLike) -> ExpressedGroups:
+        """Groups (and members) expressed by a test case (thesis §3.5.1).
 
         Parameters
         ----------
@@ -805,7 +810,7 @@ class ClassificationGrouping(_Grouping):
         _, groups, counts, new_counts = self._expressed_all(x[None, :])
         return ExpressedGroups(groups, counts, new_counts[0])
 
-    def expressed_by_all(self, X_test):
+    def expressed_by_all(self, X_test: ArrayLike) -> tuple[np.ndarray, ...]:
         """:meth:`groups_expressed_by` for every row of ``X_test`` at once (compiled).
 
         Parameters
@@ -902,8 +907,8 @@ def _classification_expressed_all(codes, order, sp_values, sp_unfixed, sp_order,
     return ptr, groups[:n_out].copy(), counts[:n_out].copy(), new_counts
 
 
-def group_classification_patterns(X, order):
-    """Group the interaction patterns of a classification model (spec §3.3).
+def group_classification_patterns(X: ArrayLike, order: int) -> ClassificationGrouping:
+    """Group the interaction patterns of a classification model (thesis §3.5.1).
 
     Parameters
     ----------
@@ -921,7 +926,7 @@ def group_classification_patterns(X, order):
 
     Notes
     -----
-    Superpatterns come from the recursion DIVERGE_CLS of spec §3.3 (the thesis's Fig.
+    Superpatterns come from the recursion of thesis §3.5.1 as reconstructed in docs/interactions.md (the thesis's Fig.
     3.16 is lost; reconstructed): split E on the unconsidered feature of largest entropy
     (ties → smaller index) into the branch where it stays absent (same E) and one branch
     per present value (E restricted, order + 1); when every unconsidered feature is
@@ -987,12 +992,13 @@ def group_classification_patterns(X, order):
 
 
 # ---------------------------------------------------------------------------
-# Parameter counts (spec §5.1–5.4)
+# Parameter counts (thesis §3.4.3, §3.5.2)
 # ---------------------------------------------------------------------------
 
 
-def count_parameters(X, order, kind="sequence"):
-    """Numbers of original and compressed parameters **per class** (spec §5.1).
+def count_parameters(
+        X: ArrayLike, order: int, kind: Literal["sequence", "classification"] = "sequence") -> tuple[int, int]:
+    """Numbers of original and compressed parameters **per class** (as counted in thesis §3.4.3).
 
     Parameters
     ----------

@@ -1,11 +1,11 @@
-"""Compiled MCMC for compressed logistic interaction models (Li & Neal; thesis §3.3; spec §4.2–4.4).
+"""Compiled MCMC for compressed logistic interaction models (Li & Neal; thesis §3.3, §3.4.4).
 
 State: the compressed parameters s[g, k] — one per group g and parameterised class k
 (K = 2: one set, class 0 has linear predictor 0; K > 2: K sets) — and τ_o = log σ_o for
 the orders o = 1..O (σ_0 is fixed). The linear predictors lv[i, k] are cached, so the
 update of s[g, k] touches only the cases of group g (its expression E_g).
 
-One iteration (spec §4.2) = one slice-sampling update (stepping out + shrinkage, Neal
+One iteration (thesis §3.4.4) = one slice-sampling update (stepping out + shrinkage, Neal
 2003) of every s[g, k], then ``n_sigma_updates`` slice updates of every τ_o with the
 Jacobian of σ = e^τ:
 
@@ -51,7 +51,7 @@ __all__ = [
     "tau_log_slice_density",
 ]
 
-#: |log σ_o| is confined to this bound (spec §4.3: guard exp() overflow).
+#: |log σ_o| is confined to this bound (guards exp() against overflow).
 TAU_BOUND = 30.0
 _LN2 = math.log(2.0)
 
@@ -532,7 +532,7 @@ def run_chain(
 
 
 # ---------------------------------------------------------------------------------------------
-# prediction (spec §1.5, §2.4, §3.4)
+# prediction (thesis eq. 3.25, §3.4.2, §3.5.1)
 
 
 @jit

@@ -1,6 +1,6 @@
 """Symmetric stable priors of the compressed interaction models and their splitting distributions.
 
-Li & Neal's compression (thesis ch. 3, eq. 3.9–3.34; spec ``compression.md`` §1.2–1.5)
+Li & Neal's compression (thesis ch. 3, §3.3, eq. 3.9–3.34)
 gives every coefficient β a symmetric stable prior of index α ∈ {1, 2} with location 0,
 
     β ~ Cauchy(0, σ)   (α = 1)      or      β ~ N(0, σ²)   (α = 2),        (3.11)
@@ -11,7 +11,7 @@ and, by stable additivity, the sum s_g of the n_g coefficients of a group has th
     s_g ~ Cauchy(0, W_g)   or   s_g ~ N(0, W_g),       W_g = Σ_k σ_{gk}^α = Σ_o n_{g,o} σ_o^α.
 
 Throughout this module a "width" is stored in **α-power units**: for α = 1 it is the
-Cauchy scale, for α = 2 it is the Gaussian **variance** (spec §1.2 [N], §7.2). Widths of
+Cauchy scale, for α = 2 it is the Gaussian **variance** (a convention of this library). Widths of
 independent parts then simply add.
 
 After the MCMC over the sums, a sum s is split into a part s^t (the members used by a
@@ -42,7 +42,7 @@ a difference of terms of size √δ that is itself of size δ, so F loses about
 log10(c/√δ) digits as δ → 0 (s ≈ 0 and Σ_1 ≈ Σ_2). For δ/c² < :data:`DEGENERATE_TOL`
 (1e-14: cancellation error ≲ 1e-9, approximation error ≲ 1e-7) the density is taken to
 be its limit, the scaled Student-t_3 ∝ 1/(Σ̄² + (x − s/2)²)², Σ̄ = (Σ_1+Σ_2)/2
-(spec: Σ_1/√3 · t_3 at s = 0, Σ_1 = Σ_2), whose CDF is (θ + π/2 + sin θ cos θ)/π with
+(Σ_1/√3 · t_3 at s = 0, Σ_1 = Σ_2), whose CDF is (θ + π/2 + sin θ cos θ)/π with
 θ = arctan((x − s/2)/Σ̄).
 
 The inversion solves F(x) = u with the Illinois method (safeguarded regula falsi,
@@ -72,11 +72,19 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hdbayes._numba import jit
 from hdbayes._validation import check_generator
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import RandomStateLike
 
 __all__ = [
     "CAUCHY",
@@ -162,8 +170,9 @@ def _scalar_or_array(arr):
 # compressed prior (3.12)
 
 
-def compressed_width(order_counts, sigma, index):
-    """Widths W_g = Σ_o n_{g,o} σ_o^α of the compressed priors (eq. 3.12; spec §1.2 [N]).
+def compressed_width(
+        order_counts: ArrayLike, sigma: ArrayLike, index: Literal[1, 2, "cauchy", "gaussian"]) -> float | np.ndarray:
+    """Widths W_g = Σ_o n_{g,o} σ_o^α of the compressed priors (eq. 3.12; widths in α-power units).
 
     Parameters
     ----------
@@ -208,7 +217,7 @@ def log_prior_scalar(s, width, index):
 
     Numba kernel for samplers; no validation (``width`` > 0 assumed). The Cauchy form
     −log π − log W − log1p((s/W)²) is rewritten for |s| > W as
-    −log π + log W − 2 log|s| − log1p((W/s)²) so it never overflows (spec §7.2).
+    −log π + log W − 2 log|s| − log1p((W/s)²) so it never overflows.
     """
     if index == 1:
         a = abs(s)
@@ -226,7 +235,7 @@ def _log_prior_array(s, width, index, out):
         out[i] = log_prior_scalar(s[i], width[i], index)
 
 
-def log_prior(s, width, index):
+def log_prior(s: ArrayLike, width: ArrayLike, index: Literal[1, 2, "cauchy", "gaussian"]) -> float | np.ndarray:
     """log density of the compressed prior (3.12): Cauchy(0, W) or N(0, W), vectorised.
 
     Parameters
@@ -263,7 +272,7 @@ def log_prior(s, width, index):
 def prior_draw(width, index, rng):
     """One draw from Cauchy(0, W) (``index`` 1) or N(0, W) (``index`` 2) with the generator ``rng``.
 
-    Used for the sums s* of "extra" coefficients (spec §1.5). W = 0 gives 0.
+    Used for the sums s* of "extra" coefficients (thesis eq. 3.25). W = 0 gives 0.
     """
     if width <= 0.0:
         return 0.0
@@ -352,7 +361,7 @@ def _cdf_general(x, s, a, b, delta):
         num = s * (2.0 * x - s) + (a - b) * (a + b)
         den = (x - s) * (x - s) + b * b
         ratio = num / den
-        if abs(ratio) < 0.5:  # near 1: log1p avoids cancellation (spec §7.2)
+        if abs(ratio) < 0.5:  # near 1: log1p avoids cancellation
             log_ratio = math.log1p(ratio)
         else:  # far from 1 (e.g. x ≈ 0, Σ_1 ≪ |s|): log1p(−1 + tiny) would lose everything
             log_ratio = 2.0 * (math.log(math.hypot(x, a)) - math.log(math.hypot(x - s, b)))
@@ -630,7 +639,7 @@ def split_cauchy_inversion(s, sigma1, sigma2, u):
 
 
 def split_cauchy_rejection(s, sigma1, sigma2, rng):
-    """Exact rejection sampler for the Cauchy split (3.29) (spec §1.3 [N]); a test oracle.
+    """Exact rejection sampler for the Cauchy split (3.29); a test oracle (thesis §3.3.4 samples by inversion).
 
     (3.29) ∝ Cauchy(0, Σ_1)(x) · Cauchy(s, Σ_2)(x). Three envelopes are available and
     the one with the largest acceptance rate is used for each element:
@@ -695,7 +704,10 @@ def split_cauchy_rejection(s, sigma1, sigma2, rng):
 # vectorised front end
 
 
-def split(s, width1, width2, index, random_state=None, method="inversion"):
+def split(
+        s: ArrayLike, width1: ArrayLike, width2: ArrayLike, index: Literal[1, 2, "cauchy", "gaussian"],
+        random_state: RandomStateLike = None, method: Literal["inversion", "rejection"] = "inversion"
+) -> float | np.ndarray:
     """Draw the part s^t of each sum s from the two-way split (3.27), vectorised.
 
     Parameters
@@ -703,7 +715,7 @@ def split(s, width1, width2, index, random_state=None, method="inversion"):
     s : array_like
         Group sums.
     width1, width2 : array_like
-        Widths of the part and of the rest in α-power units (spec §1.2 [N]): Cauchy
+        Widths of the part and of the rest in α-power units (this library's convention): Cauchy
         scales Σ_1, Σ_2 (α = 1) or Gaussian **variances** Σ_1², Σ_2² (α = 2), e.g.
         ``width2 = W_g − width1``. Must be ≥ 0 (clamp round-off, e.g.
         ``np.maximum(W - width1, 0)``); width1 = 0 gives 0, width2 = 0 gives s.
