@@ -1,12 +1,14 @@
-"""Simulators for the regression experiments of the group spike-and-slab spec (``spike-slab-ep.md`` §7).
+"""Simulators for the regression experiments of group spike-and-slab regression (docs/spike_slab.md, "Experiments").
 
-:func:`simulate_block_sparse` is the block-sparse signal of spec §7.5 (after Ji et al. 2008's
+:func:`simulate_block_sparse` is the block-sparse signal of docs/spike_slab.md (after Ji et al. 2008's
 compressive-sensing benchmark): a signal of length d split into groups of consecutive
 coefficients, a few of them active with N(0, 1) values, measured by a random Gaussian matrix
 with unit-norm rows plus Gaussian noise.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,12 +17,17 @@ from hdbayes.exceptions import InputValueError
 
 from ._common import check_sizes, data_bunch, numbered_names
 
+if TYPE_CHECKING:
+    from sklearn.utils import Bunch
+
+    from hdbayes._validation import RandomStateLike
+
 __all__ = ["measurement_rows", "simulate_block_sparse"]
 
 
-def measurement_rows(n_samples, n_features, random_state=None):
+def measurement_rows(n_samples: int, n_features: int, random_state: RandomStateLike = None) -> np.ndarray:
     """``n_samples`` random measurement rows of length ``n_features``: N(0, 1) entries, each row scaled to
-    unit norm (spec §7.5).
+    unit norm (docs/spike_slab.md, "Experiments").
 
     Parameters
     ----------
@@ -42,9 +49,10 @@ def measurement_rows(n_samples, n_features, random_state=None):
     return rows
 
 
-def simulate_block_sparse(n_samples=100, n_features=512, group_size=4, n_active_groups=10, noise_std=0.005,
-                          n_test=0, random_state=None):  # fmt: skip
-    """A block-sparse signal measured with noise (spec §7.5).
+def simulate_block_sparse(
+        n_samples: int = 100, n_features: int = 512, group_size: int = 4, n_active_groups: int = 10,
+        noise_std: float = 0.005, n_test: int = 0, random_state: RandomStateLike = None) -> Bunch:  # fmt: skip
+    """A block-sparse signal measured with noise (docs/spike_slab.md, "Experiments").
 
     Parameters
     ----------
@@ -97,7 +105,7 @@ def simulate_block_sparse(n_samples=100, n_features=512, group_size=4, n_active_
     y = X @ coef + noise_std * rng.standard_normal(n_samples + n_test)
     descr = (
         f"Block-sparse signal of length {n_features} in groups of {group_size}, {n_active_groups} active, measured "
-        f"by unit-norm Gaussian rows with noise {noise_std:g} (spike-and-slab spec §7.5): {n_samples} training and "
+        f"by unit-norm Gaussian rows with noise {noise_std:g} (docs/spike_slab.md): {n_samples} training and "
         f"{n_test} test measurements."
     )
     n = n_samples

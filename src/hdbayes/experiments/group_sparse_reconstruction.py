@@ -1,6 +1,6 @@
-"""Experiment: reconstruction of block-sparse signals (spike-and-slab spec §7.1 item 1, §7.5).
+"""Experiment: reconstruction of block-sparse signals (Hernández-Lobato et al. 2013, §7; docs/spike_slab.md).
 
-The paper's §7 is missing from the seed; this is the reconstruction of spec §7.5: a signal of
+The paper's §7 is missing from our copy of it; this is the reconstruction described in docs/spike_slab.md: a signal of
 length d = 512 in groups of 4 with 10 active groups of N(0, 1) values, measured by random
 Gaussian rows of unit norm with noise σ0 = 0.005. Methods, all at the true σ0², v_s = 1:
 
@@ -10,7 +10,7 @@ Gaussian rows of unit norm with noise σ0 = 0.005. Methods, all at the true σ0�
 * **group lasso** — skglm's ``GroupLasso``, α chosen by 3-fold CV on a log grid of 7 values below α_max;
 * **ARD** — scikit-learn's ``ARDRegression``.
 
-Reconstruction error ``‖ŵ − w‖/‖w‖`` against n, then sequential design (spec §5): starting
+Reconstruction error ``‖ŵ − w‖/‖w‖`` against n, then sequential design (paper §4): starting
 from n0 random measurements, add unit-norm rows one at a time, either the leading eigenvector
 of the EP posterior covariance or a random row; compare the errors after the last measurement
 (and record when the error first reaches 0.1). Fit times go to ``timing.csv`` only, so that two runs
@@ -206,7 +206,7 @@ def _run(size, full, random_state, progress):
     report.checks = _checks(summary_rows, design_rows, size)
     report.figures = {"error_against_n": _figure_errors(summary_rows), "design": _figure_design(histories),
                       "inclusion_probabilities": _figure_inclusion(random_state)}  # fmt: skip
-    report.summary = summary_markdown("Block-sparse signal reconstruction (spec §7.5)", [
+    report.summary = summary_markdown("Block-sparse signal reconstruction (docs/spike_slab.md)", [
         f"d = {N_FEATURES}, groups of {GROUP_SIZE}, {N_ACTIVE} active groups with N(0, 1) values, unit-norm Gaussian "
         f"rows, σ0 = {NOISE_STD}; v_s = 1, p0 = {N_ACTIVE}/{n_groups} (SS: {N_ACTIVE * GROUP_SIZE}/{N_FEATURES}); "
         f"{size.repetitions} repetitions per n (Gibbs: {'all' if full else 'the first'}, "

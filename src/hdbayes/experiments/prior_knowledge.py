@@ -1,11 +1,11 @@
-"""Experiment: prior knowledge about specific groups helps (spec §6.1, claim C7).
+"""Experiment: prior knowledge about specific groups helps (Hernández-Lobato et al. 2013, abstract).
 
-The seed says that raising p0,g for groups believed a priori more relevant "can significantly
+The paper says that raising p0,g for groups believed a priori more relevant "can significantly
 improve the prediction performance" (§7.3 of the paper builds such p0,g from additional data;
-that data is missing from the seed). Here the knowledge is simulated and imperfect: a list of
+that data is missing from our copy of the paper). Here the knowledge is simulated and imperfect: a list of
 ``2 × 10`` candidate groups holds the 10 truly active ones and 10 inactive ones; candidates get
 p0 = 0.5 and the other groups a p0 chosen so that the expected number of active groups stays 10.
-The block-sparse signals of spec §7.5 (d = 512, groups of 4) are reconstructed by GSS-EP with the
+The block-sparse signals of docs/spike_slab.md (d = 512, groups of 4) are reconstructed by GSS-EP with the
 uniform p0 = 10/128 and with the informed p0,g, at several n.
 """
 
@@ -94,8 +94,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
         f"(got {improvement[0]:.3f})": bool(improvement[0] >= 0.05),
     }
     report.figures = {"error_against_n": _figure(summary, n_grid)}
-    report.summary = summary_markdown("Prior knowledge about relevant groups (claim C7)", [
-        f"Block-sparse signals of spec §7.5 (d = {N_FEATURES}, groups of {GROUP_SIZE}, {N_ACTIVE} active, "
+    report.summary = summary_markdown("Prior knowledge about relevant groups (the paper's claim, abstract and §1)", [
+        f"Block-sparse signals of docs/spike_slab.md (d = {N_FEATURES}, groups of {GROUP_SIZE}, {N_ACTIVE} active, "
         f"σ0 = {NOISE_STD}), {repetitions} repetitions per n. Informed p0: the {N_ACTIVE} active groups and "
         f"{N_ACTIVE} random inactive ones get p0 = {CANDIDATE_P0}, the others share the rest of an expected "
         f"{N_ACTIVE} active groups. Uniform p0 = {N_ACTIVE}/{n_groups}.",

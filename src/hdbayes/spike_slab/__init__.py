@@ -1,14 +1,15 @@
 """Group feature selection in linear regression with generalised spike-and-slab priors.
 
-Hernández-Lobato, Hernández-Lobato & Dupont (JMLR 2013), restated in spec ``spike-slab-ep.md``:
+Hernández-Lobato, Hernández-Lobato & Dupont (JMLR 2013; "the paper" below):
 
 * :mod:`~hdbayes.spike_slab.model` — the model every engine shares: groups, priors and their checks,
-  centring of X and y, the evidence fixed point over the hyperparameters (spec §1, §3.3);
+  centring of X and y, the evidence fixed point over the hyperparameters (paper §2;
+  the fixed point is this library's, docs/spike_slab.md);
 * :mod:`~hdbayes.spike_slab.ep` — expectation propagation (site updates as pure functions, the
   parallel damped loop, the Woodbury and direct paths, the evidence eq. 28);
 * :mod:`~hdbayes.spike_slab.exact` — exact enumeration of the 2^G configurations (the oracle);
 * :mod:`~hdbayes.spike_slab.gibbs` — a collapsed Gibbs sampler for the same model;
-* :mod:`~hdbayes.spike_slab.design` — sequential experimental design (spec §5);
+* :mod:`~hdbayes.spike_slab.design` — sequential experimental design (paper §4);
 * :mod:`~hdbayes.spike_slab.estimator` — the scikit-learn regressor :class:`GroupSpikeSlabRegression`;
 * :mod:`~hdbayes.spike_slab.plotting` — the group-inclusion-probability plot.
 

@@ -1,4 +1,4 @@
-"""Sequential experimental design with the EP posterior (spec §5).
+"""Sequential experimental design with the EP posterior (Hernández-Lobato et al. 2013, §4).
 
 The next measurement maximises the expected reduction of the entropy of the Gaussian part of Q
 with the spike-and-slab sites Λ held fixed (eq. 30–31):
@@ -29,12 +29,12 @@ def predictive_variances(result: EPResult, candidates):
 
 
 def next_candidate(result: EPResult, candidates):
-    """Index of the candidate row of largest predictive variance (spec §5, eq. 31)."""
+    """Index of the candidate row of largest predictive variance (paper §4, eq. 31)."""
     return int(np.argmax(predictive_variances(result, candidates)))
 
 
 def leading_covariance_direction(result: EPResult, n_iter=100, tol=1e-10, random_state=None):
-    """Unit vector maximising ``xᵀVx``: the leading eigenvector of V by the power method (spec §5).
+    """Unit vector maximising ``xᵀVx``: the leading eigenvector of V by the power method (paper §4).
 
     Each product ``V v`` costs O(nd + n²) with the Cholesky factor of K already computed.
 
@@ -99,7 +99,7 @@ class DesignHistory:
 def sequential_design(measure, X, y, n_steps, groups, prior_inclusion, slab_variance, noise_variance, *,
                       candidates=None, strategy="variance", true_coef=None, random_state=None, warm_start=True,
                       **ep_options):  # fmt: skip
-    """Acquire ``n_steps`` measurements one at a time, refitting EP incrementally (spec §5 loop).
+    """Acquire ``n_steps`` measurements one at a time, refitting EP incrementally (the loop of paper §4).
 
     Parameters
     ----------

@@ -1,24 +1,24 @@
 """Expectation propagation for linear regression with a generalised (group) spike-and-slab prior.
 
-The model (spec ``spike-slab-ep.md`` §1, seed eq. 1–4): ``y = X w + ε``, ``ε ~ N(0, σ0² I)``;
+The model (Hernández-Lobato et al. 2013, §2, eq. 1–4; "the paper" below): ``y = X w + ε``, ``ε ~ N(0, σ0² I)``;
 the coefficients are partitioned into G groups, each group is either exactly zero (spike) or
 drawn from ``N(0, v_s I)`` (slab), and the group indicators are independent Bernoulli(p0,g).
 
-EP (spec §2) keeps the likelihood f1 and the Bernoulli prior f3 exact and refines one
+EP (paper §3) keeps the likelihood f1 and the Bernoulli prior f3 exact and refines one
 Gaussian × Bernoulli site per coefficient (eq. 16): site j is a Gaussian in w_j with variance
 ṽ_j and mean m̃_j and a Bernoulli "vote" with log-odds p̃_j on the indicator of its group.
-All sites are updated in parallel with damping in natural parameters (§2.11–2.12).
+All sites are updated in parallel with damping in natural parameters (paper §3, §3.2).
 
 Each formula is a small pure function:
 
 * :func:`gaussian_part` — the Gaussian marginals of Q (eq. 24–25) in O(n²d) without a d × d
   matrix, plus what the cavities need (r_j = x_jᵀ K⁻¹ x_j, Xᵀ K⁻¹ X u);
-* :func:`cavity_parameters` — the cavity of site j in the stable form of §2.8;
-* :func:`site_update` — moment matching (§2.9) with the sign of the site-mean update corrected
-  and the variance in a form without cancellation, and the positivity rule of §2.10;
-* :func:`damp_sites` — damping (§2.11);
+* :func:`cavity_parameters` — the cavity of site j (paper eq. 26) in a stable form;
+* :func:`site_update` — moment matching (paper §3.2) with the sign of the site-mean update corrected
+  and the variance in a form without cancellation, and the positivity rule of paper §3.2;
+* :func:`damp_sites` — damping (paper §3);
 * :func:`group_log_odds` — eq. (20);
-* :func:`log_evidence` — eq. (28) in the stable form of §3.2.
+* :func:`log_evidence` — paper eq. (28) in a stable form.
 
 :func:`expectation_propagation` runs the loop. Two paths compute the Gaussian part: *Woodbury*
 on X itself (n × n systems, chosen when d > n), and *direct* (n ≥ d), which first reduces X to
@@ -33,6 +33,7 @@ import contextlib
 import functools
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
@@ -42,6 +43,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from hdbayes.exceptions import InputValueError
 from hdbayes.spike_slab.model import LOG_2PI, EvidenceStatistics, log_normal_at_zero, log_site_normaliser
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "EPResult",
@@ -64,7 +71,7 @@ __all__ = [
 #: OpenBLAS threads cost more than they save, by 100× on a loaded machine.
 SMALL_PROBLEM_FLOPS = 2.5e8
 #: EP counts as frozen, not converged, when its last undamped step moves a group probability by more
-#: than this many times ``tol`` (spec §2.13).
+#: than this many times ``tol`` (a frozen EP; docs/spike_slab.md, "Inference").
 FROZEN_FACTOR = 10.0
 
 
@@ -81,12 +88,12 @@ def single_threaded_blas(enabled=True):
 
 
 # ----------------------------------------------------------------------------------------------
-# the Gaussian part of Q (spec §2.7)
+# the Gaussian part of Q (paper §3.2, eq. 24–25)
 # ----------------------------------------------------------------------------------------------
 
 
 def _cholesky_with_jitter(K):
-    """Lower Cholesky factor of K, adding jitter to the diagonal if K is numerically singular (pitfall 10)."""
+    """Lower Cholesky factor of K, adding jitter to the diagonal if K is numerically singular."""
     try:
         return scipy.linalg.cholesky(K, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
@@ -102,7 +109,7 @@ def _cholesky_with_jitter(K):
 
 @dataclass
 class GaussianPart:
-    """The Gaussian marginals of Q for given sites (spec eq. 18–19 via 24–25).
+    """The Gaussian marginals of Q for given sites (paper eq. 18–19 via 24–25).
 
     With Λ = diag(ṽ) and ``K = σ0² I + X Λ Xᵀ = L Lᵀ``:
     ``V = Λ − Λ Xᵀ K⁻¹ X Λ`` (24) and ``m = u − ṽ ∘ Xᵀ K⁻¹ X u`` with ``u = ṽ ∘ Xᵀy/σ0² + m̃`` (25).
@@ -118,7 +125,7 @@ class GaussianPart:
     r : ndarray of shape (d,)
         ``x_jᵀ K⁻¹ x_j``.
     xt_k_xu : ndarray of shape (d,)
-        ``Xᵀ K⁻¹ X u`` (the ``Xᵀt`` of §2.7).
+        ``Xᵀ K⁻¹ X u`` (the ``Xᵀt`` of the Woodbury form, paper eq. 24–25).
     mean, variance : ndarray of shape (d,)
         m and diag(V).
     """
@@ -158,7 +165,7 @@ class GaussianPart:
         return float(residual @ residual + rss_out + trace_xvx), n_eff + n_out
 
     def log_marginal_likelihood(self):
-        """``log N(y | X m̃, σ0² I + X Λ Xᵀ)``: the first term of the stable evidence (spec §3.2)."""
+        """``log N(y | X m̃, σ0² I + X Λ Xᵀ)``: the first term of the stable evidence (paper eq. 28)."""
         residual = self.target - self.design @ self.site_mean
         z = scipy.linalg.solve_triangular(self.chol, residual, lower=True, check_finite=False)
         n = self.target.shape[0]
@@ -188,7 +195,7 @@ class PosteriorCovariance:
     site_variance: np.ndarray
 
     def matvec(self, vector):
-        """``V v = Λv − ΛXᵀK⁻¹XΛv`` in O(nd + n²) (used by the power method, spec §5)."""
+        """``V v = Λv − ΛXᵀK⁻¹XΛv`` in O(nd + n²) (used by the power method, paper §4)."""
         lv = self.site_variance * vector
         k = scipy.linalg.cho_solve((self.chol, True), self.design @ lv, check_finite=False)
         return lv - self.site_variance * (self.design.T @ k)
@@ -203,7 +210,7 @@ class PosteriorCovariance:
 
 def gaussian_part(design, target, xty_scaled, noise_variance, site_variance, site_mean, *, workspace=None,
                   projected_out=(0, 0.0)):  # fmt: skip
-    """Marginal means and variances of Q from the sites, never forming a d × d matrix (spec §2.7).
+    """Marginal means and variances of Q from the sites, never forming a d × d matrix (paper §3.2, eq. 24–25).
 
     Cost O(n²d + n³): one ``X diag(ṽ) Xᵀ`` (a symmetric rank-d update), one Cholesky and one
     triangular solve ``L⁻¹X``. ``workspace`` (an n × d array) is reused to avoid allocations.
@@ -249,7 +256,7 @@ def gaussian_part(design, target, xty_scaled, noise_variance, site_variance, sit
 
 
 # ----------------------------------------------------------------------------------------------
-# site updates (spec §2.8–2.11)
+# site updates (paper §3 and §3.2, eq. 26)
 # ----------------------------------------------------------------------------------------------
 
 
@@ -272,8 +279,10 @@ class SiteParameters:
     log_odds: np.ndarray
 
     @classmethod
-    def initial(cls, prior_inclusion_per_feature, slab_variance_per_feature):
-        """The default start (spec §2.14): ṽ = p0 v_s (the prior variance of w_j), m̃ = 0, p̃ = 0.
+    def initial(cls, prior_inclusion_per_feature: ArrayLike, slab_variance_per_feature: ArrayLike) -> SiteParameters:
+        """The default start, the moment-matched prior: ṽ = p0 v_s (the prior variance of w_j), m̃ = 0, p̃ = 0.
+
+        Paper §3 starts from uniform sites, which make Q improper when d > n.
 
         Parameters
         ----------
@@ -292,10 +301,10 @@ class SiteParameters:
 
 
 def cavity_parameters(r, xty_scaled, xt_k_xu, site_variance, site_mean):
-    """Cavity mean and variance of every site, in the form without cancellation (spec §2.8).
+    """Cavity mean and variance of every site, in the form without cancellation (paper §3.2, eq. 26).
 
     ``v^c_j = 1/r_j − ṽ_j`` and ``m^c_j = ((Xᵀy)_j/σ0² − (XᵀK⁻¹Xu)_j + m̃_j r_j)/r_j``; equal to
-    the seed's eq. (26) ``v^c = (V_jj⁻¹ − ṽ_j⁻¹)⁻¹``, ``m^c = v^c (m_j/V_jj − m̃_j/ṽ_j)``.
+    the paper's eq. (26) ``v^c = (V_jj⁻¹ − ṽ_j⁻¹)⁻¹``, ``m^c = v^c (m_j/V_jj − m̃_j/ṽ_j)``.
 
     Returns
     -------
@@ -310,17 +319,17 @@ def cavity_parameters(r, xty_scaled, xt_k_xu, site_variance, site_mean):
 
 def site_update(cavity_mean, cavity_variance, cavity_log_odds, slab_variance, infinite_variance,
                 minimum_variance=0.0):  # fmt: skip
-    """Moment matching of one site against its tilted distribution (spec §2.9–2.10), vectorised.
+    """Moment matching of one site against its tilted distribution (paper §3.2), vectorised.
 
     With ``ℓ1 = log N(0 | m^c, v^c + v_s)``, ``ℓ0 = log N(0 | m^c, v^c)``:
     ``p̃ = ℓ1 − ℓ0``, ``π = σ(p̃ + p^c)``, ``a = π m^c/(v^c + v_s) + (1 − π) m^c/v^c``,
-    ``ν = a² − b``, ``ṽ = 1/ν − v^c`` and ``m̃ = m^c − a (ṽ + v^c)`` (the seed prints ``+ a/ν``,
-    which is wrong: the site must collapse onto 0 when the spike dominates, §2.9).
+    ``ν = a² − b``, ``ṽ = 1/ν − v^c`` and ``m̃ = m^c − a (ṽ + v^c)`` (the paper prints ``+ a/ν``,
+    which is wrong: the site must collapse onto 0 when the spike dominates).
 
     The variance uses ``1 − ν v^c = π [v_s/(v^c + v_s) + (1 − π) (m^c)² v_s² / ((v^c + v_s)² v^c)]``,
-    an exact rearrangement with no cancellation (pitfall 3), so ``ṽ ≥ 0`` whenever ν > 0.
+    an exact rearrangement with no cancellation, so ``ṽ ≥ 0`` whenever ν > 0.
     A site with ν ≤ 0 (a negative variance) gets ``ṽ = v_∞`` and its mean matched under that
-    constraint, ``m̃ = m^c − a (v_∞ + v^c)`` (§2.10).
+    constraint, ``m̃ = m^c − a (v_∞ + v^c)`` (paper §3.2).
 
     Parameters
     ----------
@@ -357,7 +366,7 @@ def site_update(cavity_mean, cavity_variance, cavity_log_odds, slab_variance, in
 
 
 def damp_sites(old, new, damping):
-    """Damped sites ``f̃ = [f̃_new]^ξ [f̃_old]^{1−ξ}`` in natural parameters (spec §2.11).
+    """Damped sites ``f̃ = [f̃_new]^ξ [f̃_old]^{1−ξ}`` in natural parameters (paper §3).
 
     Parameters
     ----------
@@ -381,7 +390,7 @@ def group_log_odds(site_log_odds, groups, prior_log_odds):
 
 
 def log_evidence(gaussian, sites, groups, prior_log_odds, slab_variance):
-    """The EP approximation of log P(y | X), eq. (28) in the stable form of spec §3.2.
+    """The EP approximation of log P(y | X), paper eq. (28) in a stable form (docs/spike_slab.md).
 
     ``log Z = log N(y | X m̃, σ0² I + XΛXᵀ)
     + Σ_j [log κ_j − log(σ(p̃_j)σ(p^c_j) + σ(−p̃_j)σ(−p^c_j)) − log N(0 | m^c_j − m̃_j, ṽ_j + v^c_j)]
@@ -479,7 +488,7 @@ def flat_cavity_sites(cavity_log_odds, slab_variance):
 
 
 # ----------------------------------------------------------------------------------------------
-# the EP loop (spec §2.12–2.14)
+# the EP loop (paper §3.2; stopping rule docs/spike_slab.md)
 # ----------------------------------------------------------------------------------------------
 
 
@@ -510,7 +519,7 @@ class EPResult:
     proposed_change : float
         The last *undamped* update's max-change of σ(p). With the damping decayed, a small
         ``last_change`` can mean a frozen EP; ``converged`` is False (with a warning) when this
-        exceeds ``FROZEN_FACTOR · tol`` at exit (spec §2.13).
+        exceeds ``FROZEN_FACTOR · tol`` at exit (docs/spike_slab.md, "Inference").
     gaussian : GaussianPart
         For predictive variances and covariance–vector products.
     solver : str
@@ -553,10 +562,13 @@ def _prepare_design(X, y, solver):
     return np.ascontiguousarray(r), qty, (n - d, rss_out), solver
 
 
-def expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_variance, *, damping=0.9,
-                            damping_decay=0.99, tol=1e-4, max_iter=200, infinite_variance=None, solver="auto",
-                            init=None, warn=True):  # fmt: skip
-    """Fit the group spike-and-slab posterior by parallel damped EP (spec §2).
+def expectation_propagation(
+        X: ArrayLike, y: ArrayLike, groups: int | ArrayLike | Sequence[Sequence[int]],
+        prior_inclusion: float | ArrayLike, slab_variance: float | ArrayLike, noise_variance: float, *,
+        damping: float = 0.9, damping_decay: float = 0.99, tol: float = 1e-4, max_iter: int = 200,
+        infinite_variance: float | None = None, solver: Literal["auto", "woodbury", "direct"] = "auto",
+        init: SiteParameters | None = None, warn: bool = True) -> EPResult:  # fmt: skip
+    """Fit the group spike-and-slab posterior by parallel damped EP (paper §3).
 
     Parameters
     ----------
@@ -573,19 +585,19 @@ def expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_
     noise_variance : float
         σ0² > 0 (eq. 1).
     damping : float, default=0.9
-        Initial ξ; multiplied by ``damping_decay`` after each iteration (ξ_t = 0.9 · 0.99^t, §2.11).
+        Initial ξ; multiplied by ``damping_decay`` after each iteration (ξ_t = 0.9 · 0.99^t; paper §3).
     damping_decay : float, default=0.99
         Factor applied to the damping after each iteration.
     tol : float, default=1e-4
-        Stop when the largest change of m, diag V and σ(p) between iterations is below ``tol`` (§2.13).
+        Stop when the largest change of m, diag V and σ(p) between iterations is below ``tol`` (our rule).
     max_iter : int, default=200
         Maximum number of iterations.
     infinite_variance : float, optional
-        v_∞ for negative site variances (§2.10); default ``100 · max(v_s)`` (pitfall 4).
+        v_∞ for negative site variances (paper §3.2); default ``100 · max(v_s)``.
     solver : {"auto", "woodbury", "direct"}
         "auto": direct when n ≥ d, Woodbury otherwise.
     init : SiteParameters, optional
-        Start from these sites (warm start); default: the moment-matched prior (§2.14).
+        Start from these sites (warm start); default: the moment-matched prior (:meth:`SiteParameters.initial`).
     warn : bool, default=True
         Issue a ``ConvergenceWarning`` when ``max_iter`` is reached.
 
@@ -649,7 +661,7 @@ def _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise
             valid = valid | flat
         proposed = SiteParameters(np.where(valid, variance, sites.variance), np.where(valid, mean, sites.mean),
                                   np.where(valid, votes, sites.log_odds))  # fmt: skip
-        # the undamped step's effect on the group probabilities (spec §2.13: damping decay can freeze EP)
+        # the undamped step's effect on the group probabilities (damping decay can freeze EP)
         proposed_change = float(np.max(np.abs(expit(group_log_odds(proposed.log_odds, groups, prior_log_odds))
                                               - probabilities)))  # fmt: skip
         sites = damp_sites(sites, proposed, xi)
@@ -673,7 +685,7 @@ def _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise
     if not converged and warn:
         reason = (
             f"the damped steps fell below tol={tol} but the undamped update still moves a group probability by "
-            f"{proposed_change:.3g}: damping has frozen EP (spec §2.13)"
+            f"{proposed_change:.3g}: damping has frozen EP"
             if frozen
             else f"last change {change:.3g} > tol={tol}"
         )

@@ -1,7 +1,7 @@
 """``GroupSpikeSlabRegression``: a scikit-learn regressor over the EP engine of :mod:`.ep`.
 
 The estimator is thin: it validates input, takes the model from :mod:`.model` (checks, centring
-for the intercept and, with ``hyperparameters="evidence"``, the evidence fixed point of spec §3.3),
+for the intercept and, with ``hyperparameters="evidence"``, the evidence fixed point of docs/spike_slab.md),
 runs :func:`~hdbayes.spike_slab.ep.expectation_propagation` and keeps the fitted state — the
 posterior summaries and, for predictive standard deviations, the posterior covariance. A pickle
 holds no n × d array: the covariance is dropped from it when it refers to the n × d training design
@@ -11,6 +11,7 @@ holds no n × d array: the covariance is dropped from it when it refers to the n
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
@@ -22,16 +23,25 @@ from hdbayes.exceptions import InputValueError
 from hdbayes.spike_slab.ep import evidence_statistics, expectation_propagation
 from hdbayes.spike_slab.model import MODEL_PARAMETER_CONSTRAINTS, OVERFLOW_CAUSE, maximise_evidence, prepare_fit
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal, Self
+
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike
+
 __all__ = ["GroupSpikeSlabRegression"]
 
 
 class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
     """Linear regression with a generalised (group) spike-and-slab prior, fitted by EP.
 
-    The model of Hernández-Lobato, Hernández-Lobato & Dupont (2013), spec ``spike-slab-ep.md``
+    The model of Hernández-Lobato, Hernández-Lobato & Dupont (2013)
     §1: ``y = Xw + ε`` with ``ε ~ N(0, σ0²)`` (eq. 1); each group of coefficients is either
     exactly zero or drawn from ``N(0, v_s I)`` (eq. 3), with prior inclusion probability p0,g
-    (eq. 4). The posterior is approximated by expectation propagation (spec §2): parallel damped
+    (eq. 4). The posterior is approximated by expectation propagation (paper §3): parallel damped
     updates of one Gaussian + Bernoulli site per coefficient, in O(n²d) per iteration when d > n
     (Woodbury, eq. 24–25, never a d × d matrix) and O(d³) when n ≥ d.
 
@@ -55,20 +65,20 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         Maximum number of EP iterations.
     tol : float, default=1e-4
         Convergence threshold on the change of the posterior means, variances and group
-        inclusion probabilities (spec §2.13).
+        inclusion probabilities (the paper gives no rule; docs/spike_slab.md).
     damping : float, default=0.9
-        Initial damping ξ (spec §2.11).
+        Initial damping ξ (paper §3).
     damping_decay : float, default=0.99
         ξ is multiplied by this after every iteration ("decreased by 1%").
     hyperparameters : {"fixed", "evidence"}, default="fixed"
         "evidence": maximise EP's log evidence (eq. 28) over σ0², a common scale of v_s and a
-        common shift of logit p0 by fixed-point updates at EP's stationary point (spec §3.3,
+        common shift of logit p0 by fixed-point updates at EP's stationary point (docs/spike_slab.md,
         item 3; warm-started EP), starting from the given values. The paper warns that evidence
-        can choose poorly (spec §3.3): tuning by validation with ``GridSearchCV`` is the alternative.
+        can choose poorly (paper §3.3): tuning by validation with ``GridSearchCV`` is the alternative.
     solver : {"auto", "woodbury", "direct"}, default="auto"
         "auto": "direct" when n ≥ d, "woodbury" otherwise.
     infinite_variance : float, optional
-        v_∞ given to sites whose update has a negative variance (spec §2.10); default
+        v_∞ given to sites whose update has a negative variance (paper §3.2); default
         ``100 · max(1, max v_s)``.
 
     Attributes
@@ -86,7 +96,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         g(j), in 0..n_groups_−1.
     n_groups_ : int
     log_evidence_ : float
-        EP's approximation of log P(y | X) for the centred data (eq. 28, stable form of §3.2).
+        EP's approximation of log P(y | X) for the centred data (paper eq. 28, in a stable form).
     n_iter_ : int
     converged_ : bool
     prior_inclusion_, slab_variance_ : ndarray of shape (n_groups_,)
@@ -129,9 +139,13 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         "infinite_variance": [Interval(Real, 0, np.inf, closed="neither"), None],
     }
 
-    def __init__(self, groups=None, prior_inclusion=0.5, slab_variance=1.0, noise_variance=1.0, fit_intercept=True,
-                 max_iter=200, tol=1e-4, damping=0.9, damping_decay=0.99, hyperparameters="fixed", solver="auto",
-                 infinite_variance=None):  # fmt: skip
+    def __init__(
+            self, groups: int | ArrayLike | Sequence[Sequence[int]] | None = None,
+            prior_inclusion: float | ArrayLike = 0.5, slab_variance: float | ArrayLike = 1.0,
+            noise_variance: float = 1.0, fit_intercept: bool = True, max_iter: int = 200, tol: float = 1e-4,
+            damping: float = 0.9, damping_decay: float = 0.99, hyperparameters: Literal["fixed", "evidence"] = "fixed",
+            solver: Literal["auto", "woodbury", "direct"] = "auto",
+            infinite_variance: float | None = None) -> None:  # fmt: skip
         self.groups = groups
         self.prior_inclusion = prior_inclusion
         self.slab_variance = slab_variance
@@ -153,7 +167,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         )  # fmt: skip
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Fit the EP approximation of the posterior.
 
         Parameters
@@ -245,7 +259,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
             state["_covariance"] = None
         return state
 
-    def predict(self, X, return_std=False):
+    def predict(self, X: MatrixLike, return_std: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Posterior predictive mean (and standard deviation) at X (eq. 29).
 
         Parameters
@@ -290,7 +304,8 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
                 "is too large for double precision",
             )  # fmt: skip
 
-    def plot_group_inclusion_probabilities(self, ax=None, *, true_groups=None):
+    def plot_group_inclusion_probabilities(
+            self, ax: Axes | None = None, *, true_groups: ArrayLike | None = None) -> Axes:
         """Bar plot of the posterior inclusion probability σ(p_g) of every group.
 
         Parameters

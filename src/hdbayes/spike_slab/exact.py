@@ -1,6 +1,6 @@
 """Exact posterior of the group spike-and-slab model by enumerating all 2^G configurations.
 
-The oracle of spec §1.4: for each z with active set A(z), the coefficients of A have the
+The oracle of Hernández-Lobato et al. (2013) §2.1: for each z with active set A(z), the coefficients of A have the
 Gaussian posterior of a ridge regression with prior ``N(0, diag(v_{s,g(j)}))``, inactive
 coefficients are exactly 0, and the evidence is ``P(y | z) = N(y | 0, σ0² I + X_A V_A X_Aᵀ)``.
 Mixing with weights ∝ P(z) P(y | z) gives the exact log evidence, group inclusion
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
@@ -20,6 +21,11 @@ from scipy.special import logsumexp
 from hdbayes.exceptions import InputValueError
 from hdbayes.spike_slab.model import LOG_2PI, check_coded_model
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
 __all__ = ["ExactPosterior", "MAX_ENUMERATED_GROUPS", "exact_posterior", "log_evidence_given_groups"]
 
 MAX_ENUMERATED_GROUPS = 20
@@ -27,7 +33,7 @@ MAX_ENUMERATED_GROUPS = 20
 
 @dataclass(frozen=True)
 class ExactPosterior:
-    """The exact posterior of the model of spec §1.
+    """The exact posterior of the model of Hernández-Lobato et al. (2013) §2.
 
     Attributes
     ----------
@@ -84,8 +90,10 @@ def log_evidence_given_groups(xtx, xty, yty, n_samples, active, slab_variance, n
     return base - 0.5 * (log_det - b @ mean), mean, np.diag(inverse).copy()
 
 
-def exact_posterior(X, y, groups, prior_inclusion, slab_variance, noise_variance):
-    """Enumerate all 2^G group configurations (spec §1.4).
+def exact_posterior(
+        X: ArrayLike, y: ArrayLike, groups: int | ArrayLike | Sequence[Sequence[int]],
+        prior_inclusion: float | ArrayLike, slab_variance: float | ArrayLike, noise_variance: float) -> ExactPosterior:
+    """Enumerate all 2^G group configurations (paper §2.1).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""A collapsed Gibbs sampler for the group spike-and-slab model (spec §6.2).
+"""A collapsed Gibbs sampler for the group spike-and-slab model (docs/spike_slab.md, "Exact references").
 
 The coefficients are integrated out: ``P(y | z) = N(y | 0, C_z)``, ``C_z = σ0² I + Σ_{g: z_g=1} v_{s,g} X_g X_gᵀ``.
 Each sweep visits the groups in random order and samples z_g from
@@ -6,7 +6,7 @@ Each sweep visits the groups in random order and samples z_g from
     log P(z_g=1 | z_−g, y) − log P(z_g=0 | z_−g, y)
         = logit p0,g + ½ bᵀ(S + I/v_s)⁻¹ b − ½ log|I + v_s S|,
 
-with ``S = X_gᵀ C_{−g}⁻¹ X_g`` and ``b = X_gᵀ C_{−g}⁻¹ y`` (the eigen-form of spec §6.2 written with a
+with ``S = X_gᵀ C_{−g}⁻¹ X_g`` and ``b = X_gᵀ C_{−g}⁻¹ y`` (the eigen-form written with a
 Cholesky factor). ``C⁻¹`` is kept up to date with rank-d_g Woodbury up- and down-dates (O(n² d_g) per
 group, O(n² d) per sweep) and recomputed from scratch after every sweep to stop round-off drift.
 At each saved sweep w is drawn from ``w_A | z, y ~ N(Σ X_Aᵀy/σ0², Σ)``, ``Σ = (X_AᵀX_A/σ0² + diag(1/v_A))⁻¹``.
@@ -18,6 +18,8 @@ run through the common runner of :mod:`hdbayes.mcmc` (:class:`~hdbayes.base.MCMC
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
@@ -32,13 +34,21 @@ from hdbayes.mcmc.chains import ChainDraws
 from hdbayes.spike_slab.ep import single_threaded_blas
 from hdbayes.spike_slab.model import MODEL_PARAMETER_CONSTRAINTS, OVERFLOW_CAUSE, prepare_fit
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Self
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike, RandomStateLike
+
 __all__ = ["CollapsedGibbsChain", "GroupSpikeSlabGibbs", "collapsed_group_sweep"]
 
 
 @jit
 def collapsed_group_sweep(x_by_group, y, starts, ends, prior_log_odds, slab_variance, c_inverse, z, order, uniforms,
                           conditional_probabilities):  # fmt: skip
-    """One sweep of collapsed Gibbs updates of the group indicators (spec §6.2), compiled.
+    """One sweep of collapsed Gibbs updates of the group indicators (docs/spike_slab.md), compiled.
 
     Parameters
     ----------
@@ -166,9 +176,9 @@ class CollapsedGibbsChain:
 class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
     """Collapsed Gibbs sampling for linear regression with a group spike-and-slab prior.
 
-    The same model as :class:`~hdbayes.spike_slab.GroupSpikeSlabRegression` (spec §1), sampled
+    The same model as :class:`~hdbayes.spike_slab.GroupSpikeSlabRegression` (paper §2), sampled
     instead of approximated: the slow but asymptotically exact reference ("GSS with Gibbs
-    sampling", spec §6.2).
+    sampling", Hernández-Lobato et al. 2013, §1).
 
     Parameters
     ----------
@@ -238,9 +248,12 @@ class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
 
     _parameter_constraints = {**MODEL_PARAMETER_CONSTRAINTS, **MCMC_PARAMETER_CONSTRAINTS}
 
-    def __init__(self, groups=None, prior_inclusion=0.5, slab_variance=1.0, noise_variance=1.0, fit_intercept=True,
-                 n_iter=1000, burn_in=200, thin=1, n_chains=2, n_jobs=None, random_state=None,
-                 progress=None):  # fmt: skip
+    def __init__(
+            self, groups: int | ArrayLike | Sequence[Sequence[int]] | None = None,
+            prior_inclusion: float | ArrayLike = 0.5, slab_variance: float | ArrayLike = 1.0,
+            noise_variance: float = 1.0, fit_intercept: bool = True, n_iter: int = 1000, burn_in: int = 200,
+            thin: int = 1, n_chains: int = 2, n_jobs: int | None = None, random_state: RandomStateLike = None,
+            progress: bool | None = None) -> None:  # fmt: skip
         self.groups = groups
         self.prior_inclusion = prior_inclusion
         self.slab_variance = slab_variance
@@ -255,7 +268,7 @@ class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
         self.progress = progress
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Run ``n_chains`` chains of ``n_iter`` sweeps and average the saved ones (Rao–Blackwellised).
 
         Parameters
@@ -294,7 +307,7 @@ class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
         self.n_groups_ = problem.n_groups
         return self
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Posterior predictive mean ``X E[w | y] + intercept``.
 
         Parameters

@@ -1,4 +1,4 @@
-"""The group spike-and-slab model itself, shared by every inference engine (spec ``spike-slab-ep.md`` §1, §3.3).
+"""The group spike-and-slab model, shared by every inference engine (Hernández-Lobato et al. 2013, §2).
 
 ``y = X w + ε``, ``ε ~ N(0, σ0² I)`` (eq. 1); the features are partitioned into G groups, each group is
 either exactly zero (spike) or drawn from ``N(0, v_{s,g} I)`` (slab, eq. 3), and the group indicators
@@ -11,7 +11,8 @@ is computed:
 * the centring of X and y for an intercept with a flat prior (:func:`center_data`) and the overflow
   check of the centred data (:func:`check_data_magnitudes`); :func:`prepare_fit`, the one preamble of
   every estimator's ``fit`` (validation, the model's checks, centring), returning a :class:`FitProblem`;
-* the evidence fixed point over (σ0², a shift of logit p0, a scale of v_s) (spec §3.3, item 3):
+* the evidence fixed point over (σ0², a shift of logit p0, a scale of v_s) (not the paper's;
+  docs/spike_slab.md):
   :func:`update_hyperparameters` is one step from an engine's sufficient quantities,
   :func:`maximise_evidence` the loop around any engine that reports them.
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.optimize
@@ -33,6 +35,11 @@ from sklearn.utils._param_validation import Interval
 
 from hdbayes._validation import check_positive, feature_label, overflow_error, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "LOG_2PI",
@@ -78,7 +85,7 @@ def log_site_normaliser(cavity_mean, cavity_variance, cavity_log_odds, slab_vari
     """``log κ_j = log(σ(p^c) N(0 | m^c, v^c + v_s) + σ(−p^c) N(0 | m^c, v^c))``, elementwise.
 
     The normaliser of a coefficient's spike-and-slab factor against its Gaussian cavity (m^c, v^c)
-    with p^c the cavity log-odds of its group indicator (spec §3.2; eq. 28).
+    with p^c the cavity log-odds of its group indicator (paper eq. 28).
     """
     return np.logaddexp(log_expit(cavity_log_odds) + log_normal_at_zero(cavity_mean, cavity_variance + slab_variance),
                         log_expit(-cavity_log_odds) + log_normal_at_zero(cavity_mean, cavity_variance))  # fmt: skip
@@ -89,7 +96,7 @@ def log_site_normaliser(cavity_mean, cavity_variance, cavity_log_odds, slab_vari
 # ----------------------------------------------------------------------------------------------
 
 
-def check_groups(groups, n_features):
+def check_groups(groups: int | ArrayLike | Sequence[Sequence[int]], n_features: int) -> tuple[np.ndarray, int]:
     """Validate a partition of the features into groups.
 
     Parameters
@@ -199,7 +206,7 @@ def check_group_values(name, value, n_groups, *, upper=None):
 
 
 def check_model_parameters(groups, prior_inclusion, slab_variance, noise_variance, n_features):
-    """Validate the model of spec §1 for ``n_features`` features.
+    """Validate the model of Hernández-Lobato et al. (2013) §2 for ``n_features`` features.
 
     Returns
     -------
@@ -351,7 +358,7 @@ def check_coded_model(groups, prior_inclusion, slab_variance, noise_variance, n_
 
 
 # ----------------------------------------------------------------------------------------------
-# the evidence fixed point (spec §3.3, item 3)
+# the evidence fixed point (docs/spike_slab.md, "Estimator")
 # ----------------------------------------------------------------------------------------------
 
 
@@ -401,7 +408,7 @@ def matching_shift(base_logit, target):
 
 
 def update_hyperparameters(statistics, noise_variance, base_logit, log_scale):
-    """One fixed-point step of (σ0², δ, log c) with the engine's state held fixed (spec §3.3, item 3).
+    """One fixed-point step of (σ0², δ, log c) with the engine's state held fixed (docs/spike_slab.md, "Estimator").
 
     At an EP fixed point ``∂ log Z_EP/∂θ = Σ_i E_{tilted_i}[∂ log f_i/∂θ]`` (f1 and f3 are exact, so
     their tilted distribution is Q). Setting each component to zero:

@@ -1,4 +1,4 @@
-"""The group-inclusion-probability plot (spec §4: the bi-separation of σ(p_g))."""
+"""The group-inclusion-probability plot (Hernández-Lobato et al. 2013, §3.4: the bi-separation of σ(p_g))."""
 
 from __future__ import annotations
 
