@@ -7,12 +7,19 @@ equations (C1)–(C3), which :class:`~hdbayes.selection_bias.BiasCorrectedCatego
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from hdbayes._validation import check_count, check_generator, check_positive
 from hdbayes.exceptions import InputValueError
 
 from ._common import BLOCK_ELEMENTS, check_sizes, data_bunch, numbered_names
+
+if TYPE_CHECKING:
+    from sklearn.utils import Bunch
+
+    from hdbayes._validation import RandomStateLike
 
 __all__ = ["simulate_categorical_naive_bayes"]
 
@@ -43,15 +50,15 @@ def _log_dirichlet(shape, rng):
 
 
 def simulate_categorical_naive_bayes(
-    n_classes=3,
-    n_levels=2,
-    alpha=300.0,
-    n_features=10000,
-    n_samples=200,
-    n_test=2000,
-    balanced=True,
-    random_state=None,
-):
+    n_classes: int = 3,
+    n_levels: int = 2,
+    alpha: float = 300.0,
+    n_features: int = 10000,
+    n_samples: int = 200,
+    n_test: int = 2000,
+    balanced: bool = True,
+    random_state: RandomStateLike = None,
+) -> Bunch:
     r"""Simulate data from the Bayesian categorical naive Bayes model (thesis §2.3.5 extended).
 
     The model of ``docs/categorical_correction.md``, equations (C1)–(C3), with :math:`\alpha` fixed:

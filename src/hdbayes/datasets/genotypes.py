@@ -23,6 +23,7 @@ from __future__ import annotations
 import numbers
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,13 @@ from hdbayes._validation import check_count, check_generator, check_positive
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 from ._common import check_probability, check_sizes, data_bunch, file_key, numbered_names
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from sklearn.utils import Bunch
+
+    from hdbayes._validation import RandomStateLike
 
 __all__ = ["read_plink", "simulate_genotypes"]
 
@@ -176,18 +184,18 @@ the seed (entropy {entropy}).
 
 
 def simulate_genotypes(
-    n_samples,
-    n_features,
+    n_samples: int,
+    n_features: int,
     *,
-    n_informative=10,
-    odds_ratio=1.5,
-    allele_frequency=(0.05, 0.5),
-    case_fraction=0.5,
-    n_test=0,
-    binarize=None,
-    chunks=(2000, 8 * _TILE),
-    random_state=None,
-):
+    n_informative: int = 10,
+    odds_ratio: float = 1.5,
+    allele_frequency: tuple[float, float] = (0.05, 0.5),
+    case_fraction: float = 0.5,
+    n_test: int = 0,
+    binarize: Literal["minor-allele-present"] | None = None,
+    chunks: tuple[int, int] = (2000, 8 * _TILE),
+    random_state: RandomStateLike = None,
+) -> Bunch:
     r"""Simulate case–control genotypes as a dask array, each chunk generated on the worker computing it.
 
     Person i (row) has class y_i (1 = case) and, at variant j (column), g_ij ∈ {0, 1, 2} copies of
@@ -396,7 +404,10 @@ def _phenotype(values, fam):
     return None if np.isnan(number).all() else number
 
 
-def read_plink(path, *, chunks=(2000, 8 * _TILE), binarize=None, missing="nan", count_A1=True):
+def read_plink(
+        path: str | os.PathLike[str], *, chunks: tuple[int, int] = (2000, 8 * _TILE),
+        binarize: Literal["minor-allele-present"] | None = None, missing: Literal["nan", "raise"] = "nan",
+        count_A1: bool = True) -> Bunch:
     """Read a PLINK 1 ``.bed``/``.bim``/``.fam`` triple lazily into a chunked dask array (needs ``bed-reader``).
 
     Only the ``.fam`` and ``.bim`` (persons and variants) are read here; every chunk of ``X`` is read

@@ -27,11 +27,15 @@ import functools
 import os
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._common import data_bunch, file_key, shared_doc
 from ._fetch import data_path
+
+if TYPE_CHECKING:
+    from sklearn.utils import Bunch
 
 __all__ = ["load_colon", "load_lymphoma", "load_srbct"]
 
@@ -204,7 +208,8 @@ Features. PhD thesis, University of Toronto, §2.3.6.
 
 
 @shared_doc(_LOADER_DOCS)
-def load_colon(*, binarize=False, data_home=None, download=True):
+def load_colon(
+        *, binarize: bool = False, data_home: str | os.PathLike[str] | None = None, download: bool = True) -> Bunch:
     """Load the colon cancer gene-expression data (Alon et al. 1999).
 
     The data set of Li (2007) thesis §2.3.6: 62 cases, 2000 genes; class 1 =
@@ -321,7 +326,7 @@ from Bayesian Gaussian classification models. Manuscript, §4.2.
 
 
 @shared_doc(_LOADER_DOCS)
-def load_srbct(*, data_home=None, download=True):
+def load_srbct(*, data_home: str | os.PathLike[str] | None = None, download: bool = True) -> Bunch:
     """Load the small round blue cell tumour data (Khan et al. 2001).
 
     The data set of Li (2009), "Calibrating predictions ... Bayesian Gaussian
@@ -392,7 +397,7 @@ data. Bioinformatics 20, 3583-3593.
 
 
 @shared_doc(_LOADER_DOCS)
-def load_lymphoma(*, data_home=None, download=True):
+def load_lymphoma(*, data_home: str | os.PathLike[str] | None = None, download: bool = True) -> Bunch:
     """Load the lymphoma gene-expression data (Alizadeh et al. 2000).
 
     As shipped by BCBCSF, the R package of the bias-corrected Gaussian

@@ -7,12 +7,19 @@ simulation experiment of §2.3.5.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 
 from hdbayes._validation import check_count, check_generator, check_positive
 
 from ._common import BLOCK_ELEMENTS, check_probability, check_sizes, data_bunch, numbered_names
+
+if TYPE_CHECKING:
+    from sklearn.utils import Bunch
+
+    from hdbayes._validation import RandomStateLike
 
 __all__ = ["simulate_gaussian", "simulate_mixture", "simulate_naive_bayes"]
 
@@ -29,15 +36,15 @@ def _labels(n: int, balanced: bool, rng: np.random.Generator) -> np.ndarray:
 
 
 def simulate_naive_bayes(
-    alpha=300.0,
-    n_features=10000,
-    n_samples=200,
-    n_test=2000,
-    balanced=True,
-    random_state=None,
+    alpha: float = 300.0,
+    n_features: int = 10000,
+    n_samples: int = 200,
+    n_test: int = 2000,
+    balanced: bool = True,
+    random_state: RandomStateLike = None,
     *,
-    sparse=False,
-):
+    sparse: bool = False,
+) -> Bunch:
     r"""Simulate binary data from the Bayesian naive Bayes model (thesis §2.3.5).
 
     The generative model of Li (2007) thesis §2.3, equations (2.16), (2.22)
@@ -223,17 +230,17 @@ class _CSCBuilder:
 
 
 def simulate_gaussian(
-    n_classes=6,
-    n_features=4000,
-    n_samples=200,
-    n_test=5000,
+    n_classes: int = 6,
+    n_features: int = 4000,
+    n_samples: int = 200,
+    n_test: int = 5000,
     *,
-    tau_nu=100.0,
-    tau_mu=100.0,
-    alpha_x=4.0,
-    w_x=1.0,
-    random_state=None,
-):
+    tau_nu: float = 100.0,
+    tau_mu: float = 100.0,
+    alpha_x: float = 4.0,
+    w_x: float = 1.0,
+    random_state: RandomStateLike = None,
+) -> Bunch:
     r"""Simulate data from the Bayesian Gaussian classification model (Li 2009, §4.1).
 
     .. math::
@@ -298,15 +305,15 @@ def simulate_gaussian(
 
 
 def simulate_mixture(
-    alpha=300.0,
-    n_features=10000,
-    n_samples=200,
-    n_test=2000,
+    alpha: float = 300.0,
+    n_features: int = 10000,
+    n_samples: int = 200,
+    n_test: int = 2000,
     *,
-    phi00=0.1,
-    phi10=0.9,
-    random_state=None,
-):
+    phi00: float = 0.1,
+    phi10: float = 0.9,
+    random_state: RandomStateLike = None,
+) -> Bunch:
     r"""Simulate data from the Bayesian binary mixture model (thesis §2.4.4).
 
     Equal numbers of latent labels z = 0 and z = 1 in each set (in random order);

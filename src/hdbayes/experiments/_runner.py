@@ -124,7 +124,7 @@ def summary_markdown(title, body, checks, *, heading="Acceptance checks", after=
 
 
 def probability_measures(y, proba, *, loss=None, brier=True):
-    """The measures of the papers for predictive probabilities (spec §7).
+    """The measures of the papers for predictive probabilities (thesis §2.3.5; Li 2009 §3.4, eq. 35–38).
 
     Parameters
     ----------

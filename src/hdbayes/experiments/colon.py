@@ -1,4 +1,4 @@
-"""Experiment: the colon cancer study of thesis §2.3.6 (spec §8.2, E2).
+"""Experiment: the colon cancer study of thesis §2.3.6.
 
 The 2000 genes of Alon et al. (1999), binarised at their median over all 62 cases,
 are split at random into 10 groups of 200 genes. For each group, leave-one-out

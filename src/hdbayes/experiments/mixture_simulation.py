@@ -1,4 +1,4 @@
-"""Experiment: the mixture-model simulation of thesis §2.4.4 (spec §8.3, E3).
+"""Experiment: the mixture-model simulation of thesis §2.4.4.
 
 Binary data from the two-component mixture model with α = 300, φ_00 = 0.1, φ_10 = 0.9
 (the response is 1 with probability 0.1 in component 0 and 0.9 in component 1),

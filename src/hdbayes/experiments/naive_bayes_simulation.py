@@ -1,4 +1,4 @@
-"""Experiment: the naive Bayes simulation of thesis §2.3.5 (spec §8.1, E1).
+"""Experiment: the naive Bayes simulation of thesis §2.3.5.
 
 Binary data from the Bayesian naive Bayes model with α = 300 (true log α = 5.7),
 p = 10000 features, 200 training and 2000 test cases, both balanced. The top k

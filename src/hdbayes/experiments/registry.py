@@ -8,7 +8,10 @@ modules (they are imported when run), so the command line's ``--help`` stays fas
 from __future__ import annotations
 
 from importlib import import_module
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = ["EXPERIMENTS", "Experiment"]
 
@@ -30,7 +33,7 @@ class Experiment(NamedTuple):
     module: str
     description: str
 
-    def load(self):
+    def load(self) -> ModuleType:
         """Import and return the experiment's module.
 
         Returns

@@ -1,4 +1,4 @@
-"""Experiment: the SRBCT study of Li (2009) §4.2 (spec §8.5, E5).
+"""Experiment: the SRBCT study of Li (2009) §4.2.
 
 The 2308 genes of the small round blue cell tumour data (Khan et al. 2001; 83 cases,
 4 classes) are split at random into 10 almost equal groups (230–231 genes), giving
