@@ -46,7 +46,7 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints", "validate_docstrings.py"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints", "validate_docstrings.py", "_guide"]
 templates_path = ["_templates"]
 
 # -- MyST: the Markdown pages of docs/ and the project's BENCHMARKS.md ---------------------------------------------
