@@ -174,17 +174,26 @@ def in_memory(args, report):
     del X
 
 
-def scaling(args, report):
-    n, p = args.n_samples, args.scaling_features
+def one_then_two_workers(args, n, p, statistics_pass, label):
+    """Time ``statistics_pass()`` (which builds its lazy array and computes its statistics) on a cluster of 1 and
+    then 2 workers; the seconds, peaks and the speedup, for the report."""
     rows = {}
     for workers in (1, 2):
         local, client = cluster(workers, args.memory_limit)
         with local, client:
-            data = genotypes(args, n, p)
-            seconds, _, peaks = timed(client, lambda: BinaryClassCounts.from_dask(data.X, data.y),
-                                      f"scaling, {workers} worker(s)")
+            seconds, _, peaks = timed(client, statistics_pass, f"{label}, {workers} worker(s)")
             rows[workers] = {"seconds": seconds, "peak_memory_per_worker": peaks}
-    report["scaling"] = {"n": n, "p": p, "workers": rows, "speedup": rows[1]["seconds"] / rows[2]["seconds"]}
+    return {"n": n, "p": p, "workers": rows, "speedup": rows[1]["seconds"] / rows[2]["seconds"]}
+
+
+def scaling(args, report):
+    n, p = args.n_samples, args.scaling_features
+
+    def statistics_pass():
+        data = genotypes(args, n, p)
+        return BinaryClassCounts.from_dask(data.X, data.y)
+
+    report["scaling"] = one_then_two_workers(args, n, p, statistics_pass, "scaling")
 
 
 def _gaussian_block(seed, n_informative, shift, labels, block_info=None):
@@ -264,17 +273,13 @@ def gaussian_in_memory(args, report):
 def gaussian_scaling(args, report):
     """The Gaussian statistics pass (generation + moments + F) on 1 and then 2 workers."""
     n, p = args.gaussian_samples, args.gaussian_scaling_features
-    rows = {}
-    for workers in (1, 2):
-        local, client = cluster(workers, args.memory_limit)
-        with local, client:
-            labels, X = _gaussian_data(args, n, p)
-            y = da.from_array(labels, chunks=(X.chunks[0],))
-            seconds, _, peaks = timed(client,
-                                      lambda: GaussianClassMoments.from_dask(X, y, classes=(0, 1)).f_statistic(),
-                                      f"gaussian scaling, {workers} worker(s)")
-            rows[workers] = {"seconds": seconds, "peak_memory_per_worker": peaks}
-    report["gaussian_scaling"] = {"n": n, "p": p, "workers": rows, "speedup": rows[1]["seconds"] / rows[2]["seconds"]}
+
+    def statistics_pass():
+        labels, X = _gaussian_data(args, n, p)
+        y = da.from_array(labels, chunks=(X.chunks[0],))
+        return GaussianClassMoments.from_dask(X, y, classes=(0, 1)).f_statistic()
+
+    report["gaussian_scaling"] = one_then_two_workers(args, n, p, statistics_pass, "gaussian scaling")
 
 
 def row(*cells):
