@@ -3,7 +3,7 @@
 :func:`cross_validate_methods` runs one cross-validation of the bias-corrected
 Gaussian classifier (optionally behind the shrunk-covariance whitening of eq. 12)
 for each method — by default with and without correction — on the same folds,
-and returns one row of measures per method (spec §7): actual and expected error
+and returns one row of measures per method (Li 2009 §3.4 and §4): actual and expected error
 rates, average minus log probability, Brier score, and the average expected and
 actual loss of the Bayes decisions under a given loss matrix. Feature selection
 (top k by F) and the whitening are estimated on each training fold only, because
@@ -37,7 +37,7 @@ __all__ = [
     "seeds",
 ]
 
-#: The paper's run lengths (spec §6.7): 6000 iterations, 750 burn-in, every 15th kept.
+#: The paper's run lengths (Li 2009 §4.1): 6000 iterations, 750 burn-in, every 15th kept.
 MCMC_PAPER = {"n_iter": 6000, "burn_in": 750, "thin": 15}
 
 

@@ -1,4 +1,4 @@
-"""Experiment: the Gaussian simulation of Li (2009) §4.1 (spec §8.4, E4).
+"""Experiment: the Gaussian simulation of Li (2009) §4.1.
 
 Data from the Bayesian Gaussian classification model with G = 6 classes, p = 4000
 features, τ^ν = τ^μ = 100, α^x = 4, w^x = 1; 200 training and 5000 test cases. The

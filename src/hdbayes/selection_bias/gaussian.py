@@ -1,6 +1,6 @@
 """Bayesian Gaussian classification with F-statistic selection and bias correction.
 
-Model (Li 2009, eq. 4–11; spec ``selection-bias.md`` §6.1): classes y ∈ {1..G},
+Model (Li 2009, §3.1, eq. 4–11; docs/gaussian.md): classes y ∈ {1..G},
 continuous features independent given the class,
 
     x_j | y = g ~ N(μ_j^(g), 1/τ_j^x),      μ_j^(g) | ν_j ~ N(ν_j, 1/τ^μ),   ν_j ~ N(0, 1/τ^ν),
@@ -31,6 +31,7 @@ import functools
 import math
 import warnings
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import logsumexp
@@ -73,6 +74,13 @@ from hdbayes.selection_bias.gaussian_adjustment import (
     stacked_kernel_arguments,
 )
 from hdbayes.statistics import GaussianClassMoments, check_prediction_chunks, dask_class_codes, map_row_chunks
+
+if TYPE_CHECKING:
+    from typing import Literal, Self
+
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import MatrixLike, RandomStateLike
 
 __all__ = [
     "BiasCorrectedGaussianClassifier",
@@ -944,34 +952,34 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
 
     def __init__(
         self,
-        n_features_to_select=None,
+        n_features_to_select: int | None = None,
         *,
-        threshold=None,
-        correct=True,
-        class_pseudo_count=1.0,
-        alpha_x=4.0,
-        w_x=1.0,
-        alpha_mu=1.5,
-        w_mu=0.01,
-        alpha_nu=1.5,
-        w_nu=0.01,
-        n_mc=None,
-        proposal_sd=0.5,
-        n_metropolis=5,
-        predictive="rao-blackwell",
-        spread="shared",
-        alpha1_mu=3.0,
-        alpha1_x=10.0,
-        class_variance="pooled",
-        alpha2_x="learn",
-        n_iter=6000,
-        burn_in=750,
-        thin=15,
-        n_chains=1,
-        n_jobs=None,
-        random_state=None,
-        progress=None,
-    ):
+        threshold: float | None = None,
+        correct: bool = True,
+        class_pseudo_count: float | ArrayLike = 1.0,
+        alpha_x: float = 4.0,
+        w_x: float = 1.0,
+        alpha_mu: float = 1.5,
+        w_mu: float = 0.01,
+        alpha_nu: float = 1.5,
+        w_nu: float = 0.01,
+        n_mc: int | None = None,
+        proposal_sd: float = 0.5,
+        n_metropolis: int = 5,
+        predictive: Literal["rao-blackwell", "samples"] = "rao-blackwell",
+        spread: Literal["shared", "per-feature"] = "shared",
+        alpha1_mu: float = 3.0,
+        alpha1_x: float = 10.0,
+        class_variance: Literal["pooled", "per-class"] = "pooled",
+        alpha2_x: float | Literal["learn"] = "learn",
+        n_iter: int = 6000,
+        burn_in: int = 750,
+        thin: int = 15,
+        n_chains: int = 1,
+        n_jobs: int | None = None,
+        random_state: RandomStateLike = None,
+        progress: bool | None = None,
+    ) -> None:
         self.n_features_to_select = n_features_to_select
         self.threshold = threshold
         self.correct = correct
@@ -1000,7 +1008,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         self.progress = progress
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Select features by F on (X, y) and sample the posterior.
 
         Parameters
@@ -1070,7 +1078,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         return self._fit_selected(kept, np.asarray(codes.compute() if is_dask_array(codes) else codes), counts,
                                   selection, rng, schedule)  # fmt: skip
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
         """Add a batch of training cases; the model equals ``fit`` on all batches so far, up to rounding.
 
         The per-class moments of every feature (:class:`hdbayes.statistics.GaussianClassMoments`,

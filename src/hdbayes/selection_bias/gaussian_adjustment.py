@@ -2,7 +2,7 @@
 
 The features are screened with the one-way ANOVA F-statistic R_F (eq. 25) and a
 feature is discarded iff R_F ≤ γ. The correction for selection bias multiplies the
-posterior by A(τ^μ)^{p−k} (eq. 23–24; spec ``selection-bias.md`` §6.5), where
+posterior by A(τ^μ)^{p−k} (eq. 23–24, Li 2009 §3.3), where
 
     A(τ^μ) = P(R_F(x_t, y) ≤ γ | y, τ^μ)
 
@@ -17,8 +17,8 @@ of central ones (eq. 29–30):
     Λ(μ) = Σ_g n_g (μ^(g) − μ̃)²,   μ̃ = Σ_g n_g μ^(g) / n.
 
 (The paper calls Λτ^x/2 "the noncentrality"; in scipy's convention
-``ncf(G−1, n−G, nc)`` the noncentrality is nc = Λ τ^x and the Poisson mean nc/2 —
-spec §11.5.) Λ is unchanged by adding a constant to every μ^(g), so ν (and τ^ν)
+``ncf(G−1, n−G, nc)`` the noncentrality is nc = Λ τ^x and the Poisson mean nc/2;
+docs/gaussian.md, "Selection and correction".) Λ is unchanged by adding a constant to every μ^(g), so ν (and τ^ν)
 drop out; with μ^(g) = ν + Z_g/√τ^μ, Z_g i.i.d. N(0, 1), and τ^x from its prior
 (eq. 31–34),
 
@@ -27,12 +27,12 @@ drop out; with μ^(g) = ν + Z_g/√τ^μ, Z_g i.i.d. N(0, 1), and τ^x from its
 
 with a **fixed** pool of M draws (Z_m, T_m), T_m ~ Gamma(α^x/2, rate α^x w^x/2),
 reused for every τ^μ (common random numbers: the Metropolis target of log τ^μ stays
-fixed along the chain and the ratios A(τ')/A(τ) are accurate — spec §11.7). The
+fixed along the chain and the ratios A(τ')/A(τ) are accurate). The
 k-sum stops at the largest K with f_K > e^{-10}; f_k decreases in k and the Poisson
 weights sum to at most one, so the truncation error is below e^{-10} (eq. 34 and the
 remarks after it).
 
-Everything is computed in log space (spec §11.1, §11.6): for small τ^μ the Poisson
+Everything is computed in log space: for small τ^μ the Poisson
 means λ_m/τ^μ reach 10^8 and e^{-λ} underflows, yet log A stays finite.
 
 A Metropolis sampler evaluates log A tens of thousands of times per chain, each
@@ -44,7 +44,9 @@ demand, so only the few dozen nodes near the chain's path are ever computed.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
@@ -53,6 +55,11 @@ from hdbayes._numba import jit
 from hdbayes._validation import check_count, check_generator, check_positive
 from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection_bias.quadratic_form import log_quadratic_form_tails
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from hdbayes._validation import RandomStateLike
 
 __all__ = [
     "ALPHA2_GRID",
@@ -415,7 +422,8 @@ class GaussianAdjustment:
             raise InputValueError("poisson_means must be finite and >= 0")
 
     @classmethod
-    def create(cls, threshold, class_counts, alpha_x, w_x, n_mc=1000, random_state=None):
+    def create(cls, threshold: float, class_counts: Sequence[int], alpha_x: float, w_x: float,
+               n_mc: int = 1000, random_state: RandomStateLike = None) -> GaussianAdjustment:  # fmt: skip
         """Compute the series f_k (tol e^{-10}) and draw the pool λ_m.
 
         Parameters
@@ -446,7 +454,7 @@ class GaussianAdjustment:
         """K + 1, the number of terms of the k-sum."""
         return self.log_f.shape[0]
 
-    def log_discard_probability(self, tau_mu):
+    def log_discard_probability(self, tau_mu: ArrayLike) -> np.ndarray:
         """log A(τ^μ), elementwise (exact Monte Carlo estimate of eq. 34).
 
         Parameters
