@@ -1,9 +1,11 @@
 """The one estimator contract (issue 12), checked for every public estimator of hdbayes."""
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
+from numpydoc.docscrape import ClassDoc
 from sklearn.base import ClassifierMixin
 
 import hdbayes
@@ -100,3 +102,35 @@ def test_mcmc_output_has_chain_and_draw_dims_and_only_post_burn_in_draws(cls):
     assert idata.posterior.sizes["chain"] == 2 and idata.posterior.sizes["draw"] == 4  # (12 − 4) // 2
     summary = model.mcmc_summary()
     assert summary and all({"mean", "sd", "ess_bulk", "r_hat"} <= set(row) for row in summary.values())
+
+
+def _documented_names(section):
+    """The names a numpydoc section documents (``a, b : type`` documents both a and b)."""
+    return {name.strip() for item in section for name in item.name.split(":")[0].split(",")}
+
+
+def _small_fit(cls):
+    """``cls`` fitted on a small data set it accepts: binary features first (most of hdbayes), else continuous."""
+    rng = np.random.default_rng(0)
+    y = np.tile([0, 1], 20)
+    parameters = inspect.signature(cls).parameters
+    short = {"n_iter": 20, "burn_in": 5, "progress": False}
+    kwargs = {name: value for name, value in short.items() if name in parameters}
+    failures = []
+    for X in (rng.integers(0, 2, size=(40, 6)), rng.standard_normal((40, 6))):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return cls(**kwargs).fit(X, y)
+        except (ValueError, TypeError) as error:  # the other kind of data
+            failures.append(error)
+    raise AssertionError(f"{cls.__name__} fits neither small data set: {failures}")
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_every_estimator_documents_its_fitted_attributes_and_has_examples(cls):
+    doc = ClassDoc(cls)
+    assert doc["Examples"], f"{cls.__name__} has no Examples section"
+    documented = _documented_names(doc["Attributes"])
+    fitted = {name for name in vars(_small_fit(cls)) if name.endswith("_") and not name.startswith("_")}
+    assert not fitted - documented, f"{cls.__name__}: fitted attributes missing under Attributes"

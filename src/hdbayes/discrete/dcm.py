@@ -677,6 +677,8 @@ class DCMClassifier(GenerativeClassifier):
     Attributes
     ----------
     classes_, class_count_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+        Number of features seen in ``fit``.
     concentration_ : ndarray of shape (n_classes, n_features)
         The fitted Dirichlet concentrations α_c (after smoothing).
     total_concentration_ : ndarray of shape (n_classes,)

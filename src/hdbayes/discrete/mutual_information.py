@@ -241,6 +241,8 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
 
     Attributes
     ----------
+    n_features_in_ : int
+        Number of features seen in ``fit``.
     scores_ : ndarray of shape (n_features_in_,)
         I(X_j; Y) in nats.
     ranking_ : ndarray of shape (n_features_in_,)

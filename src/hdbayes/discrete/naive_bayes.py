@@ -109,6 +109,8 @@ class BayesianBernoulliNB(GenerativeClassifier):
     ----------
     classes_, class_count_ : ndarray of shape (n_classes,)
         Labels and N_c.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
     binarize_thresholds_ : ndarray of shape (n_features,) or None
         The threshold of every feature (None for ``binarize=None``).
     feature_count_ : ndarray of shape (n_classes, n_features)
@@ -242,6 +244,8 @@ class BayesianCategoricalNB(GenerativeClassifier):
     Attributes
     ----------
     classes_, class_count_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+        Number of features seen in ``fit``.
     n_categories_ : ndarray of shape (n_features,)
         S_j.
     category_count_ : list of ndarray of shape (n_classes, S_j)
@@ -399,6 +403,8 @@ class BayesianMultinomialNB(GenerativeClassifier):
     Attributes
     ----------
     classes_, class_count_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+        Number of features seen in ``fit``.
     feature_count_ : ndarray of shape (n_classes, n_features)
         T_jc.
     posterior_beta_ : ndarray of shape (n_classes, n_features)

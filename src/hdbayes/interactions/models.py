@@ -361,6 +361,11 @@ _COMMON_DOCS = {"common_parameters": """    prior : {"cauchy", "gaussian"}
         Progress bar over all iterations (None: only on an interactive terminal).
 """, "common_attributes": """    n_original_, n_compressed_ : int
         Expressed patterns and groups per parameter set.
+    expanded_ : grouping or None
+        With ``compress=False``, ``grouping_`` expanded to one group per pattern (the parameters
+        the sampler then draws); None when compressed.
+    index_ : int
+        Stability index of the prior: 1 for ``prior="cauchy"``, 2 for ``prior="gaussian"``.
     trace_ : hdbayes.mcmc.Trace
         The draws, shaped (chain, draw, ...): ``trace_["s"]`` the saved compressed parameters
         (chain, draw, G', K'), G' = groups (or patterns with ``compress=False``), K' = 1 for
