@@ -286,7 +286,7 @@ def _paired(rows, group_column, measure):
 
 
 def _group_comparison(rows, name, group_column="group", measures=("amlp", "brier")):
-    labels = {"amlp": "AMLP", "brier": "average squared error", "loss": "average loss"}
+    labels = {"amlp": "AMLP", "brier": "average squared error", "actual_loss": "average loss"}
     out = []
     for measure in measures:
         groups, better, p_value = _paired(rows, group_column, measure)
@@ -374,7 +374,8 @@ def extract_discrete_models(out):
 def _columns(rows, key_columns, columns, methods=("corrected", "uncorrected")):
     """Named columns of a results table as measured rows, per setting and method."""
     labels = {"brier": "average squared error", "log_alpha_mean": "posterior mean of log α (true 5.70)",
-              "seconds": "fit + predict seconds", "seconds_per_50_iterations": "seconds per 50 iterations"}  # fmt: skip
+              "seconds": "fit + predict seconds", "seconds_per_50_iterations": "seconds per 50 iterations",
+              "fit_seconds": "training seconds"}  # fmt: skip
     out = []
     for row in rows:
         if row["method"] not in methods:
@@ -494,7 +495,9 @@ def _compressed_rows(out):
 def _autocorrelation_rows(out, threshold=0.2):
     """Per prior, compression and σ_o: the first saved lag at which the chains' autocorrelation falls below 0.2."""
     first = {}
-    for row in read_table(out, "sigma_autocorrelation"):
+    rows = read_table(out, "sigma_autocorrelation")
+    last = max(int(row["lag"]) for row in rows)
+    for row in rows:
         group = (row["prior"], row["compressed"], row["sigma_order"])
         if group not in first and _f(row, "acf") < threshold:
             first[group] = int(row["lag"])
@@ -503,7 +506,7 @@ def _autocorrelation_rows(out, threshold=0.2):
     for group in sorted({key[1:] for key in first if key[0] == "all"}, key=lambda g: (g[0], g[1], int(g[2]))):
         prior, compressed, order = group
         variant = f"{prior}, {'compressed' if compressed == 'True' else 'uncompressed'}"
-        lag = first.get(group, "beyond the last lag")
+        lag = first.get(group, f"> {last}")
         result.append(measured(f"acf/{prior}/{'compressed' if compressed == 'True' else 'uncompressed'}/sigma{order}",
                                f"first lag with autocorrelation < {threshold}, {variant}", f"σ_{order}",
                                lag))  # fmt: skip
@@ -563,6 +566,11 @@ def extract_srbct(out):
         below = sum(_f(row, "expected_error") < _f(row, "actual_error") for row in selected)
         result.append(measured(f"{method}/expected_below_actual", f"groups with expected error below actual, {method}",
                                f"of {len(groups)} gene groups", below))  # fmt: skip
+    excess = [_f(by[g, "corrected"], "actual_loss") - _f(by[g, "uncorrected"], "actual_loss") for g in groups]
+    result.append(measured("actual_loss/largest_excess", "largest excess of the corrected average loss",
+                           f"{len(groups)} gene groups", max(excess)))  # fmt: skip
+    result.append(measured("actual_loss/mean_difference", "mean corrected − uncorrected average loss",
+                           f"{len(groups)} gene groups", sum(excess) / len(excess)))  # fmt: skip
     for row in read_table(out, "whole_data"):
         result.append(measured(f"whole/{row['method']}/misclassified", f"cases misclassified, {row['method']}",
                                "all 2308 genes, top 50 by F, leave-one-out", row["misclassified"]))  # fmt: skip
@@ -717,6 +725,32 @@ def write_results(name, out, results=RESULTS, paper=PAPER):
     return rows
 
 
+CLAIMS = HERE / "claims"
+VERDICTS = ("reproduced", "partly", "not reproduced")
+
+
+def claim_counts(name, claims=CLAIMS):
+    """How many claims an experiment's page lists, and how many have each verdict.
+
+    Parameters
+    ----------
+    name : str
+        The experiment.
+    claims : pathlib.Path
+        The folder of ``<name>.csv`` claim tables.
+
+    Returns
+    -------
+    tuple of int
+        (claims, reproduced, partly, not reproduced): the numbers the index's summary table shows.
+    """
+    verdicts = [row["verdict"] for row in read_csv(claims / f"{name}.csv")]
+    unknown = sorted(set(verdicts) - set(VERDICTS))
+    if unknown:
+        raise ValueError(f"{name}: unknown verdicts {unknown}; use one of {VERDICTS}")
+    return (len(verdicts), *(verdicts.count(verdict) for verdict in VERDICTS))
+
+
 def main(argv=None):
     """Run the experiments named (default all) one at a time and write their result tables.
 
@@ -739,8 +773,14 @@ def main(argv=None):
     parser.add_argument("--size", choices=["full", "small"], default="full")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--results", type=Path, default=RESULTS, help="where the tables go")
+    parser.add_argument("--counts", action="store_true",
+                        help="print each experiment's claim counts (for the index's summary table) and exit")
     args = parser.parse_args(argv)
     names = args.names or list(EXPERIMENTS)
+    if args.counts:
+        for name in names:
+            print(name, *claim_counts(name))
+        return 0
     unknown = [name for name in names if name not in EXTRACTORS]
     if unknown:
         parser.error(f"no extractor for {unknown}; known: {sorted(EXTRACTORS)}")
