@@ -109,7 +109,7 @@ def _documented_names(section):
     return {name.strip() for item in section for name in item.name.split(":")[0].split(",")}
 
 
-def _small_fit(cls):
+def _fit_on_some_small_data(cls):
     """``cls`` fitted on a small data set it accepts: binary features first (most of hdbayes), else continuous."""
     rng = np.random.default_rng(0)
     y = np.tile([0, 1], 20)
@@ -132,5 +132,5 @@ def test_every_estimator_documents_its_fitted_attributes_and_has_examples(cls):
     doc = ClassDoc(cls)
     assert doc["Examples"], f"{cls.__name__} has no Examples section"
     documented = _documented_names(doc["Attributes"])
-    fitted = {name for name in vars(_small_fit(cls)) if name.endswith("_") and not name.startswith("_")}
+    fitted = {name for name in vars(_fit_on_some_small_data(cls)) if name.endswith("_") and not name.startswith("_")}
     assert not fitted - documented, f"{cls.__name__}: fitted attributes missing under Attributes"
