@@ -308,6 +308,11 @@ def print_naive_bayes(report):
           f"test AUC {fit['auc_test']:.3f}")
 
 
+def print_scaling(title, s):
+    print(f"\n{title} at n = {s['n']} × p = {s['p']}: 1 worker {s['workers'][1]['seconds']:.1f} s, 2 workers "
+          f"{s['workers'][2]['seconds']:.1f} s, speedup {s['speedup']:.2f}")
+
+
 def print_report(report):
     print(f"\nLoad average (1 min) before: {report['load_before']:.1f}, after: {report['load_after']:.1f}")
     if "fit" in report:
@@ -322,10 +327,7 @@ def print_report(report):
             ratio = report["fit"]["scan_cells_per_s_per_core"] / m["scan_cells_per_s_per_core"]
             print(f"Chunked scan / in-memory scan throughput per core: {ratio:.2f}")
     if "scaling" in report:
-        s = report["scaling"]
-        print(f"\nScaling, statistics pass (generation + scan) at n = {s['n']} × p = {s['p']}: 1 worker "
-              f"{s['workers'][1]['seconds']:.1f} s, 2 workers {s['workers'][2]['seconds']:.1f} s, "
-              f"speedup {s['speedup']:.2f}")
+        print_scaling("Scaling, statistics pass (generation + scan)", report["scaling"])
     if "gaussian" in report:
         g = report["gaussian"]
         print(f"\nGaussian: n = {g['n']} × p = {g['p']} dense float32 ({g['bytes'] / 1e9:.1f} GB) generated on the "
@@ -348,10 +350,7 @@ def print_report(report):
             ratio = report["gaussian"]["scan_cells_per_s_per_core"] / m["cells_per_s_per_core"]
             print(f"Gaussian chunked scan / in-memory throughput per core: {ratio:.2f}")
     if "gaussian_scaling" in report:
-        s = report["gaussian_scaling"]
-        print(f"\nGaussian scaling, statistics pass (generation + moments + F) at n = {s['n']} × p = {s['p']}: "
-              f"1 worker {s['workers'][1]['seconds']:.1f} s, 2 workers {s['workers'][2]['seconds']:.1f} s, "
-              f"speedup {s['speedup']:.2f}")
+        print_scaling("Gaussian scaling, statistics pass (generation + moments + F)", report["gaussian_scaling"])
 
 
 def main(argv=None):
