@@ -102,3 +102,15 @@ def test_cauchy_classification_paper_size():
     report = cauchy_classification.run(full=True, random_state=0, progress=False)
     assert all(report.checks.values()), report.checks
     assert len(report.tables["results"]) == 14
+
+
+def test_cauchy_classification_evaluates_the_growth_check_at_orders_6_and_7(monkeypatch):
+    """The O = 6 → 7 growth check runs only when both orders are fitted (the paper's size): a short run with
+    them, so that the check's code path is exercised by the default suite."""
+    from hdbayes.experiments._compressed import CompressedRunSize
+
+    short = CompressedRunSize(orders=(2, 4, 6, 7), n_samples=60, n_test=40, n_iter=10, burn_in=4, thin=2)
+    monkeypatch.setitem(cauchy_classification.SIZES, "tiny", short)
+    report = cauchy_classification.run(random_state=0, progress=False, size="tiny")
+    growth = [name for name in report.checks if name.startswith("compressed count O = 6 → 7")]
+    assert len(growth) == 1 and report.checks[growth[0]], report.checks

@@ -107,7 +107,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     growth = None
     if 6 in size.orders and 7 in size.orders:
         growth = by[7, "cauchy"]["n_compressed"] - by[6, "cauchy"]["n_compressed"]
-        expected_growth = cases_without_private_subpattern(data.X_train)
+        expected_growth = cases_without_private_subpattern(data.X)
         checks[
             f"compressed count O = 6 → 7 grows only by the cases with no private 6-feature pattern "
             f"({growth} = {expected_growth}, < 0.1%)"
