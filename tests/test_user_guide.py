@@ -222,7 +222,6 @@ def test_the_helpers_find_what_they_should():
     assert subsection(text, "Diagnostics") == ["`plot(model, f(x, a=1), b=2)` and `c=3`, `x == y`."]
 
 
-@pytest.mark.xfail(strict=True, reason="include lines added by the lead")
 @pytest.mark.parametrize("page", sorted(DOCUMENTED))
 def test_every_capability_page_includes_its_snippet(page):
     """Each capability page of the user guide includes its snippet right after its introduction (before its

@@ -334,7 +334,9 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
 
 
 #: The parameters and attributes the two compressed models share, in their docstrings (one text, two classes).
-_COMMON_DOCS = {"common_parameters": """    prior : {"cauchy", "gaussian"}
+_COMMON_DOCS = {"common_parameters": """    prior : {"cauchy", "gaussian"}, default="cauchy"
+        The symmetric stable prior of the original coefficients (index 1 or 2), which fixes
+        the compressed parameters' priors and the defaults of ``sigma0`` and ``coef_width``.
     compress : bool, default=True
         False: sample the original coefficients (each pattern its own group).
     sigma0 : float, optional

@@ -903,8 +903,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         with ``class_variance="per-class"`` also, ``w_x`` is (…, G, k) (the class variances w_gj) and
         ``v`` (…, k) holds the features' variance levels v_j.
     acceptance_rate_ : ndarray of shape (n_chains,)
-        Acceptance rate of the Metropolis steps on log τ^μ after burn-in (0 when there
-        are none: uncorrected, or nothing discarded).
+        Acceptance rate of the Metropolis steps after burn-in: on log τ^μ with the shared
+        spread (0 when there are none: uncorrected, or nothing discarded); on both scales
+        log s_μ and log s_x with ``spread="per-feature"``, corrected or not.
     class_counts_, class_sums_ : ndarray of shape (G,), (G, k)
         Training counts and sums of the selected features (for the Rao–Blackwellised
         predictive).
