@@ -119,16 +119,17 @@ def measures(y, proba, exclude=()):
     }
 
 
-def compare(name, X, y, k, mcmc, exclude=(), only=None):
+def compare(name, X, y, k, mcmc, exclude=(), only=None, n_jobs=None):
     """One row per method (those whose name contains ``only``, if given), and the cross-validated probabilities
-    by method."""
+    by method; ``n_jobs`` folds at once (joblib processes)."""
     cv = author_folds(X.shape[0])
     rows, probabilities = [], {}
     for method, (model, has_proba) in all_methods(k, mcmc).items():
         if only is not None and only not in method:
             continue
         start = time.perf_counter()
-        proba = cross_val_predict(model, X, y, cv=cv, method="predict_proba" if has_proba else "predict")
+        proba = cross_val_predict(model, X, y, cv=cv, method="predict_proba" if has_proba else "predict",
+                                  n_jobs=n_jobs)
         seconds = time.perf_counter() - start
         probabilities[method] = proba
         rows.append({"data": name, "k": k, "method": method, **measures(y, proba, exclude), "seconds": seconds})
@@ -504,6 +505,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="short chains (1200 / 200 / 5) instead of the paper's")
     parser.add_argument("--diagnose", action="store_true", help="also the study of lymphoma cases 1 and 42")
     parser.add_argument("--skip-srbct", action="store_true")
+    parser.add_argument("--n-jobs", type=int, default=None, help="folds cross-validated at once (joblib processes)")
     parser.add_argument("--two-level", action="store_true",
                         help="only the Student-t prototypes with a weight per case and one per cell (uncorrected)")
     parser.add_argument("--only", metavar="TEXT", help="only the methods whose name contains TEXT, e.g. 'per-class'")
@@ -526,7 +528,7 @@ def main():
     probabilities_by_k = {}
     for name, (X, y, exclude) in datasets.items():
         for k in KS:
-            rows, probabilities = compare(name, X, y, k, mcmc, exclude, args.only)
+            rows, probabilities = compare(name, X, y, k, mcmc, exclude, args.only, args.n_jobs)
             if name == "lymphoma":
                 probabilities_by_k[k] = probabilities
             print(f"## {name}: folds i % 10, top {k} by F inside each fold\n")
