@@ -67,12 +67,13 @@ numpydoc_xref_param_type = False
 
 # Numpydoc's docstring validation (issue 16). The checks that matter for a reader: the Parameters section
 # matches the signature (PR01 missing, PR02 unknown, PR03 order), each parameter has a type and a description
-# (PR04, PR07), a function says what it returns (RT01), and the summary is present (SS01). The build reports the
+# (PR04, PR07), a function says what it returns (RT01), the summary is present (SS01), every public object has a
+# docstring (GL08) and each See Also entry says what the reference is (SA03, SA04). The build reports the
 # errors as warnings, so that -W fails on them (HDBAYES_DOCS_VALIDATE=0 switches them off, e.g. to see a page
 # while its docstrings are being written); docs/validate_docstrings.py prints them for the same objects without
 # building. A record's fields documented under Attributes are exempt from PR01 (numpydoc_validation_overrides,
 # set below from the public records), and module data is documented by its "#:" comment (document_data).
-DOCSTRING_CHECKS = ["PR01", "PR02", "PR03", "PR04", "PR07", "RT01", "SS01"]
+DOCSTRING_CHECKS = ["GL08", "PR01", "PR02", "PR03", "PR04", "PR07", "RT01", "SA03", "SA04", "SS01"]
 if os.environ.get("HDBAYES_DOCS_VALIDATE", "1") != "0":
     numpydoc_validation_checks = set(DOCSTRING_CHECKS)
 

@@ -164,7 +164,7 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
 
     See Also
     --------
-    data_path : locate (and download) one file.
+    data_path : Locate (and download) one file.
     """
     if data_home is not None:
         return Path(data_home).expanduser()

@@ -783,7 +783,8 @@ class ClassificationGrouping(_Grouping):
     sp_group: np.ndarray
 
     @property
-    def n_superpatterns(self):
+    def n_superpatterns(self) -> int:
+        """S, the number of superpatterns (rows of ``sp_values``)."""
         return int(self.sp_order.shape[0])
 
     def groups_expressed_by(self, x_test: ArrayLike) -> ExpressedGroups:

@@ -202,6 +202,7 @@ class Trace:
 
     @property
     def n_chains(self) -> int:
+        """Number of chains (the first axis of every posterior array)."""
         return next(iter(self.posterior.values())).shape[0] if self.posterior else 0
 
     @property

@@ -110,8 +110,9 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
     See Also
     --------
     hdbayes.spike_slab.GroupSpikeSlabGibbs : Gibbs sampling for the same model.
-    hdbayes.spike_slab.exact_posterior : exact enumeration for a few groups.
-    sklearn.linear_model.BayesianRidge, sklearn.linear_model.ARDRegression
+    hdbayes.spike_slab.exact_posterior : Exact enumeration for a few groups.
+    sklearn.linear_model.BayesianRidge : Gaussian prior on every coefficient, no selection.
+    sklearn.linear_model.ARDRegression : One prior precision per coefficient, no groups.
 
     Examples
     --------
