@@ -229,8 +229,8 @@ def test_the_binary_kernel_equals_the_general_runs_kernel(sizes):
     comps, n_comps, log_mult = _composition_table(np.array(sizes), 2)
     runs = discarded_runs(sizes, 2, gamma, True)
     general = _discarded_mass(ALPHA, rule.nodes, comps, n_comps, log_mult, np.array(sizes), *runs)
-    binary, left_out = _binary_discarded_mass(ALPHA, rule.nodes, np.array(sizes), log_mult,
-                                              *_binary_intervals(sizes, gamma, True))  # fmt: skip
+    intervals = _binary_intervals(sizes, gamma, True)
+    binary, left_out = _binary_discarded_mass(ALPHA, rule.nodes, np.array(sizes), *intervals)
     np.testing.assert_allclose(binary, general, rtol=1e-12, atol=1e-300)
     assert left_out.max() < 1e-17
     np.testing.assert_allclose(general @ rule.weights, np.exp(categorical_log_discard_probability(

@@ -33,7 +33,7 @@ from hdbayes._validation import check_count
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule
 from hdbayes.selection import THRESHOLD_RTOL
-from hdbayes.selection_bias.adjustment import exact_points, half_rule
+from hdbayes.selection_bias.adjustment import _beta_binomial_scaled, exact_points, half_rule
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -443,29 +443,6 @@ _NEGLIGIBLE = 1e-20
 
 
 @jit
-def _beta_binomial_column(size, a, b, mode, pmf, column):
-    """pmf[i, column] = P(i | size, a, b), the Beta-binomial pmf (eq. C9 for L = 2), for i = 0..size: by the
-    ratio P(i + 1)/P(i) = (size − i)(a + i) / ((i + 1)(b + size − i − 1)) outward from ``mode`` (an index of the
-    largest entry, so nothing overflows), then divided by the sum. Each entry is a product of at most ``size``
-    ratios (a few ulps each), where exponentiated sums of log-rising factorials lose ~size · log(α) ulps
-    (1e-12 in a(α) at α ~ 10^9)."""
-    pmf[mode, column] = 1.0
-    total = 1.0
-    value = 1.0
-    for i in range(mode, size):
-        value *= (size - i) * (a + i) / ((i + 1) * (b + (size - i - 1)))
-        pmf[i + 1, column] = value
-        total += value
-    value = 1.0
-    for i in range(mode - 1, -1, -1):
-        value *= (i + 1) * (b + (size - i - 1)) / ((size - i) * (a + i))
-        pmf[i, column] = value
-        total += value
-    for i in range(size + 1):
-        pmf[i, column] /= total
-
-
-@jit
 def _negligible(row, peak, width):
     """Whether row[t] < ``_NEGLIGIBLE`` · peak[t] at every node t of the block."""
     for t in range(width):
@@ -475,7 +452,7 @@ def _negligible(row, peak, width):
 
 
 @jit
-def _binary_discarded_mass(alpha, theta, sizes, log_choose, lo, hi, strides, inner_lo, inner_hi):
+def _binary_discarded_mass(alpha, theta, sizes, lo, hi, strides, inner_lo, inner_hi):
     """inner[m, t] for binary features (L = 2): nested loops over the counts of the first G − 1 classes with
     running products, the last class's discarded counts lo[c]..hi[c] − 1 read from its cumulative pmf (the
     one interval of eq. C12); the innermost loop runs only over the counts inner_lo..inner_hi of class G − 1
@@ -491,13 +468,11 @@ def _binary_discarded_mass(alpha, theta, sizes, log_choose, lo, hi, strides, inn
     for g in range(n_classes):
         n_max = max(n_max, sizes[g])
     block = max(min(_THETA_BLOCK, n_theta), 1)
-    ones = np.zeros((n_max + 1, block))
-    zeros = np.zeros((n_max + 1, block))
     a = np.zeros(block)
     b = np.zeros(block)
     pmf = np.zeros((n_classes, n_max + 1, block))
     peak = np.zeros(block)
-    mode = np.zeros(block, dtype=np.int64)
+    column = np.zeros(n_max + 1)
     cumulative = np.zeros((sizes[last] + 2, block))
     first = np.zeros(n_classes, dtype=np.int64)
     final = np.zeros(n_classes, dtype=np.int64)
@@ -515,23 +490,13 @@ def _binary_discarded_mass(alpha, theta, sizes, log_choose, lo, hi, strides, inn
                 a[t] = alpha[m] * theta[first_node + t, 1]
                 b[t] = alpha[m] * theta[first_node + t, 0]
                 dropped[t] = 0.0
-            for i in range(n_max):
-                for t in range(width):
-                    ones[i + 1, t] = ones[i, t] + np.log(a[t] + i)
-                    zeros[i + 1, t] = zeros[i, t] + np.log(b[t] + i)
             for g in range(n_classes):
-                # the largest entry from the logs, then the pmf by ratios outward from it (eq. C9 for L = 2)
+                # the Beta-binomial pmf (eq. C9 for L = 2) by ratios outward from its largest entry, normalised
                 for t in range(width):
-                    peak[t] = -np.inf
-                for i in range(sizes[g] + 1):
-                    for t in range(width):
-                        value = log_choose[g, i] + ones[i, t] + zeros[sizes[g] - i, t]
-                        if value > peak[t]:
-                            peak[t] = value
-                            mode[t] = i
-                for t in range(width):
-                    _beta_binomial_column(sizes[g], a[t], b[t], mode[t], pmf[g], t)
-                    peak[t] = pmf[g, mode[t], t]
+                    entry_lo, entry_hi, mass = _beta_binomial_scaled(sizes[g], a[t], b[t], column)
+                    for i in range(sizes[g] + 1):
+                        pmf[g, i, t] = column[i] / mass if entry_lo <= i <= entry_hi else 0.0
+                    peak[t] = 1.0 / mass  # the recurrence starts at the largest entry, scaled to 1
                 first[g], final[g] = 0, sizes[g]
                 if g < last:
                     while _negligible(pmf[g, first[g]], peak, width):
@@ -701,7 +666,6 @@ class DiscardedRegion:
             theta, half_log_weights = half_rule(nodes[:, 1], log_weights)
             if theta is not None:  # X² is unchanged by swapping the two levels: the integrand is symmetric in θ
                 nodes, log_weights = np.ascontiguousarray(np.column_stack([1.0 - theta, theta])), half_log_weights
-            _, _, self._log_choose = _composition_table(sizes, 2)  # row i of class g: (N_g − i, i)
             inner_lo, inner_hi = self._intervals[3:]
             self._work_per_node = int(np.maximum(inner_hi - inner_lo + 1, 0).sum()) + int(sizes.sum())
         else:
@@ -723,7 +687,7 @@ class DiscardedRegion:
     def _kernel(self, alpha):
         alpha = np.ascontiguousarray(alpha)
         if self._intervals is not None:
-            inner, _ = _binary_discarded_mass(alpha, self._nodes, self._sizes, self._log_choose, *self._intervals)
+            inner, _ = _binary_discarded_mass(alpha, self._nodes, self._sizes, *self._intervals)
             return inner
         return _discarded_mass(
             alpha, self._nodes, self._comps, self._n_comps, self._log_mult, self._sizes, *self._runs
