@@ -4,12 +4,12 @@ Run from the project root (needs ``pip install -e ".[bench]"`` for nltk):
 
     .venv/bin/python benchmarks/bench_compression.py [--orders 5 10 20] [--n-iter 2000]
 
-* Sequences (HMM data of spec §5.2, 500 training / 5000 test histories): ``CompressedSequenceModel``
+* Sequences (HMM data of thesis §3.4.3, 500 training / 5000 test histories): ``CompressedSequenceModel``
   (Cauchy, compressed and uncompressed) against nltk's interpolated Kneser–Ney n-gram model of the
   same order, trained on the same 500 sequences (for a context never seen in training, nltk divides
   by zero; the benchmark then backs off to the longest seen suffix); average minus log probability of the next symbol,
   error rate and time.
-* Classification (Cauchy-model data of spec §5.5, 500 / 5000 cases): ``CompressedInteractionClassifier``
+* Classification (Cauchy-model data of thesis §3.5.3, 500 / 5000 cases): ``CompressedInteractionClassifier``
   against scikit-learn's ``LogisticRegression`` on one-hot interaction features up to the same order
   (``OneHotEncoder`` + ``PolynomialFeatures(interaction_only=True)``, C chosen by 5-fold CV on log loss).
 """

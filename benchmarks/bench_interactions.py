@@ -5,7 +5,7 @@ Run from the project root:
     .venv/bin/python benchmarks/bench_interactions.py
 
 Times (best of 3, after a warm-up that compiles the numba kernels):
-* grouping 100 000 sequence histories at order 20 (the HMM generator of spec §5.2);
+* grouping 100 000 sequence histories at order 20 (the HMM generator of thesis §3.4.3);
 * grouping 500 classification cases × 7 features with 3 values at order 7;
 and, for the 500 HMM training histories, the number of original against compressed
 parameters at every order, and the training time of ``CompressedSequenceModel`` at order 20

@@ -1,8 +1,9 @@
-"""Benchmark: group spike-and-slab EP against its peers (spec spike-slab-ep; BENCHMARKS.md).
+"""Benchmark: group spike-and-slab EP against its peers (docs/spike_slab.md; BENCHMARKS.md).
 
-1. Block-sparse reconstruction at d = 512, n = 100 (spec §7.5): fit time and relative error of
-   GroupSpikeSlabRegression (EP) against skglm's GroupLasso with α by 3-fold CV and scikit-learn's
-   ARDRegression, all in this process.
+1. Block-sparse reconstruction at d = 512, n = 100 (the signals of ``hdbayes reproduce
+   group-sparse-reconstruction``): fit time and relative error of GroupSpikeSlabRegression (EP)
+   against skglm's GroupLasso with α by 3-fold CV and scikit-learn's ARDRegression, all in this
+   process.
 2. EP against the collapsed Gibbs sampler at matched accuracy of the group inclusion
    probabilities (exact enumeration as the reference): the time EP needs against the time Gibbs
    needs to get its Rao–Blackwellised probabilities as close to the exact ones.
@@ -71,12 +72,12 @@ def reconstruction():
 
 
 def ep_against_gibbs():
-    """Time to reach EP's accuracy (floored at 1e-3) on the spec §9 problems, 3 seeds each."""
+    """Time to reach EP's accuracy (floored at 1e-3) on two small problems and a weak-signal one, 3 seeds each."""
     from hdbayes.spike_slab import GroupSpikeSlabGibbs, exact_posterior, expectation_propagation
 
     settings = {  # (n, G, d_g, active groups, σ0², signal scale)
-        "§9 row 1 (20, 8×3, 2 active, σ0²=0.01)": (20, 8, 3, 2, 0.01, 1.0),
-        "§9 row 2 (30, 10×2, 2 active, σ0²=0.1)": (30, 10, 2, 2, 0.1, 1.0),
+        "small 1 (20, 8×3, 2 active, σ0²=0.01)": (20, 8, 3, 2, 0.01, 1.0),
+        "small 2 (30, 10×2, 2 active, σ0²=0.1)": (30, 10, 2, 2, 0.1, 1.0),
         "weak signals (40, 12×4, 3 active, σ0²=0.5, scale 0.4)": (40, 12, 4, 3, 0.5, 0.4),
     }
     warm_up = GroupSpikeSlabGibbs(n_iter=3, burn_in=1, n_chains=1, progress=False)
