@@ -101,7 +101,8 @@ SPEC_Y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1])
 
 
 # ---------------------------------------------------------------------------
-# the worked example of the spec (§4.6)
+# a worked example of the naive Bayes adjustment factor (thesis §2.3.4, eq. 2.54–2.63), not the thesis's
+# own: its value 0.436610119 from brute-force enumeration of all 2^9 columns (checked below)
 # ---------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""The block-sparse signal simulator (spike-and-slab spec §7.5)."""
+"""The block-sparse signal simulator (docs/spike_slab.md, "Experiments")."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from hdbayes.datasets import (
 from hdbayes.datasets.sequences import DEFAULT_HMM_PERMUTATION, _gutenberg_body
 
 # ------------------------------------------------------------------------------------------------
-# HMM (spec §5.2)
+# HMM (thesis §3.4.3; Li & Neal §3.6)
 # ------------------------------------------------------------------------------------------------
 
 
@@ -44,7 +44,7 @@ def test_hmm_shapes_defaults():
 
 
 def test_hmm_default_permutation_matches_text():
-    # 1-based facts of spec §5.2: 2 -> 3 -> 8, and 2 -> 3 is the only even -> odd arrow
+    # 1-based facts stated in thesis §3.4.3: 2 -> 3 -> 8, and 2 -> 3 is the only even -> odd arrow
     perm1 = np.asarray(DEFAULT_HMM_PERMUTATION) + 1
     assert perm1[2 - 1] == 3 and perm1[3 - 1] == 8
     even_to_odd = [(s, perm1[s - 1]) for s in range(1, 9) if s % 2 == 0 and perm1[s - 1] % 2 == 1]
@@ -132,7 +132,7 @@ def test_hmm_validation(kwargs, exc):
 
 
 # ------------------------------------------------------------------------------------------------
-# English text (spec §5.3)
+# English text (thesis §3.4.5; Li & Neal §3.7)
 # ------------------------------------------------------------------------------------------------
 
 
@@ -227,7 +227,7 @@ def test_load_english_text_start_and_n_test(alice_path):
 
 
 # ------------------------------------------------------------------------------------------------
-# Cauchy classification (spec §5.5)
+# Cauchy classification (thesis §3.5.3)
 # ------------------------------------------------------------------------------------------------
 
 

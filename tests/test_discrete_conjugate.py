@@ -1,4 +1,4 @@
-"""Conjugate models (spec generative-discrete.md §1.3–1.4, §1.8): exact values T1–T3, T8 and scipy oracles."""
+"""Conjugate models (Murphy §3.3–3.4, §3.5.5): exact values T1–T3, T8 (docs/discrete.md) and scipy oracles."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_t1_posterior_summaries_exact(t1_posterior):
     assert BetaBinomial.mle(F(3), 17) == F(3, 20)
     assert t1_posterior.var() == F(19, 2880)
     mle = F(3, 20)
-    assert mle * (1 - mle) / 20 == F(51, 8000)  # the large-N approximation quoted by the spec
+    assert mle * (1 - mle) / 20 == F(51, 8000)  # the large-N approximation of the variance (Murphy §3.3.3)
     assert t1_posterior.predictive_proba() == F(5, 24)
 
 
@@ -116,7 +116,7 @@ def test_marginal_likelihoods():
     )
 
 
-# --- Beta mode rules (spec §4.8) ---------------------------------------------------------------------
+# --- Beta mode rules (this library's, docs/discrete.md, "Conjugate models") -----------------------------
 
 
 def test_beta_mode_boundaries():

@@ -1,4 +1,5 @@
-"""Bayesian naive Bayes family (spec generative-discrete.md §1.5, §1.6, §1.8): T5, T6, T9, scikit-learn oracles."""
+"""Bayesian naive Bayes family (Murphy §3.5, §3.5.3, §3.5.5): T5, T6, T9 (docs/discrete.md), scikit-learn
+oracles."""
 
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def test_log_dirichlet_estimate_rules():
     counts = np.array([3.0, 0.0, 1.0])
     np.testing.assert_allclose(np.exp(log_dirichlet_estimate(counts, 2.0, "posterior_mean")), [0.5, 0.2, 0.3])
     np.testing.assert_allclose(np.exp(log_dirichlet_estimate(counts, 0.0, "mle")), [0.75, 0, 0.25])
-    # Beta boundary modes (spec §4.8): a < 1 <= b -> 0, b < 1 <= a -> 1
+    # Beta boundary modes (this library's rules, docs/discrete.md): a < 1 <= b -> 0, b < 1 <= a -> 1
     assert np.exp(log_dirichlet_estimate(np.array([0.0, 3.0]), 0.5, "map")).tolist() == [0.0, 1.0]
     with pytest.raises(ValueError, match=r"index \(0,\).*no unique mode"):
         log_dirichlet_estimate(np.array([0.0, 0.0]), 1.0, "map")

@@ -52,7 +52,7 @@ def test_naive_bayes_simulation_small():
     assert all(report.checks.values()), report.checks
     assert [set(r) for r in report.timings["timing"]] == [{"k", "method", "seconds"}] * len(report.tables["results"])
     rows = {(r["k"], r["method"]): r for r in report.tables["results"]}
-    # correction leaves the 0.5-threshold error rate almost unchanged (spec §11.12)
+    # correction leaves the 0.5-threshold error rate almost unchanged (thesis §2.3.5, Figure 2.5)
     for k in (10, 100, 500):
         assert abs(rows[k, "corrected"]["actual_error"] - rows[k, "uncorrected"]["actual_error"]) < 0.03
     assert set(report.figures) == {
@@ -217,7 +217,7 @@ def test_gaussian_simulation_paper_size():
 def test_interaction_counts_paper_size():
     """Li & Neal §3.6 / thesis §3.5.2 counts (no MCMC, so the paper's size runs in seconds):
     HMM ratio at order 20 within 0.207 ± 0.02 (measured 0.210; seeds 0–7: 0.209–0.217), and the
-    classification counts equal the spec's brute-force reference for seed 0."""
+    classification counts equal the brute-force reference counts for seed 0 (every pattern enumerated)."""
     from hdbayes.experiments import interaction_counts
 
     report = interaction_counts.run(full=True, random_state=0, progress=False)

@@ -1,4 +1,4 @@
-"""Compression experiments (spec §5.3, §5.5): small versions by default, the papers' sizes slow.
+"""Compression experiments (thesis §3.4.5, §3.5.3): small versions by default, the papers' sizes slow.
 
 Checks asserted (all of them, each with its margin):
 

@@ -1,4 +1,5 @@
-"""The HMM sequence-prediction experiment (spec §5.2): small run by default, the paper's size slow.
+"""The HMM sequence-prediction experiment (thesis §3.4.3; Li & Neal §3.6): small run by default, the paper's
+size slow.
 
 The small run is made twice with the same seed: the written files (timings apart) are byte-identical.
 """
@@ -62,7 +63,8 @@ def test_autocorrelation():
 
 @pytest.mark.slow
 def test_paper_size():
-    """Spec §5.2 acceptance: ratio 0.207 ± 0.02 at O = 20, O = 5 beats O = 1, no collapse, comp ≈ uncomp."""
+    """Thesis §3.4.3 (Li & Neal §3.6): ratio 0.207 (± 0.02) at O = 20, O = 5 beats O = 1, no collapse, comp ≈
+    uncomp."""
     report = hmm.run(full=True, random_state=0, progress=False)
     assert all(report.checks.values()), report.checks
     assert len(report.tables["results"]) == 11 * 4

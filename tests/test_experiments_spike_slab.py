@@ -1,4 +1,5 @@
-"""Spike-and-slab experiments (spec §7): small versions by default, the paper-size runs slow.
+"""Spike-and-slab experiments (Hernández-Lobato et al. 2013, §7, as reconstructed in docs/spike_slab.md,
+"Experiments"): small versions by default, the paper-size runs slow.
 
 At the tiny size (the test suite's: 200 Gibbs sweeps, design runs from n0 = 60) with the default seed
 every check holds, each with its margin: GSS-EP error at n = 100 ≤ 0.05 and ≥ 5× better than SS-EP,

@@ -22,7 +22,7 @@ from hdbayes.selection_bias.gaussian_adjustment import (
 
 COUNTS = (34, 33, 33, 33, 33, 34)  # G = 6, n = 200, as in the paper's simulation
 G, N = len(COUNTS), sum(COUNTS)
-THRESHOLDS = (1.79, 3.15, 4.41, 6.2)  # the paper's γ for k = 1000, 200, 50, 10 (spec §2.3)
+THRESHOLDS = (1.79, 3.15, 4.41, 6.2)  # the paper's γ for k = 1000, 200, 50, 10 (Li 2009, §4.1)
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,8 @@ def test_default_truncation_error_is_below_tol():
 
 
 def test_spec_check_p_f_le_2_is_0_5321():
-    """Spec §6.6: G = 6, n = 200, P(F ≤ 2) = 0.5321 for the standard noncentrality nc = Λ τ^x.
+    """Li 2009 §3.3 (eq. 27–30): G = 6, n = 200, P(F ≤ 2) = 0.5321 (a reference value, not the paper's) for the
+    standard noncentrality nc = Λ τ^x.
 
     The series with Poisson mean nc/2 equals ncf.cdf(2, 5, 194, nc), and simulated F statistics
     with class means giving Λ τ^x = nc agree; the paper's half-convention (nc = Λ τ^x / 2 as

@@ -1,4 +1,4 @@
-"""Compressed logistic interaction models: sampler and estimators (spec compression.md §2–4, §7)."""
+"""Compressed logistic interaction models: sampler and estimators (thesis §3.2, §3.4–3.5; docs/interactions.md)."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_likelihood_depends_only_on_group_sums(n_classes):
 
 
 def test_compressed_and_uncompressed_predictions_agree():
-    """The issue's acceptance test: compression changes the cost, not the posterior (spec §7.2 (6))."""
+    """The issue's acceptance test: compression changes the cost, not the posterior (thesis §3.3.3)."""
     rng = np.random.default_rng(3)
     # binary histories where symbol 1 is always preceded by 1: [·1] and [11] share a group
     X = rng.integers(0, 2, size=(100, 3))
@@ -233,7 +233,7 @@ def test_fit_and_predict_leave_numbas_global_generator_alone():
 
 
 def test_sigma_prior_quantiles():
-    """IG(0.25, 1.25 × 0.1) quantiles of spec §2.2 and the sampler's kernel."""
+    """IG(0.25, 1.25 × 0.1) quantiles tabulated in thesis §3.4.4 and the sampler's kernel."""
     p = [0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99]
     q = [0.05, 0.17, 0.34, 0.67, 1.33, 2.86, 7.13, 22.76, 115.65, 1851.83, 1.85e7]
     got = sigma_prior(1).ppf(p)

@@ -1,4 +1,5 @@
-"""Superpattern grouping (spec §2.3, §3.2–3.3) against brute-force enumeration."""
+"""Superpattern grouping (thesis §3.4.1, §3.5.1; the classification recursion as reconstructed in
+docs/interactions.md) against brute-force enumeration."""
 
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def _check_csr(grouping):
 
 
 def test_worked_example_fig_3_4():
-    """Spec §2.3: histories (1,2,1), (2,1,2), (1,1,2), O = 3 → 8 patterns in 5 superpatterns."""
+    """Thesis §3.4.1, Figure 3.4 (Li & Neal §3.4): histories (1,2,1), (2,1,2), (1,1,2), O = 3 → 8 patterns in 5
+    superpatterns."""
     X = np.array([[1, 2, 1], [2, 1, 2], [1, 1, 2]])
     grouping = group_sequence_patterns(X, 3)
     assert isinstance(grouping, SequenceGrouping)
@@ -317,7 +319,8 @@ def test_validation_misc():
     ],
 )
 def test_classification_counts_spec_5_4(p, n_values, expected):
-    """Spec §5.4 [C] reference counts (N = 200 uniform features, seed 0, O = 1..7); the spec's
-    data are reproduced by ``np.random.default_rng(0).integers(0, K, (200, p))``."""
+    """Brute-force reference counts (every pattern enumerated; not the thesis's numbers) for the setting of
+    thesis §3.5.2 (N = 200 uniform features, seed 0, O = 1..7); the data are drawn by
+    ``np.random.default_rng(0).integers(0, K, (200, p))``."""
     X = np.random.default_rng(0).integers(0, n_values, size=(200, p))
     assert [count_parameters(X, o, kind="classification") for o in range(1, 8)] == expected

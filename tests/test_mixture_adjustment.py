@@ -63,7 +63,8 @@ def mixture_q(x0, z, alpha, gamma, strict=False, rule=None):
 
 
 # ---------------------------------------------------------------------------
-# the worked example of the spec (§5.6, §13)
+# a worked example of the mixture adjustment factor (thesis §2.4.3, eq. 2.97–2.105, Appendix 2), not the
+# thesis's own: its value from brute-force enumeration of all 2^9 columns (docs/mixture.md, "Tests")
 # ---------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""Tests of the shrunk-covariance whitening transform (Li 2009, eq. 12; spec §6.2)."""
+"""Tests of the shrunk-covariance whitening transform (Li 2009, eq. 12; docs/gaussian.md, "Whitening")."""
 
 from __future__ import annotations
 

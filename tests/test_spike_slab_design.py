@@ -1,4 +1,4 @@
-"""Sequential experimental design (spec §5) against dense computations."""
+"""Sequential experimental design (Hernández-Lobato et al. 2013, §4) against dense computations."""
 
 from __future__ import annotations
 

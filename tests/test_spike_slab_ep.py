@@ -1,4 +1,5 @@
-"""EP for the group spike-and-slab model against exact oracles (spec spike-slab-ep §2-3, §9)."""
+"""EP for the group spike-and-slab model (Hernández-Lobato et al. 2013, §3; "the paper" below) against exact
+oracles (docs/spike_slab.md, "Exact references" and "EP against exact enumeration")."""
 
 from __future__ import annotations
 
@@ -124,7 +125,8 @@ def test_gaussian_part_and_cavities_against_a_dense_posterior():
     [(20, 8, 3, 2, 0.01), (30, 10, 2, 2, 0.1), (15, 10, 1, 2, 0.01)],
 )
 def test_ep_against_exact_enumeration(n, n_groups, group_size, n_active, noise):
-    """Spec §9 settings, 20 random problems each: median max |ΔP(z_g)| and |Δ log Z| ≤ 5e-3."""
+    """The settings of docs/spike_slab.md ("EP against exact enumeration"), 20 random problems each: median
+    max |ΔP(z_g)| and |Δ log Z| ≤ 5e-3."""
     dp, dz = [], []
     for seed in range(20):
         X, y, groups = random_problem(n, n_groups, group_size, n_active, noise, seed)
@@ -166,7 +168,7 @@ def test_woodbury_and_direct_paths_agree():
 
 
 def _evidence_eq28(X, y, groups, prior_log_odds, vs, noise, sites):
-    """Eq. (28) with dense matrices (spec §3.1-3.2, unstable original form)."""
+    """Eq. (28) with dense matrices: the paper's site normalizers and original, unstable form (paper §3.3)."""
     n, d = X.shape
     v, mt, pt = sites.variance, sites.mean, sites.log_odds
     V = np.linalg.inv(X.T @ X / noise + np.diag(1 / v))
@@ -218,7 +220,8 @@ def test_non_convergence_is_reported():
 
 
 def test_damping_frozen_by_its_decay_is_not_convergence():
-    """Spec §2.13: with ξ decayed to ~0 the damped steps vanish although EP is not at a fixed point."""
+    """docs/spike_slab.md, "Inference": with ξ decayed to ~0 the damped steps vanish although EP is not at a
+    fixed point."""
     X, y, groups = random_problem(30, 10, 2, 2, 0.1, seed=3)
     p0, vs = np.full(10, 0.2), np.ones(10)
     with pytest.warns(ConvergenceWarning, match="damping has frozen EP"):

@@ -1,4 +1,5 @@
-"""Exact enumeration of the group spike-and-slab posterior (spec §1.4) against dense formulas."""
+"""Exact enumeration of the group spike-and-slab posterior (Hernández-Lobato et al. 2013, §2.1) against dense
+formulas."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Collapsed Gibbs sampler for the group spike-and-slab model (spec §6.2) against exact enumeration."""
+"""Collapsed Gibbs sampler for the group spike-and-slab model (docs/spike_slab.md, "Exact references") against
+exact enumeration."""
 
 from __future__ import annotations
 
