@@ -1,4 +1,4 @@
-"""Bursty simulated documents: the Pólya urn sampler draws exactly from the DCM (spec T8)."""
+"""Bursty simulated documents: the Pólya urn sampler draws exactly from the DCM (Murphy §3.5.5; docs/discrete.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bayesian concept learning, the number game (spec generative-discrete.md §1.2, T4)."""
+"""Bayesian concept learning, the number game (Murphy §3.2; docs/discrete.md; T4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DCM (Pólya) document classifier and Minka's fixed point (spec generative-discrete.md §1.8, §4.6)."""
+"""DCM (Pólya) document classifier and Minka's fixed point (Murphy §3.5.5; docs/discrete.md)."""
 
 from __future__ import annotations
 

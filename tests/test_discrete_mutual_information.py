@@ -1,4 +1,4 @@
-"""Mutual-information feature selection (spec generative-discrete.md §1.7, T6, T7)."""
+"""Mutual-information feature selection (Murphy §3.5.4; docs/discrete.md, "Mutual-information selection"; T6, T7)."""
 
 from __future__ import annotations
 

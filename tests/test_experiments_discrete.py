@@ -1,4 +1,4 @@
-"""Experiment discrete-models (spec generative-discrete.md §1.3, §1.8): small size by default, the full size slow.
+"""Experiment discrete-models (Murphy §3.3, §3.5.5; docs/discrete.md): small size by default, the full size slow.
 
 Checks asserted at the small size with the default seed: all of them (T1 values, scipy agreement,
 heavier Bayesian tail, black swan, MLE zero-probability documents, DCM log-loss at least 0.1 below and

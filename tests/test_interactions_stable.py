@@ -1,4 +1,4 @@
-"""Stable compressed priors and their splitting distributions (spec compression.md §1.2–1.5)."""
+"""Stable compressed priors and their splitting distributions (thesis §3.3)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The group spike-and-slab model shared by the engines: groups, priors, centring, the evidence fixed point.
 
-Spec ``spike-slab-ep.md`` §1 (the model) and §3.3 (the evidence fixed point); and the module boundaries of
-issue 12: the engines take the model from :mod:`hdbayes.spike_slab.model`, not from one another's internals.
+Hernández-Lobato et al. (2013) §2 (the model) and §3.3 (the evidence fixed point; docs/spike_slab.md); and the
+module boundaries of issue 12: the engines take the model from :mod:`hdbayes.spike_slab.model`, not from one
+another's internals.
 """
 
 from __future__ import annotations
