@@ -348,6 +348,7 @@ class GenerativeClassifier(BayesianClassifier):
         Returns
         -------
         self
+            The fitted estimator.
         """
         if is_dask_array(X):
             return self._fit_dask(X, y, classes=None, first=True)
@@ -376,6 +377,7 @@ class GenerativeClassifier(BayesianClassifier):
         Returns
         -------
         self
+            The estimator, updated with the batch.
         """
         first = not hasattr(self, "classes_")
         if first and classes is None:

@@ -34,9 +34,11 @@ __all__ = ["BayesianConceptLearner", "number_game_hypotheses"]
 
 
 def number_game_hypotheses(n_max: int = 100) -> dict[str, frozenset[int]]:
-    """Murphy's hypothesis space over 1..n_max: even, odd, squares, powers of k (2..10),
-    multiples of k (3..10), numbers ending in d (1..9), powers of 2 plus 37 / minus 32,
-    and all intervals [a, b] with 1 ≤ a ≤ b ≤ n_max of length ≥ 2 up to 20 (an [EXT] choice).
+    """The hypothesis space of Murphy's number game over 1..n_max.
+
+    Even, odd, squares, powers of k (2..10), multiples of k (3..10), numbers ending in d (1..9),
+    powers of 2 plus 37 / minus 32, and all intervals [a, b] with 1 ≤ a ≤ b ≤ n_max of length ≥ 2
+    up to 20 (an [EXT] choice).
 
     Parameters
     ----------

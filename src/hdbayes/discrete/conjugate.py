@@ -251,8 +251,10 @@ class BetaBinomial:
 
         Returns
         -------
-        lower, upper : float
-            The quantiles of θ at (1 − level)/2 and (1 + level)/2.
+        lower : float
+            The quantile of θ at (1 − level)/2.
+        upper : float
+            The quantile of θ at (1 + level)/2.
         """
         tail = _check_interval_level(level)
         dist = self.to_scipy()
@@ -841,6 +843,8 @@ def dirichlet_multinomial_log_pmf(X: ArrayLike, alpha: ArrayLike, *, include_coe
     Returns
     -------
     ndarray of shape (n,) if alpha is 1-D, else (n, C)
+        The values log DCM(x_i | α) for every row x_i of X, or log DCM(x_i | α_c) for every row and every
+        concentration vector α_c (column c).
 
     Examples
     --------

@@ -400,6 +400,7 @@ def fit_dirichlet_multinomial(
     Returns
     -------
     DirichletFit
+        The estimate ``alpha``, the number of iterations ``n_iter`` and whether they converged (``converged``).
 
     Examples
     --------
@@ -776,6 +777,7 @@ class DCMClassifier(GenerativeClassifier):
         Returns
         -------
         self
+            The estimator, updated with the batch.
         """
         self._accumulating = True
         try:

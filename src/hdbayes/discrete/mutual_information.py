@@ -55,7 +55,7 @@ __all__ = ["MutualInformationSelector", "mutual_information_binary", "mutual_inf
 
 
 def mutual_information_binary(class_prior: ArrayLike, theta: ArrayLike) -> np.ndarray:
-    """Murphy's mutual information of binary features with the class (Murphy §3.5.4).
+    """Mutual information of binary features with the class (Murphy §3.5.4).
 
     Parameters
     ----------
@@ -326,6 +326,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted selector.
         """
         self._check_selection_options()
         if is_dask_array(X):
@@ -366,6 +367,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         Returns
         -------
         self
+            The selector, updated with the batch.
         """
         self._check_selection_options()
         first = not hasattr(self, "statistics_")
@@ -490,6 +492,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
         Returns
         -------
         {ndarray, sparse matrix} of shape (n_samples, k)
+            The k selected columns of X, with their original values.
         """
         check_is_fitted(self)
         # the mixin's own checks, with their errors as the user's input errors; then the mixin (which keeps a

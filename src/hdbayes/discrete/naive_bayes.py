@@ -77,8 +77,9 @@ def _one_hot(X, widths):
 
 
 class BayesianBernoulliNB(GenerativeClassifier):
-    """Naive Bayes for binary features with Beta priors (the multivariate Bernoulli / binary
-    independence model, Murphy §3.5, §3.5.5).
+    """Naive Bayes for binary features with Beta priors (Murphy §3.5, §3.5.5).
+
+    This is the multivariate Bernoulli, or binary independence, model.
 
     b_c(x) = log π_c + Σ_j log(1 − θ_jc) + Σ_j x_j log(θ_jc/(1 − θ_jc)) — absent
     features count — computed with 0 · log 0 = 0 when an estimate is 0 or 1.
@@ -184,12 +185,14 @@ class BayesianBernoulliNB(GenerativeClassifier):
         self.class_log_prior_ = self._class_log_prior(self.method)
 
     def mutual_information(self) -> np.ndarray:
-        """Murphy's mutual information I(X_j; Y) of every feature (Murphy §3.5.4), in nats, from the
-        fitted class prior π and θ_jc of the chosen ``method`` ("mle": Murphy's plug-in).
+        """The mutual information I(X_j; Y) of every feature with the class, in nats (Murphy §3.5.4).
+
+        Computed from the fitted class prior π and θ_jc of the chosen ``method`` ("mle": Murphy's plug-in).
 
         Returns
         -------
         ndarray of shape (n_features,)
+            I(X_j; Y) for every feature j, in the order of the features.
         """
         check_is_fitted(self)
         theta = np.exp(self.feature_log_prob_)
