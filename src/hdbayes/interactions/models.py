@@ -250,6 +250,7 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
         Returns
         -------
         self
+            The fitted estimator.
         """
         schedule = self._schedule()
         sigma0_default, width_default, index = _PRIORS[self.prior]

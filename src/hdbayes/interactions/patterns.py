@@ -405,7 +405,7 @@ class SequenceGrouping(_Grouping):
         return self.symbols[self.histories[self.representative[g], :hi]], int(lo)
 
     def groups_expressed_by(self, x_test: ArrayLike) -> ExpressedGroups:
-        """Groups (and members) expressed by a test history (thesis §3.4.2).
+        """The groups (and members) expressed by a test history (thesis §3.4.2).
 
         Parameters
         ----------
@@ -440,11 +440,13 @@ class SequenceGrouping(_Grouping):
         Returns
         -------
         ptr : int64 ndarray of shape (T + 1,)
+            Case t's entries in ``groups`` and ``counts`` are rows ``ptr[t]:ptr[t + 1]``.
         groups : int64 ndarray of shape (P,)
+            The groups of every case, case after case, as ``groups_expressed_by(X_test[t]).groups`` gives them.
         counts : int64 ndarray of shape (P, order + 1)
-            Case t's groups and their counts are rows ``ptr[t]:ptr[t + 1]``, as
-            ``groups_expressed_by(X_test[t])`` gives them.
+            Their counts t_{g,o}, as ``groups_expressed_by(X_test[t]).counts`` gives them.
         new_counts : int64 ndarray of shape (T, order + 1)
+            Row t is ``groups_expressed_by(X_test[t]).new_counts``.
         """
         return self._expressed_all(_check_test_input(X_test, 2, self.order, "a sequence model of this order"))
 
@@ -788,7 +790,7 @@ class ClassificationGrouping(_Grouping):
         return int(self.sp_order.shape[0])
 
     def groups_expressed_by(self, x_test: ArrayLike) -> ExpressedGroups:
-        """Groups (and members) expressed by a test case (thesis §3.5.1).
+        """The groups (and members) expressed by a test case (thesis §3.5.1).
 
         Parameters
         ----------
@@ -821,8 +823,8 @@ class ClassificationGrouping(_Grouping):
 
         Returns
         -------
-        ptr, groups, counts, new_counts : int64 ndarrays
-            As for :meth:`SequenceGrouping.expressed_by_all`.
+        tuple of four int64 ndarrays
+            ``ptr``, ``groups``, ``counts`` and ``new_counts``, as for :meth:`SequenceGrouping.expressed_by_all`.
         """
         return self._expressed_all(_check_test_input(X_test, 2, self.n_features, "this classification model",
                                                      exact=True))  # fmt: skip
@@ -999,7 +1001,7 @@ def group_classification_patterns(X: ArrayLike, order: int) -> ClassificationGro
 
 def count_parameters(
         X: ArrayLike, order: int, kind: Literal["sequence", "classification"] = "sequence") -> tuple[int, int]:
-    """Numbers of original and compressed parameters **per class** (as counted in thesis §3.4.3).
+    """The numbers of original and compressed parameters **per class** (as counted in thesis §3.4.3).
 
     Parameters
     ----------

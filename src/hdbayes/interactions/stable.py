@@ -172,7 +172,7 @@ def _scalar_or_array(arr):
 
 def compressed_width(
         order_counts: ArrayLike, sigma: ArrayLike, index: Literal[1, 2, "cauchy", "gaussian"]) -> float | np.ndarray:
-    """Widths W_g = Σ_o n_{g,o} σ_o^α of the compressed priors (eq. 3.12; widths in α-power units).
+    """The widths W_g = Σ_o n_{g,o} σ_o^α of the compressed priors (eq. 3.12; widths in α-power units).
 
     Parameters
     ----------
@@ -245,10 +245,12 @@ def log_prior(s: ArrayLike, width: ArrayLike, index: Literal[1, 2, "cauchy", "ga
     width : array_like
         W > 0 in α-power units (Cauchy scale / Gaussian variance); broadcast with ``s``.
     index : {1, 2, "cauchy", "gaussian"}
+        Stable index α.
 
     Returns
     -------
     ndarray or float
+        The log densities at ``s``, of the broadcast shape of ``s`` and ``width`` (a float when both are scalars).
 
     Examples
     --------
