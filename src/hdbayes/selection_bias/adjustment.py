@@ -368,7 +368,7 @@ def naive_bayes_log_discard_probability(
     Returns
     -------
     ndarray of shape (K,)
-        log q(α); −inf where no lattice point is discarded.
+        The values log q(α), one per α; −inf where no lattice point is discarded.
 
     Notes
     -----
@@ -734,7 +734,7 @@ def mixture_log_discard_probability(
     Returns
     -------
     ndarray of shape (K,)
-        log q(α); −inf where no lattice point is discarded.
+        The values log q(α), one per α; −inf where no lattice point is discarded.
 
     Notes
     -----

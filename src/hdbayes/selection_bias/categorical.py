@@ -482,6 +482,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         Returns
         -------
         self
+            The fitted estimator.
         """
         self._check_params()
         self._check_selection_params()

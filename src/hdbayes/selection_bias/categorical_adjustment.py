@@ -599,7 +599,7 @@ def categorical_log_discard_probability(
     Returns
     -------
     ndarray of shape (K,)
-        log a(α); −inf where no table is discarded.
+        The values log a(α), one per α; −inf where no table is discarded.
 
     Notes
     -----

@@ -1032,6 +1032,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         Returns
         -------
         self
+            The fitted estimator.
         """
         self.__dict__.pop("statistics_", None)
         if is_dask_array(X) or is_dask_array(y):
@@ -1101,6 +1102,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         Returns
         -------
         self
+            The estimator, updated with the batch.
         """
         if "statistics_" in self.__dict__ and self.statistics_ is None:
             raise InputValueError(

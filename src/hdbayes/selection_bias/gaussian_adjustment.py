@@ -465,6 +465,7 @@ class GaussianAdjustment:
         Returns
         -------
         ndarray of the shape of ``tau_mu``
+            The estimates of log A(τ^μ), one per value of ``tau_mu``.
         """
         tau = np.asarray(tau_mu, dtype=np.float64)
         if np.any(np.isnan(tau)) or np.any(tau <= 0):

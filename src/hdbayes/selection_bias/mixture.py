@@ -496,6 +496,7 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         Returns
         -------
         self
+            The fitted estimator.
         """
         check_theta_rule(self.adjust_theta_rule, "n_theta_adjust", self.n_theta_adjust)
         schedule = self._schedule()

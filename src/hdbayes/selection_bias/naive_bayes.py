@@ -563,6 +563,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         Returns
         -------
         self
+            The fitted estimator.
         """
         self._check_params()
         self._check_selection_params()
@@ -599,6 +600,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         Returns
         -------
         self
+            The estimator, updated with the chunk.
         """
         first = not hasattr(self, "statistics_")
         if first and classes is None:
@@ -666,6 +668,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         Returns
         -------
         self
+            The fitted estimator.
         """
         if not isinstance(statistics, BinaryClassCounts):
             raise InputTypeError(f"statistics must be a BinaryClassCounts, got {type(statistics).__name__}")
@@ -807,6 +810,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         Returns
         -------
         matplotlib Axes
+            The axes drawn on.
         """
         check_is_fitted(self)
         from hdbayes.plotting import plot_log_alpha_density
