@@ -604,6 +604,8 @@ def expectation_propagation(
     Returns
     -------
     EPResult
+        The EP approximation (the posterior moments, the group log-odds, the site parameters and the
+        evidence) and how the iterations ended (``converged``, ``n_iter``, ...).
     """
     n, d = X.shape
     with single_threaded_blas(float(min(n, d)) ** 2 * d < SMALL_PROBLEM_FLOPS):

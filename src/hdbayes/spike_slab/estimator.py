@@ -273,7 +273,10 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         Returns
         -------
         y_mean : ndarray of shape (n_samples,)
-        y_std : ndarray of shape (n_samples,), only with ``return_std=True``
+            The posterior predictive means.
+        y_std : ndarray of shape (n_samples,)
+            The posterior predictive standard deviations ``sqrt(xᵀVx + σ0²)``; returned only with
+            ``return_std=True``.
         """
         check_is_fitted(self)
         X = validate_input(self, X, reset=False, dtype=np.float64)

@@ -113,6 +113,8 @@ def exact_posterior(
     Returns
     -------
     ExactPosterior
+        The evidence, the group inclusion probabilities, the coefficients' posterior means and variances
+        and the posterior of every configuration.
 
     Examples
     --------

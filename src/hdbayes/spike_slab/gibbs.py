@@ -280,8 +280,8 @@ class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        self : GroupSpikeSlabGibbs
-            With ``trace_`` and the estimates computed from it.
+        GroupSpikeSlabGibbs
+            The fitted estimator (``self``), with ``trace_`` and the estimates computed from it.
         """
         schedule = self._schedule()  # refuses a schedule without draws before any work
         problem = prepare_fit(self, X, y)

@@ -116,6 +116,7 @@ def check_groups(groups: int | ArrayLike | Sequence[Sequence[int]], n_features: 
     codes : ndarray of int64, shape (n_features,)
         The group g(j) of each feature, values 0..G−1.
     n_groups : int
+        The number of groups G.
     """
     if groups is None:
         return np.arange(n_features, dtype=np.int64), n_features
