@@ -116,6 +116,7 @@ def simulate_categorical_naive_bayes(
         phi : ndarray of shape (n_classes, n_features, n_levels), float64
             ``phi[g, j, l]`` is :math:`P(x_j = l \mid y = g)`.
         alpha : float
+            The concentration α the class-conditional probabilities were drawn with.
 
     Raises
     ------

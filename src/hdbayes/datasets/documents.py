@@ -103,6 +103,7 @@ def sample_polya_urn(
     Returns
     -------
     scipy.sparse.csr_matrix of shape (n_samples, D), integer counts
+        One document per row: entry (i, j) is how many of document i's ``length`` words are word j.
 
     Examples
     --------
@@ -131,7 +132,7 @@ def simulate_bursty_documents(
     class_spread: float = 0.7,
     random_state: RandomStateLike = None,
 ) -> Bunch:
-    """Documents from per-class Dirichlet-compound-multinomial (Pólya urn) models.
+    """Simulate documents from per-class Dirichlet-compound-multinomial (Pólya urn) models.
 
     Every class shares a Zipf-shaped word distribution (over a random order of the
     vocabulary) perturbed per class by log-normal factors, m_c ∝ zipf · exp(σ z_c),

@@ -358,6 +358,7 @@ def load_srbct(*, data_home: str | os.PathLike[str] | None = None, download: boo
         khan_test_mask : ndarray of shape (83,), bool
             True for the 20 test samples of Khan et al. (the last 20 rows).
         filename : str
+            Path of the file read.
 
     {raises}
     """
@@ -424,6 +425,7 @@ def load_lymphoma(*, data_home: str | os.PathLike[str] | None = None, download: 
         target_names : ndarray of str
             ``["DLBCL", "FL", "CLL"]``.
         filename : str
+            Path of the file read.
 
     {raises}
     """

@@ -26,8 +26,9 @@ __all__ = ["measurement_rows", "simulate_block_sparse"]
 
 
 def measurement_rows(n_samples: int, n_features: int, random_state: RandomStateLike = None) -> np.ndarray:
-    """``n_samples`` random measurement rows of length ``n_features``: N(0, 1) entries, each row scaled to
-    unit norm (docs/spike_slab.md, "Experiments").
+    """Draw ``n_samples`` random measurement rows of length ``n_features``, each of unit norm.
+
+    The entries are N(0, 1), each row then scaled to unit norm (docs/spike_slab.md, "Experiments").
 
     Parameters
     ----------

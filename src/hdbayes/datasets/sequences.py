@@ -182,6 +182,8 @@ def simulate_hmm(
         initial : ndarray of shape (n_hidden,)
             Distribution of :math:`h_1` (uniform).
         permutation : ndarray of shape (n_hidden,), int64
+            The dominating transitions: state ``j`` moves to ``permutation[j]`` with probability
+            ``p_transition``.
 
     Notes
     -----
@@ -409,6 +411,7 @@ def load_english_text(
         symbol_names : tuple of str
             ``("vowel", "consonant", "other")``.
         filename : str
+            Path of the file read.
 
     Raises
     ------

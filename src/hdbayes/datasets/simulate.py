@@ -111,6 +111,7 @@ def simulate_naive_bayes(
         phi : ndarray of shape (2, n_features), float64
             ``phi[c, j]`` is :math:`\phi_{c,j} = P(x_j = 1 \mid y = c)`.
         alpha : float
+            The concentration α the class probabilities were drawn with.
 
     Notes
     -----
