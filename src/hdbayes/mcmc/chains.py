@@ -50,8 +50,9 @@ __all__ = ["ChainDraws", "Schedule", "Trace", "chain_seeds", "run_chains"]
 
 @dataclasses.dataclass(frozen=True)
 class Schedule:
-    """Iterations of one chain: ``n_iter`` in all, the first ``burn_in`` discarded, then
-    every ``thin``-th saved (iterations ``burn_in + thin``, ``burn_in + 2·thin``, …, 1-based).
+    """Iterations of one chain: ``n_iter`` in all, the first ``burn_in`` discarded, then every ``thin``-th saved.
+
+    The saved iterations are ``burn_in + thin``, ``burn_in + 2·thin``, … (1-based).
 
     Built from user parameters, it refuses settings that leave no draw, naming them.
 
@@ -91,8 +92,10 @@ class Schedule:
 
     @property
     def slots(self) -> np.ndarray:
-        """For every iteration, its index among the saved draws or −1: int64, shape (n_iter,) (what a
-        compiled chain reads instead of doing the index arithmetic)."""
+        """For every iteration, its index among the saved draws or −1: int64, shape (n_iter,).
+
+        What a compiled chain reads instead of doing the index arithmetic.
+        """
         slots = np.full(self.n_iter, -1, dtype=np.int64)
         slots[self.saved_iterations] = np.arange(self.n_saved)
         return slots
@@ -214,7 +217,7 @@ class Trace:
         return self.posterior[name]
 
     def flat(self, name: str) -> np.ndarray:
-        """Draws of ``name`` with the chains concatenated.
+        """The draws of ``name`` with the chains concatenated.
 
         Parameters
         ----------
@@ -285,7 +288,7 @@ class Trace:
 
 
 def chain_seeds(random_state: RandomStateLike, n_chains: int) -> list[int]:
-    """Seeds of ``n_chains`` chains drawn from ``random_state``.
+    """The seeds of ``n_chains`` chains, drawn from ``random_state``.
 
     Parameters
     ----------
@@ -341,6 +344,7 @@ def run_chains(
     Returns
     -------
     Trace
+        The saved draws of every chain.
     """
     from joblib import Parallel, delayed
     from joblib._parallel_backends import SequentialBackend, ThreadingBackend
