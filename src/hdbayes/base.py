@@ -116,7 +116,7 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
-            b_c(x), columns in the order of ``classes_``; −inf only where the model allows
+            The joint log-probabilities b_c(x), columns in the order of ``classes_``; −inf only where the model allows
             probability zero (a dask array when X is one).
         """
         if is_dask_array(X):

@@ -79,7 +79,8 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        self : FeatureBinarizer
+        FeatureBinarizer
+            The fitted binarizer (``self``).
         """
         X = validate_input(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
         self.thresholds_ = feature_thresholds(X, self.threshold)

@@ -16,8 +16,10 @@ __all__ = ["InputTypeError", "InputValueError", "is_input_error"]
 
 
 class InputValueError(ValueError):
-    """A value given by the user is wrong: bad data (NaN, one class, non-binary values,
-    overflow), an option out of range, k > p, a malformed file."""
+    """A value given by the user is wrong.
+
+    Bad data (NaN, one class, non-binary values, overflow), an option out of range, k > p, a malformed file.
+    """
 
 
 class InputTypeError(TypeError):

@@ -365,7 +365,10 @@ class CalibrationTable:
 
         Returns
         -------
-        actual, expected : float
+        actual : float
+            The actual error rate (:func:`error_rate` of the data).
+        expected : float
+            The expected error rate (:func:`expected_error_rate` of the data).
 
         Raises
         ------
@@ -430,6 +433,8 @@ def calibration_table(
     Returns
     -------
     CalibrationTable
+        For each of the ``n_bins`` categories, its number of cases, their mean predicted
+        probability and the fraction of them in ``positive_class``.
 
     Examples
     --------
@@ -544,7 +549,7 @@ def _expected_losses(P: np.ndarray, L: np.ndarray) -> np.ndarray:
 
 @_shared_parameters
 def bayes_decision(proba: ArrayLike, loss: ArrayLike) -> np.ndarray:
-    """Guesses minimising expected loss under the predictive probabilities.
+    """The guesses minimising expected loss under the predictive probabilities.
 
     Parameters
     ----------
@@ -556,8 +561,8 @@ def bayes_decision(proba: ArrayLike, loss: ArrayLike) -> np.ndarray:
     -------
     ndarray of int, shape (N,)
         ``argmin_g' sum_y P[i, y] * L[y, g']``; ties go to the lowest class.
-        (So under 0-1 loss a binary tie at exactly 0.5 gives class 0 here,
-        whereas :func:`error_rate` guesses class 1; other cases agree.)
+        So under 0-1 loss a binary tie at exactly 0.5 gives class 0 here,
+        whereas :func:`error_rate` guesses class 1; other cases agree.
 
     Examples
     --------

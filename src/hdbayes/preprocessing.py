@@ -221,6 +221,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted whitener.
         """
         lam = float(self.lam)
         if sp.issparse(X):
@@ -335,7 +336,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         return out
 
     def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
-        """Names of the whitened features: ``whitened0``, ``whitened1``, ….
+        """The names of the whitened features: ``whitened0``, ``whitened1``, ….
 
         Parameters
         ----------
@@ -346,6 +347,7 @@ class ShrunkCovarianceWhitener(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of str objects
+            ``whitened<j>`` for every output column j.
         """
         check_is_fitted(self, "n_features_in_")
         _check_feature_names_in(self, input_features, generate_names=False)

@@ -49,7 +49,8 @@ def _experiment(name, description):
     return Experiment(name, f"hdbayes.experiments.{name.replace('-', '_')}", description)
 
 
-#: Every reproducible experiment: its name (as given to ``hdbayes reproduce``) → its :class:`Experiment`;
+#: Every reproducible experiment: its name (as given to ``hdbayes reproduce``) → its :class:`Experiment`.
+#:
 #: ``EXPERIMENTS[name].load().run()`` runs one.
 EXPERIMENTS = {
     experiment.name: experiment
