@@ -148,3 +148,14 @@ def test_run_and_write_results(tmp_path):
     assert {"sequence/O=1/original", "sequence/O=1/compressed", "sequence/O=1/ratio"} <= {row["key"] for row in rows}
     assert _rows(tmp_path / "tables" / "interaction-counts_checks.csv")
     assert [row["experiment"] for row in _rows(tmp_path / "tables" / "runs.csv")] == ["interaction-counts"]
+
+
+def test_the_script_never_deletes_a_run_folder_it_did_not_make(tmp_path):
+    """An existing folder in a user-given --workdir is refused (exit 2) and left as it was, never replaced."""
+    mine = tmp_path / "colon" / "mine.txt"
+    mine.parent.mkdir()
+    mine.write_text("keep")
+    with pytest.raises(SystemExit) as exit_info:
+        _load_script().main(["--workdir", str(tmp_path), "colon"])
+    assert exit_info.value.code == 2
+    assert mine.read_text() == "keep" and sorted(p.name for p in tmp_path.rglob("*")) == ["colon", "mine.txt"]

@@ -38,7 +38,6 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -786,13 +785,16 @@ def main(argv=None):
         parser.error(f"no extractor for {unknown}; known: {sorted(EXTRACTORS)}")
     if args.reuse and args.workdir is None:
         parser.error("--reuse needs --workdir")
+    if not args.reuse and args.workdir is not None:
+        taken = [str(args.workdir / name) for name in names if (args.workdir / name).exists()]
+        if taken:  # never delete what is there: the user chose this folder
+            parser.error(f"{', '.join(taken)} already exist(s): choose a new --workdir, or pass --reuse to extract "
+                         "from those runs")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="hdbayes-reproductions-"))
     failed = []
     for name in names:
         out = workdir / name
         if not args.reuse:
-            if out.exists():
-                shutil.rmtree(out)
             meta = run_experiment(name, out, size=args.size, seed=args.seed)
             print(f"{name}: exit {meta['exit_status']}, {meta['wall_time_s']} s, load {meta['load_start']}",
                   flush=True)  # fmt: skip
