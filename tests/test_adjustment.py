@@ -537,7 +537,7 @@ def test_threads_change_no_bit(monkeypatch):
     alpha = np.array([0.4, 3.0, 300.0])
     alone = naive_bayes_log_discard_probability(alpha, 150, 170, 0.11)
     monkeypatch.setattr(adjustment, "_THREADING_FROM", 0)
-    monkeypatch.setattr(adjustment, "usable_cores", lambda: 2)
+    monkeypatch.setattr("hdbayes._threads.usable_cores", lambda: 2)
     np.testing.assert_array_equal(naive_bayes_log_discard_probability(alpha, 150, 170, 0.11), alone)
 
 

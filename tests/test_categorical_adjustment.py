@@ -311,7 +311,7 @@ def test_threads_split_the_alpha_values_without_changing_the_result(monkeypatch,
     alpha = np.geomspace(0.05, 1e6, 11)
     alone = region.discarded_mass(alpha)
     monkeypatch.setattr(module, "_THREADING_FROM", 0)
-    monkeypatch.setattr(module, "usable_cores", lambda: 3)
+    monkeypatch.setattr("hdbayes._threads.usable_cores", lambda: 3)
     np.testing.assert_array_equal(region.discarded_mass(alpha), alone)
     assert alone.shape == (11, region._nodes.shape[0]) and (alone > 0).all()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["map_in_threads", "usable_cores"]
+__all__ = ["map_in_threads", "threads_for", "usable_cores"]
 
 
 def usable_cores():
@@ -17,6 +17,19 @@ def usable_cores():
     from joblib import cpu_count
 
     return max(int(cpu_count()), 1)
+
+
+#: The most threads a kernel batch is split into (the kernels' loops are memory-light; more helps little).
+MAX_KERNEL_THREADS = 4
+
+
+def threads_for(n_parts, work, threshold):
+    """How many threads a batch of ``work`` steps, divisible into ``n_parts`` parts, should use: 1 (run it in the
+    calling thread) below ``threshold`` steps or on one core, else up to the usable cores, ``n_parts`` and
+    :data:`MAX_KERNEL_THREADS`."""
+    if work < threshold:
+        return 1
+    return max(min(usable_cores(), MAX_KERNEL_THREADS, int(n_parts)), 1)
 
 
 def map_in_threads(function, parts):

@@ -37,7 +37,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp, roots_legendre
 
 from hdbayes._numba import jit
-from hdbayes._threads import map_in_threads, usable_cores
+from hdbayes._threads import map_in_threads, threads_for
 from hdbayes._validation import check_count, check_positive
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule, simpson_rule
@@ -214,7 +214,8 @@ def _beta_binomial_scaled(n, a, b, out):
     linear in I), the pmf is unimodal for α > 2, with its mode just above (na − b − n + 1)/(α − 2), and has its
     largest entry at I = 0 or n otherwise (decreasing, then increasing), compared by log-Gamma. Each entry is
     a product of at most n ratios (relative error ≤ ~2n ulp). For α > 2 the tails below ``_UNDERFLOW`` are
-    zeros. Returns (lo, hi, total): the entries outside lo..hi are 0 and ``total`` is their sum (≥ 1).
+    treated as zeros. Returns (lo, hi, total): only ``out[lo:hi + 1]`` is written (the caller reads that range,
+    or passes zeros elsewhere), and ``total`` is its sum (≥ 1).
     """
     alpha = a + b
     if a == 0.0:
@@ -489,8 +490,8 @@ _THREADING_FROM = 50_000_000
 def _threaded_discarded_mass(alpha, nodes, n0, n1, row_offsets, starts, stops):
     """:func:`_fused_discarded_mass` on interleaved slices of the θ nodes in threads (the kernel releases the
     GIL; each output is computed independently, so the result does not depend on the number of threads)."""
-    n_threads = min(usable_cores(), 4, nodes.size)
-    if n_threads < 2 or alpha.size * nodes.size * (n0 + n1) < _THREADING_FROM:
+    n_threads = threads_for(nodes.size, alpha.size * nodes.size * (n0 + n1), _THREADING_FROM)
+    if n_threads < 2:
         return _fused_discarded_mass(alpha, nodes, n0, n1, row_offsets, starts, stops)
     discarded, kept = np.empty((alpha.size, nodes.size)), np.empty((alpha.size, nodes.size))
     slices = [slice(j, None, n_threads) for j in range(n_threads)]

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp, roots_jacobi
 
 from hdbayes._numba import jit
-from hdbayes._threads import map_in_threads, usable_cores
+from hdbayes._threads import map_in_threads, threads_for
 from hdbayes._validation import check_count
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule
@@ -628,9 +628,6 @@ def categorical_log_discard_probability(
 #: Batches with fewer (α, θ node, interval or run) steps than this (a few milliseconds) run in the calling thread.
 _THREADING_FROM = 4_000_000
 
-#: Most threads for one batch.
-_MAX_THREADS = 4
-
 
 class DiscardedRegion:
     """The discarded region of one selection with its θ rule, ready to give log a(α) (eq. C10) at any α.
@@ -679,8 +676,9 @@ class DiscardedRegion:
         rule, shape (K, T). Large batches are split over the α values into threads (the kernels release the
         GIL; every row is computed on its own, so the result does not depend on the split)."""
         alpha = np.ascontiguousarray(alpha, dtype=np.float64)
-        n_threads = min(usable_cores(), _MAX_THREADS, alpha.shape[0])
-        if n_threads < 2 or alpha.shape[0] * self._nodes.shape[0] * self._work_per_node < _THREADING_FROM:
+        n_threads = threads_for(alpha.shape[0], alpha.shape[0] * self._nodes.shape[0] * self._work_per_node,
+                                _THREADING_FROM)  # fmt: skip
+        if n_threads < 2:
             return self._kernel(alpha)
         return np.concatenate(map_in_threads(self._kernel, np.array_split(alpha, n_threads)))
 
