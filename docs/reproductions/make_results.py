@@ -124,8 +124,7 @@ def read_table(out, stem):
     list of dict
         The rows.
     """
-    with open(out / f"{stem}.csv", newline="") as handle:
-        return list(csv.DictReader(handle))
+    return read_csv(out / f"{stem}.csv")
 
 
 _CHECK = re.compile(r"^- \[([ xX])\] (.+)$")
@@ -273,14 +272,14 @@ def extract_naive_bayes_simulation(out):
 
 
 def _paired(rows, group_column, measure):
-    from scipy.stats import ttest_rel
+    from hdbayes.metrics import paired_t_test
 
     by = _by(rows, group_column, "method")
     groups = sorted({row[group_column] for row in rows}, key=float)
     corrected = [_f(by[g, "corrected"], measure) for g in groups]
     uncorrected = [_f(by[g, "uncorrected"], measure) for g in groups]
     better = sum(c < u for c, u in zip(corrected, uncorrected))
-    p_value = float(ttest_rel(corrected, uncorrected).pvalue) if len(groups) > 1 else float("nan")
+    p_value = float(paired_t_test(corrected, uncorrected).pvalue) if len(groups) > 1 else float("nan")
     return groups, better, p_value
 
 
