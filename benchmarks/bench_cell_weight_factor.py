@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 from scipy import stats
+from scipy.special import logsumexp
 from scipy.stats import qmc
 
 from hdbayes.selection import f_statistic
@@ -87,9 +88,9 @@ def pool(n_points, n_classes, n, alpha2_x, df, seed=0):
 
 
 def log_b(log_r, epsilon_pool, lam_pool, codes, Z, M):
+    """log b(r) = log mean over the pool of a(r; ε_m, λ_m)."""
     values = np.array([log_a(log_r, e, l, codes, Z, M) for e, l in zip(epsilon_pool, lam_pool)])
-    peak = values.max()
-    return peak + np.log(np.mean(np.exp(values - peak)))
+    return logsumexp(values) - np.log(values.size)
 
 
 def main():
