@@ -399,16 +399,23 @@ def robust_variants(X, y, mcmc):
 
 
 TWO_LEVEL_VARIANTS = [(4.0, np.inf), (np.inf, 4.0), (4.0, 4.0), (10.0, 4.0), (2.0, 4.0), (4.0, 10.0)]
+#: (cell weight, df_case) with a contaminated-normal cell weight (π, κ): v_ij = 1/κ with probability π, else 1.
+CONTAMINATED_VARIANTS = [((0.01, 25.0), np.inf), ((0.02, 25.0), np.inf), ((0.02, 100.0), np.inf),
+                         ((0.05, 25.0), np.inf), ((0.02, 25.0), 4.0), (np.inf, (0.1, 4.0)), (np.inf, (0.1, 9.0)),
+                         ((0.02, 25.0), (0.1, 4.0))]  # fmt: skip
 
 
-def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, class_tau=True):
+def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, class_tau=True, cell_mix=None,
+                      case_mix=None):
     """Gibbs sampler with class precisions per class and gene and two latent scale weights (uncorrected).
 
     x_ij | y_i = g ~ N(μ_gj, 1/(u_i v_ij τ_gj)), u_i ~ Gamma(df_case/2, rate df_case/2) one weight per case
     (shared by its genes), v_ij ~ Gamma(df_cell/2, rate df_cell/2) one per cell; an infinite df fixes that
-    weight at 1. τ_gj ~ Gamma(α^x/2, α^x w^x/2) (with ``class_tau=False`` one τ_j per gene, the manuscript's);
-    μ_gj ~ N(ν_j, 1/τ^μ), ν_j ~ N(0, 1/τ^ν), τ^μ and τ^ν with Gamma(α/2, α w/2) priors. Returns the saved draws
-    of μ and τ, each (S, G, k).
+    weight at 1; ``cell_mix=(π, κ)`` makes the cell weight two-valued instead (a contaminated normal: v_ij = 1/κ
+    with probability π, else 1; ``df_cell`` is then ignored), and ``case_mix=(π_c, κ_c)`` the case weight
+    (u_i = 1/κ_c with probability π_c; ``df_case`` ignored). τ_gj ~ Gamma(α^x/2, α^x w^x/2) (with
+    ``class_tau=False`` one τ_j per gene, the manuscript's); μ_gj ~ N(ν_j, 1/τ^μ), ν_j ~ N(0, 1/τ^ν), τ^μ and τ^ν
+    with Gamma(α/2, α w/2) priors. Returns the saved draws of μ and τ, each (S, G, k).
     """
     n, k = X.shape
     onehot = np.zeros((n, n_classes))
@@ -424,9 +431,19 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
     mus, taus = [], []
     for it in range(mcmc["n_iter"]):
         r2 = tau[codes] * (X - mu[codes]) ** 2
-        if np.isfinite(df_case):
+        if case_mix is not None:  # contaminated case: u = 1/κ_c with probability ∝ π_c Π_j N(x_ij; μ, κ_c/(v τ))
+            share, inflation = case_mix
+            log_odds = (np.log(share / (1.0 - share)) - 0.5 * k * np.log(inflation)
+                        + 0.5 * (v * r2).sum(axis=1) * (1.0 - 1.0 / inflation))  # fmt: skip
+            u = np.where(rng.random(n) < 1.0 / (1.0 + np.exp(-log_odds)), 1.0 / inflation, 1.0)
+        elif np.isfinite(df_case):
             u = rng.gamma((df_case + k) / 2, 1.0, size=n) / ((df_case + (v * r2).sum(axis=1)) / 2)
-        if np.isfinite(df_cell):
+        if cell_mix is not None:  # contaminated normal: v = 1/κ with probability ∝ π N(x; μ, κ/(uτ)), else 1
+            share, inflation = cell_mix
+            log_odds = (np.log(share / (1.0 - share)) - 0.5 * np.log(inflation)
+                        + 0.5 * u[:, None] * r2 * (1.0 - 1.0 / inflation))  # fmt: skip
+            v = np.where(rng.random((n, k)) < 1.0 / (1.0 + np.exp(-log_odds)), 1.0 / inflation, 1.0)
+        elif np.isfinite(df_cell):
             v = rng.gamma((df_cell + 1) / 2, 1.0, size=(n, k)) / ((df_cell + u[:, None] * r2) / 2)
         weight = u[:, None] * v
         precision = tau_mu + tau * (onehot.T @ weight)
@@ -448,16 +465,26 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
     return np.array(mus), np.array(taus)
 
 
-def two_level_t_predict(x, mus, taus, df_cell, df_case, class_log_prior, n_nodes=60):
+def two_level_t_predict(x, mus, taus, df_cell, df_case, class_log_prior, n_nodes=60, cell_mix=None, case_mix=None):
     """Class probabilities of one case, both weights integrated out: the cell weight in closed form (a t_df_cell
-    density per gene, or the normal), the case weight by generalised Gauss–Laguerre quadrature."""
+    density per gene, a two-component normal mixture with ``cell_mix``, or the normal), the case weight by
+    generalised Gauss–Laguerre quadrature."""
 
     def log_lik(scale):
+        if cell_mix is not None:
+            share, inflation = cell_mix
+            z2 = taus * scale * (x[None, None] - mus) ** 2
+            normal = 0.5 * np.log(taus * scale / (2 * np.pi))
+            return np.logaddexp(np.log1p(-share) + normal - 0.5 * z2,
+                                np.log(share) + normal - 0.5 * np.log(inflation) - 0.5 * z2 / inflation).sum(-1)
         if np.isinf(df_cell):
             return (0.5 * np.log(taus * scale / (2 * np.pi)) - 0.5 * taus * scale * (x[None, None] - mus) ** 2).sum(-1)
         return t_log_density(x[None, None], mus, taus * scale, df_cell).sum(axis=-1)  # (S, G)
 
-    if np.isinf(df_case):
+    if case_mix is not None:
+        share, inflation = case_mix
+        log_lik_draws = np.logaddexp(np.log1p(-share) + log_lik(1.0), np.log(share) + log_lik(1.0 / inflation))
+    elif np.isinf(df_case):
         log_lik_draws = log_lik(1.0)
     else:  # u = t / a with t ~ Gamma(a, 1), a = df_case / 2: ∫ f(u) p(u) du = Σ w_q f(t_q / a) / Γ(a)
         shape = df_case / 2
@@ -468,7 +495,7 @@ def two_level_t_predict(x, mus, taus, df_cell, df_case, class_log_prior, n_nodes
     return np.exp(log_post - logsumexp(log_post))
 
 
-def two_level_t_rows(name, X, y, mcmc):
+def two_level_t_rows(name, X, y, mcmc, variants=TWO_LEVEL_VARIANTS):
     """AMLP / error / expected error and the three worst cases of each (df_cell, df_case) of TWO_LEVEL_VARIANTS,
     k = 10 and 50, on the author's folds (uncorrected: no adjustment factor exists for these models)."""
     n, n_classes = X.shape[0], int(y.max()) + 1
@@ -476,7 +503,9 @@ def two_level_t_rows(name, X, y, mcmc):
              "w_nu": 0.01}  # fmt: skip
     rows = []
     for k in KS:
-        for df_cell, df_case in TWO_LEVEL_VARIANTS:
+        for cell, case in variants:
+            df_cell, cell_mix = (np.inf, cell) if isinstance(cell, tuple) else (cell, None)
+            df_case, case_mix = (np.inf, case) if isinstance(case, tuple) else (case, None)
             start = time.perf_counter()
             proba = np.empty((n, n_classes))
             for fold in range(N_FOLDS):
@@ -486,12 +515,15 @@ def two_level_t_rows(name, X, y, mcmc):
                 counts = np.bincount(y[train], minlength=n_classes)
                 class_log_prior = np.log((counts + 1.0) / (counts.sum() + n_classes))
                 mus, taus = two_level_t_gibbs(X[train][:, top], y[train], n_classes, df_cell, df_case, prior, mcmc,
-                                              np.random.default_rng(fold))  # fmt: skip
+                                              np.random.default_rng(fold), cell_mix=cell_mix,
+                                              case_mix=case_mix)  # fmt: skip
                 for i in test:
-                    proba[i] = two_level_t_predict(X[i, top], mus, taus, df_cell, df_case, class_log_prior)
+                    proba[i] = two_level_t_predict(X[i, top], mus, taus, df_cell, df_case, class_log_prior,
+                                                   cell_mix=cell_mix, case_mix=case_mix)  # fmt: skip
             minus_log = -np.log(np.maximum(proba[np.arange(n), y], 1e-300))
             worst = np.argsort(-minus_log)[:3]
-            rows.append({"data": name, "k": k, "df cell": df_cell, "df case": df_case,
+            rows.append({"data": name, "k": k, "cell": f"π {cell[0]:g}, κ {cell[1]:g}" if cell_mix else df_cell,
+                         "case": f"π {case[0]:g}, κ {case[1]:g}" if case_mix else df_case,
                          **{key: value for key, value in measures(y, proba).items() if key.startswith(("AMLP", "e"))
                             and not key.startswith("AMLP w")},
                          "worst cases (1-based): −log p(true)": ", ".join(f"{i + 1}: {minus_log[i]:.2f}"
@@ -508,6 +540,8 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=None, help="folds cross-validated at once (joblib processes)")
     parser.add_argument("--two-level", action="store_true",
                         help="only the Student-t prototypes with a weight per case and one per cell (uncorrected)")
+    parser.add_argument("--contaminated", action="store_true",
+                        help="with --two-level: contaminated-normal cell weights (π, κ) instead of Student-t ones")
     parser.add_argument("--only", metavar="TEXT", help="only the methods whose name contains TEXT, e.g. 'per-class'")
     args = parser.parse_args()
     mcmc = MCMC_QUICK if args.quick else MCMC_PAPER
@@ -521,7 +555,8 @@ def main():
         srbct = load_srbct()
         datasets["srbct"] = (srbct.X, srbct.y, ())
     if args.two_level:
-        rows = [row for name, (X, y, _) in datasets.items() for row in two_level_t_rows(name, X, y, mcmc)]
+        variants = CONTAMINATED_VARIANTS if args.contaminated else TWO_LEVEL_VARIANTS
+        rows = [row for name, (X, y, _) in datasets.items() for row in two_level_t_rows(name, X, y, mcmc, variants)]
         print("## Class precisions per class and gene, Student-t weights per case and per cell (uncorrected)\n")
         print(markdown_table(rows))
         return
