@@ -88,7 +88,8 @@ def test_importing_a_package_imports_no_heavy_dependency(package):
 LAYERS = [
     {"__init__", "exceptions", "_numba", "_threads", "special", "metrics", "plotting"},  # foundations
     {"_validation", "_io"},  # input checks and file writing
-    {"selection", "statistics", "quadrature", "mcmc", "base"},  # shared statistics and rules, the core, the contract
+    # shared statistics and rules, the core, the contract, the compiled special functions
+    {"selection", "statistics", "quadrature", "mcmc", "base", "_special_kernels"},
     {"selection_bias", "discrete", "interactions", "spike_slab", "preprocessing", "binarizer", "datasets"},  # models
     {"experiments"},  # the papers' experiments
     {"cli"},  # the command line

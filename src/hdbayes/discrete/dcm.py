@@ -41,7 +41,6 @@ fixed point.
 
 from __future__ import annotations
 
-import math
 import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING
@@ -52,8 +51,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
-from hdbayes import special
 from hdbayes._numba import jit
+from hdbayes._special_kernels import log_rising_factorial_scalar
 from hdbayes._validation import check_count, check_finite_output, check_positive, feature_label
 from hdbayes.discrete._base import PSEUDO_COUNT, GenerativeClassifier, overflow_cause, plain
 from hdbayes.discrete.conjugate import (
@@ -171,27 +170,12 @@ def _trigamma(z):
     return result + inverse + 0.5 * square + inverse * square * series
 
 
-#: log Γ(z) − [(z − 1/2) log z − z + log(2π)/2] (z ≥ 15): the series of :mod:`hdbayes.special`, compiled
-_stirling_tail = jit(error_model="numpy")(special._stirling_tail)
-
-
 @jit(error_model="numpy")
 def _stirling_tail_derivative(z):
-    """d/dz of :func:`_stirling_tail`."""
+    """d/dz of Stirling's series :func:`hdbayes._special_kernels.stirling_tail`."""
     inverse = 1.0 / z
     square = inverse * inverse
     return -square * (1.0 / 12 - square * (1.0 / 120 - square * (1.0 / 252 - square * (1.0 / 240 - square / 132))))
-
-
-@jit(error_model="numpy")
-def _log_rising(a, x):
-    """log Γ(a + x)/Γ(a) for a > 0, x ≥ 0 real: the log-Gamma difference, or for a ≥ 15 the
-    difference of Stirling's series without cancellation (as ``hdbayes.special.log_rising_factorial``)."""
-    if x == 0.0:
-        return 0.0
-    if a < 15.0:
-        return math.lgamma(a + x) - math.lgamma(a)
-    return x * np.log(a) + (a + x - 0.5) * np.log1p(x / a) - x + _stirling_tail(a + x) - _stirling_tail(a)
 
 
 @jit(error_model="numpy")
@@ -241,14 +225,14 @@ def _real_scale_objective(scale, alpha, free, columns, data, lengths, held):
         a = scale * alpha[k] / total
         x = data[e]
         d1 = _digamma_difference(a, x)
-        value += _log_rising(a, x)
+        value += log_rising_factorial_scalar(a, x)
         first += a * d1
         second += a * d1 + a * a * (_trigamma(a + x) - _trigamma(a))
     alpha0 = scale + held
     for i in range(lengths.shape[0]):
         n = lengths[i]
         d1 = _digamma_difference(alpha0, n)
-        value -= _log_rising(alpha0, n)
+        value -= log_rising_factorial_scalar(alpha0, n)
         first -= scale * d1
         second -= scale * d1 + scale * scale * (_trigamma(alpha0 + n) - _trigamma(alpha0))
     return value, first, second

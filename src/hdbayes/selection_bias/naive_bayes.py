@@ -19,7 +19,6 @@ p − k features were discarded, which multiplies the integrand in α by q(α)^{
 from __future__ import annotations
 
 import copy
-import math
 from numbers import Integral
 from typing import TYPE_CHECKING
 
@@ -32,6 +31,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from hdbayes._numba import jit
+from hdbayes._special_kernels import log_rising_factorial_scalar
 from hdbayes._validation import (
     check_binarize,
     check_binary_target,
@@ -59,7 +59,7 @@ from hdbayes.selection_bias.adjustment import (
     naive_bayes_log_discard_probability,
     theta_quadrature,
 )
-from hdbayes.special import _STIRLING_FROM, log_rising_factorial, log_rising_factorial_table
+from hdbayes.special import log_rising_factorial, log_rising_factorial_table
 from hdbayes.statistics import (
     BinaryClassCounts,
     check_binary_chunk,
@@ -146,28 +146,12 @@ def _integrate_features(
 
 
 @jit
-def _log_rising_factorial_scalar(a, n):
-    """:func:`hdbayes.special.log_rising_factorial` of one a ≥ 0 and one count n ≥ 0, compiled (the same
-    formulas: Stirling's series without cancellation for a ≥ 15, the log-Gamma difference below, the exact
-    limits at a = 0)."""
-    if a <= 0.0:
-        return 0.0 if n == 0 else -np.inf
-    if a >= _STIRLING_FROM:
-        tail_z, tail_a = 1.0 / (a + n), 1.0 / a
-        sz, sa = tail_z * tail_z, tail_a * tail_a
-        s_z = tail_z * (1.0 / 12 - sz * (1.0 / 360 - sz * (1.0 / 1260 - sz * (1.0 / 1680 - sz / 1188))))
-        s_a = tail_a * (1.0 / 12 - sa * (1.0 / 360 - sa * (1.0 / 1260 - sa * (1.0 / 1680 - sa / 1188))))
-        return n * math.log(a) + (a + n - 0.5) * math.log1p(n / a) - n + s_z - s_a
-    return math.lgamma(a + n) - math.lgamma(a)
-
-
-@jit
 def _log_rising_factorial_grid(a, counts):
     out = np.empty(a.shape + counts.shape)
     for i in range(a.shape[0]):
         for j in range(a.shape[1]):
             for c in range(counts.shape[0]):
-                out[i, j, c] = _log_rising_factorial_scalar(a[i, j], counts[c])
+                out[i, j, c] = log_rising_factorial_scalar(a[i, j], counts[c])
     return out
 
 
