@@ -166,6 +166,39 @@ def contaminated_log_b(log_r, epsilon_pool, counts, configs, log_w, kappa, thres
     return peak + math.log(total / epsilon_pool.shape[0])
 
 
+def precision_prior_pool(alpha_x, w_x, n_classes, n_pool, seed=0):
+    """Class variances ε_g = 1/τ_g, τ_g ~ Gamma(α^x/2, rate α^x w^x/2) (the prototype sampler's prior of the
+    class precisions), at the points of a scrambled Sobol sequence (common random numbers)."""
+    from scipy.stats import qmc
+
+    u = qmc.Sobol(n_classes, scramble=True, seed=seed).random(n_pool)
+    return np.ascontiguousarray(1.0 / (stats.gamma.ppf(u, alpha_x / 2.0) / (alpha_x * w_x / 2.0)))
+
+
+def log_factor_table(class_counts, threshold, n_discarded, share, kappa, alpha_x, w_x, log_tau_mu, n_pool=64):
+    """(p − k) log b as a function of log τ^μ on the grid ``log_tau_mu`` for the prototype sampler of
+    ``bench_gaussian_real.py`` with contaminated cells: a discarded feature has class means N(ν, 1/τ^μ), class
+    precisions from the prior and contaminated cells, so r = 1/τ^μ and b is (R6) over a pool of class
+    variances. The truncation keeps (p − k) × omitted mass ≤ 0.01 nats."""
+    counts = np.asarray(class_counts, dtype=np.float64)
+    configs, log_w, _ = outlier_configurations(counts.astype(int), share, 0.01 / max(n_discarded, 1))
+    pool = precision_prior_pool(alpha_x, w_x, counts.shape[0], n_pool)
+    return np.array([n_discarded * contaminated_log_b(-v, pool, counts, configs, log_w, kappa, float(threshold))
+                     for v in log_tau_mu])  # fmt: skip
+
+
+def case_log_factor_table(class_counts, threshold, n_discarded, outlying, kappa_c, alpha_x, w_x, log_tau_mu,
+                          n_pool=64):
+    """(p − k) log b(τ^μ; c) for contaminated *cases*: ``outlying`` = c, the number of outlying training cases in
+    each class. A discarded feature shares the cases' states, so its cells in those cases have variance κ_c ε_g
+    and b is one term of (R6) with o = c (no binomial sum), averaged over the same pool of class variances."""
+    counts = np.asarray(class_counts, dtype=np.float64)
+    configs = np.asarray(outlying, dtype=np.float64)[None, :]
+    pool = precision_prior_pool(alpha_x, w_x, counts.shape[0], n_pool)
+    return np.array([n_discarded * contaminated_log_b(-v, pool, counts, configs, np.zeros(1), kappa_c,
+                                                      float(threshold)) for v in log_tau_mu])  # fmt: skip
+
+
 def simulate(log_r, epsilon, counts, share, kappa, threshold, n_sim, rng):
     """Fraction of simulated contaminated features with F ≤ γ, in batches."""
     codes = np.repeat(np.arange(len(counts)), counts)

@@ -31,7 +31,7 @@ import time
 import numpy as np
 import sklearn
 from bench_gaussian import PRIOR, FSelector, methods, warm_up
-from scipy.special import gammaln, logsumexp, roots_genlaguerre
+from scipy.special import expit, gammaln, logsumexp, roots_genlaguerre
 from sklearn.model_selection import PredefinedSplit, cross_val_predict
 
 from hdbayes.datasets import load_lymphoma, load_srbct
@@ -406,7 +406,7 @@ CONTAMINATED_VARIANTS = [((0.01, 25.0), np.inf), ((0.02, 25.0), np.inf), ((0.02,
 
 
 def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, class_tau=True, cell_mix=None,
-                      case_mix=None):
+                      case_mix=None, log_factor=None, case_factor=None):
     """Gibbs sampler with class precisions per class and gene and two latent scale weights (uncorrected).
 
     x_ij | y_i = g ~ N(μ_gj, 1/(u_i v_ij τ_gj)), u_i ~ Gamma(df_case/2, rate df_case/2) one weight per case
@@ -415,7 +415,12 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
     with probability π, else 1; ``df_cell`` is then ignored), and ``case_mix=(π_c, κ_c)`` the case weight
     (u_i = 1/κ_c with probability π_c; ``df_case`` ignored). τ_gj ~ Gamma(α^x/2, α^x w^x/2) (with
     ``class_tau=False`` one τ_j per gene, the manuscript's); μ_gj ~ N(ν_j, 1/τ^μ), ν_j ~ N(0, 1/τ^ν), τ^μ and τ^ν
-    with Gamma(α/2, α w/2) priors. Returns the saved draws of μ and τ, each (S, G, k).
+    with Gamma(α/2, α w/2) priors. ``log_factor=(grid, values)``: (p − k) log b(τ^μ) on a grid of log τ^μ (the
+    selection-bias correction of the spread, ``bench_contaminated_factor.log_factor_table``), interpolated; τ^μ
+    is then updated by random-walk Metropolis in log τ^μ (5 steps of sd 0.3 per sweep) and kept inside the grid.
+    ``case_factor``: with ``case_mix``, a function of the tuple of outlying-case counts per class returning such a
+    table (``bench_contaminated_factor.case_log_factor_table``); the case states are then drawn one at a time
+    with the factor's change in their odds. Returns the saved draws of μ and τ, each (S, G, k).
     """
     n, k = X.shape
     onehot = np.zeros((n, n_classes))
@@ -435,14 +440,28 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
             share, inflation = case_mix
             log_odds = (np.log(share / (1.0 - share)) - 0.5 * k * np.log(inflation)
                         + 0.5 * (v * r2).sum(axis=1) * (1.0 - 1.0 / inflation))  # fmt: skip
-            u = np.where(rng.random(n) < 1.0 / (1.0 + np.exp(-log_odds)), 1.0 / inflation, 1.0)
+            if case_factor is None:
+                u = np.where(rng.random(n) < expit(log_odds), 1.0 / inflation, 1.0)
+            else:  # corrected: the discarded features share the cases' states, so b depends on the counts c
+                outlying = np.bincount(codes[u < 1.0], minlength=n_classes)
+                eta = np.log(tau_mu)
+                for i in range(n):
+                    normal, odd = outlying.copy(), outlying.copy()
+                    normal[codes[i]] -= u[i] < 1.0
+                    odd[codes[i]] += u[i] == 1.0
+                    grid, on = case_factor(tuple(odd))
+                    _, off = case_factor(tuple(normal))
+                    shift = np.interp(eta, grid, on) - np.interp(eta, grid, off)
+                    is_odd = rng.random() < expit(log_odds[i] + shift)
+                    u[i] = 1.0 / inflation if is_odd else 1.0
+                    outlying = odd if is_odd else normal
         elif np.isfinite(df_case):
             u = rng.gamma((df_case + k) / 2, 1.0, size=n) / ((df_case + (v * r2).sum(axis=1)) / 2)
         if cell_mix is not None:  # contaminated normal: v = 1/κ with probability ∝ π N(x; μ, κ/(uτ)), else 1
             share, inflation = cell_mix
             log_odds = (np.log(share / (1.0 - share)) - 0.5 * np.log(inflation)
                         + 0.5 * u[:, None] * r2 * (1.0 - 1.0 / inflation))  # fmt: skip
-            v = np.where(rng.random((n, k)) < 1.0 / (1.0 + np.exp(-log_odds)), 1.0 / inflation, 1.0)
+            v = np.where(rng.random((n, k)) < expit(log_odds), 1.0 / inflation, 1.0)
         elif np.isfinite(df_cell):
             v = rng.gamma((df_cell + 1) / 2, 1.0, size=(n, k)) / ((df_cell + u[:, None] * r2) / 2)
         weight = u[:, None] * v
@@ -456,8 +475,28 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
             tau = np.tile(rng.gamma((a + n) / 2, 1.0, size=k) / ((b + resid.sum(axis=0)) / 2), (n_classes, 1))
         p_nu = tau_nu + n_classes * tau_mu
         nu = mu.sum(axis=0) * tau_mu / p_nu + rng.standard_normal(k) / np.sqrt(p_nu)
-        tau_mu = rng.gamma((prior["alpha_mu"] + n_classes * k) / 2) / ((prior["alpha_mu"] * prior["w_mu"]
-                                                                       + ((mu - nu) ** 2).sum()) / 2)  # fmt: skip
+        shape_mu = (prior["alpha_mu"] + n_classes * k) / 2
+        rate_mu = (prior["alpha_mu"] * prior["w_mu"] + ((mu - nu) ** 2).sum()) / 2
+        if case_factor is not None:
+            log_factor = case_factor(tuple(np.bincount(codes[u < 1.0], minlength=n_classes)))
+        if log_factor is None:
+            tau_mu = rng.gamma(shape_mu) / rate_mu
+        else:  # corrected: random-walk Metropolis on η = log τ^μ, target Gamma(shape, rate) in η × b(τ^μ)^{p−k}
+            grid, values = log_factor
+
+            def log_target(eta):
+                if not grid[0] <= eta <= grid[-1]:
+                    return -np.inf
+                return shape_mu * eta - rate_mu * np.exp(eta) + np.interp(eta, grid, values)
+
+            eta = float(np.clip(np.log(tau_mu), grid[0], grid[-1]))
+            current = log_target(eta)
+            for _ in range(5):
+                proposal = eta + 0.3 * rng.standard_normal()
+                candidate = log_target(proposal)
+                if np.log(rng.random()) < candidate - current:
+                    eta, current = proposal, candidate
+            tau_mu = np.exp(eta)
         tau_nu = rng.gamma((prior["alpha_nu"] + k) / 2) / ((prior["alpha_nu"] * prior["w_nu"] + (nu**2).sum()) / 2)
         if it >= mcmc["burn_in"] and (it - mcmc["burn_in"]) % mcmc["thin"] == 0:
             mus.append(mu.copy())
@@ -532,6 +571,99 @@ def two_level_t_rows(name, X, y, mcmc, variants=TWO_LEVEL_VARIANTS):
     return rows
 
 
+#: log τ^μ grid of the corrected contaminated-cell prototype's factor table
+LOG_TAU_MU_GRID = np.arange(-3.0, 7.0001, 0.25)
+
+
+def corrected_contaminated_rows(name, X, y, mcmc, cell_mix=(0.02, 25.0), n_pool=64):
+    """AMLP / error / expected error of the contaminated-cell prototype, uncorrected and corrected (the spread τ^μ
+    with the exact factor of ``bench_contaminated_factor``, eq. R6, over a pool of ``n_pool`` class variances),
+    k = 10 and 50, the author's folds, the same seeds; and the seconds of the factor tables."""
+    from bench_contaminated_factor import log_factor_table
+
+    n, n_classes = X.shape[0], int(y.max()) + 1
+    prior = {"alpha_x": PRIOR["alpha_x"], "w_x": PRIOR["w_x"], "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5,
+             "w_nu": 0.01}  # fmt: skip
+    rows = []
+    for k in KS:
+        proba = {False: np.empty((n, n_classes)), True: np.empty((n, n_classes))}
+        table_seconds = 0.0
+        for fold in range(N_FOLDS):
+            train = np.flatnonzero(np.arange(n) % N_FOLDS != fold)
+            test = np.flatnonzero(np.arange(n) % N_FOLDS == fold)
+            f_values = f_statistic(X[train], y[train])
+            top = np.argsort(-f_values, kind="stable")[:k]
+            threshold = float(np.sort(f_values)[::-1][k])  # the largest F of a discarded feature
+            counts = np.bincount(y[train], minlength=n_classes)
+            class_log_prior = np.log((counts + 1.0) / (counts.sum() + n_classes))
+            start = time.perf_counter()
+            values = log_factor_table(counts, threshold, X.shape[1] - k, cell_mix[0], cell_mix[1], prior["alpha_x"],
+                                      prior["w_x"], LOG_TAU_MU_GRID, n_pool=n_pool)  # fmt: skip
+            table_seconds += time.perf_counter() - start
+            for correct in (False, True):
+                mus, taus = two_level_t_gibbs(X[train][:, top], y[train], n_classes, np.inf, np.inf, prior, mcmc,
+                                              np.random.default_rng(fold), cell_mix=cell_mix,
+                                              log_factor=(LOG_TAU_MU_GRID, values) if correct else None)  # fmt: skip
+                for i in test:
+                    proba[correct][i] = two_level_t_predict(X[i, top], mus, taus, np.inf, np.inf, class_log_prior,
+                                                            cell_mix=cell_mix)  # fmt: skip
+        for correct in (False, True):
+            rows.append({"data": name, "k": k, "cell": f"π {cell_mix[0]:g}, κ {cell_mix[1]:g}",
+                         "corrected": correct,
+                         **{key: value for key, value in measures(y, proba[correct]).items()
+                            if key.startswith(("AMLP", "e")) and not key.startswith("AMLP w")},
+                         "factor tables (s)": table_seconds if correct else 0.0})  # fmt: skip
+    return rows
+
+
+def corrected_case_rows(name, X, y, mcmc, case_mix=(0.1, 4.0), n_pool=64):
+    """AMLP / error / expected error of the contaminated-case prototype, uncorrected and corrected (one factor
+    table per count vector of outlying cases the chain visits, cached), k = 10 and 50, the author's folds."""
+    from bench_contaminated_factor import case_log_factor_table
+
+    n, n_classes = X.shape[0], int(y.max()) + 1
+    prior = {"alpha_x": PRIOR["alpha_x"], "w_x": PRIOR["w_x"], "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5,
+             "w_nu": 0.01}  # fmt: skip
+    rows = []
+    for k in KS:
+        proba = {False: np.empty((n, n_classes)), True: np.empty((n, n_classes))}
+        table_seconds, n_tables = 0.0, 0
+        for fold in range(N_FOLDS):
+            train = np.flatnonzero(np.arange(n) % N_FOLDS != fold)
+            test = np.flatnonzero(np.arange(n) % N_FOLDS == fold)
+            f_values = f_statistic(X[train], y[train])
+            top = np.argsort(-f_values, kind="stable")[:k]
+            threshold = float(np.sort(f_values)[::-1][k])
+            counts = np.bincount(y[train], minlength=n_classes)
+            class_log_prior = np.log((counts + 1.0) / (counts.sum() + n_classes))
+            cache = {}
+
+            def case_factor(outlying, counts=counts, threshold=threshold, cache=cache):
+                nonlocal table_seconds, n_tables
+                if outlying not in cache:
+                    start = time.perf_counter()
+                    cache[outlying] = (LOG_TAU_MU_GRID, case_log_factor_table(
+                        counts, threshold, X.shape[1] - k, outlying, case_mix[1], prior["alpha_x"], prior["w_x"],
+                        LOG_TAU_MU_GRID, n_pool=n_pool))  # fmt: skip
+                    table_seconds += time.perf_counter() - start
+                    n_tables += 1
+                return cache[outlying]
+
+            for correct in (False, True):
+                mus, taus = two_level_t_gibbs(X[train][:, top], y[train], n_classes, np.inf, np.inf, prior, mcmc,
+                                              np.random.default_rng(fold), case_mix=case_mix,
+                                              case_factor=case_factor if correct else None)  # fmt: skip
+                for i in test:
+                    proba[correct][i] = two_level_t_predict(X[i, top], mus, taus, np.inf, np.inf, class_log_prior,
+                                                            case_mix=case_mix)  # fmt: skip
+        for correct in (False, True):
+            rows.append({"data": name, "k": k, "case": f"π {case_mix[0]:g}, κ {case_mix[1]:g}", "corrected": correct,
+                         **{key: value for key, value in measures(y, proba[correct]).items()
+                            if key.startswith(("AMLP", "e")) and not key.startswith("AMLP w")},
+                         "factor tables": f"{n_tables} in {table_seconds:.1f} s" if correct else ""})  # fmt: skip
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short chains (1200 / 200 / 5) instead of the paper's")
@@ -542,6 +674,10 @@ def main():
                         help="only the Student-t prototypes with a weight per case and one per cell (uncorrected)")
     parser.add_argument("--contaminated", action="store_true",
                         help="with --two-level: contaminated-normal cell weights (π, κ) instead of Student-t ones")
+    parser.add_argument("--corrected-contaminated", action="store_true",
+                        help="the contaminated-cell prototype uncorrected and corrected (exact factor, eq. R6)")
+    parser.add_argument("--corrected-cases", action="store_true",
+                        help="the contaminated-case prototype uncorrected and corrected (a factor per count vector)")
     parser.add_argument("--only", metavar="TEXT", help="only the methods whose name contains TEXT, e.g. 'per-class'")
     args = parser.parse_args()
     mcmc = MCMC_QUICK if args.quick else MCMC_PAPER
@@ -554,6 +690,16 @@ def main():
     if not args.skip_srbct:
         srbct = load_srbct()
         datasets["srbct"] = (srbct.X, srbct.y, ())
+    if args.corrected_cases:
+        rows = [row for name, (X, y, _) in datasets.items() for row in corrected_case_rows(name, X, y, mcmc)]
+        print("## Contaminated cases, uncorrected and corrected (a factor per count vector of outlying cases)\n")
+        print(markdown_table(rows))
+        return
+    if args.corrected_contaminated:
+        rows = [row for name, (X, y, _) in datasets.items() for row in corrected_contaminated_rows(name, X, y, mcmc)]
+        print("## Contaminated cells, uncorrected and corrected (uncorrected prototype sampler + exact factor)\n")
+        print(markdown_table(rows))
+        return
     if args.two_level:
         variants = CONTAMINATED_VARIANTS if args.contaminated else TWO_LEVEL_VARIANTS
         rows = [row for name, (X, y, _) in datasets.items() for row in two_level_t_rows(name, X, y, mcmc, variants)]

@@ -62,3 +62,54 @@ def test_truncation_bound_holds():
         b_fine = np.exp(factor.contaminated_log_b(log_r, epsilon, c, fine, fine_w, kappa, gamma))
         b_coarse = np.exp(factor.contaminated_log_b(log_r, epsilon, c, coarse, coarse_w, kappa, gamma))
         assert 0.0 <= b_fine - b_coarse <= coarse_omitted + 1e-14
+
+
+def test_factor_table_increases_as_the_spread_shrinks():
+    """(p − k) log b(τ^μ) rises towards 0 as τ^μ grows (class means closer: fewer features pass γ) and is ≤ 0."""
+    grid = np.linspace(-2.0, 5.0, 8)
+    values = factor.log_factor_table([12, 6, 8], 20.0, 500, 0.02, 25.0, 2.0, 0.3, grid, n_pool=16)
+    assert np.all(values <= 0.0) and np.all(np.diff(values) > 0.0)
+
+
+def test_corrected_prototype_shrinks_the_spread():
+    """With a factor that penalises a large spread the corrected chain's τ^μ draws sit higher than the uncorrected
+    chain's (same data, same seed), and stay inside the factor's grid."""
+    bench = pytest.importorskip("bench_gaussian_real")
+    rng = np.random.default_rng(0)
+    codes = np.repeat(np.arange(3), 12)
+    X = rng.normal(0.0, 1.5, size=(3, 4))[codes] + rng.standard_normal((36, 4))
+    prior = {"alpha_x": 2.0, "w_x": 0.3, "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5, "w_nu": 0.01}
+    mcmc = {"n_iter": 400, "burn_in": 100, "thin": 1}
+    grid = np.linspace(-4.0, 6.0, 41)
+    steep = (grid, -200.0 * np.exp(-grid))  # (p − k) log b ≈ −(p − k) r · const: strongly against a large spread
+    spreads = {}
+    for correct in (False, True):
+        mus, _ = bench.two_level_t_gibbs(X, codes, 3, np.inf, np.inf, prior, mcmc, np.random.default_rng(1),
+                                         cell_mix=(0.02, 25.0), log_factor=steep if correct else None)  # fmt: skip
+        spreads[correct] = np.mean(np.var(mus, axis=1))  # spread of the class means, averaged over draws
+    assert spreads[True] < 0.5 * spreads[False]
+
+
+def test_corrected_case_prototype_consults_the_factor_of_each_count_vector():
+    """The corrected contaminated-case chain asks the factor for valid count vectors (0 ≤ c_g ≤ n_g), and a factor
+    that costs 1000 nats per outlying case keeps the chain at no outlying case."""
+    bench = pytest.importorskip("bench_gaussian_real")
+    rng = np.random.default_rng(0)
+    codes = np.repeat(np.arange(3), 10)
+    X = rng.normal(0.0, 2.0, size=(3, 4))[codes] + rng.standard_normal((30, 4))
+    X[0] += 8.0  # an outlying case, which the uncorrected chain would flag
+    prior = {"alpha_x": 2.0, "w_x": 0.3, "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5, "w_nu": 0.01}
+    mcmc = {"n_iter": 60, "burn_in": 10, "thin": 1}
+    grid = np.linspace(-4.0, 6.0, 11)
+    calls = []
+
+    def penalty(outlying):
+        calls.append(outlying)
+        return grid, np.full(grid.shape, -1000.0 * sum(outlying))
+
+    bench.two_level_t_gibbs(X, codes, 3, np.inf, np.inf, prior, mcmc, np.random.default_rng(1), case_mix=(0.1, 4.0),
+                            case_factor=penalty)  # fmt: skip
+    assert all(0 <= c <= 10 for vector in calls for c in vector)
+    per_sweep = 2 * X.shape[0] + 1  # two proposals per case, then the τ^μ step's current vector
+    assert len(calls) == per_sweep * mcmc["n_iter"]
+    assert all(vector == (0, 0, 0) for vector in calls[per_sweep - 1 :: per_sweep])
