@@ -97,7 +97,7 @@ def null_discard_probability(n0, n1, gamma, strict=False):
     return prob[mask].sum()
 
 
-SPEC_Y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1])
+WORKED_Y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1])
 
 
 # ---------------------------------------------------------------------------
@@ -106,17 +106,17 @@ SPEC_Y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1])
 # ---------------------------------------------------------------------------
 
 
-def test_spec_worked_value_exact_theta_integration():
+def test_worked_value_exact_theta_integration():
     q = np.exp(naive_bayes_log_discard_probability([3.0], 4, 5, 0.3, theta_rule=EXACT))
     assert q[0] == pytest.approx(0.436610119, abs=5e-10)
-    assert brute_force_q(SPEC_Y, 3.0, 0.3, False, EXACT)[0] == pytest.approx(0.436610119, abs=5e-10)
+    assert brute_force_q(WORKED_Y, 3.0, 0.3, False, EXACT)[0] == pytest.approx(0.436610119, abs=5e-10)
 
 
-def test_spec_worked_value_with_scipy_quad():
+def test_worked_value_with_scipy_quad():
     """The exact θ integral by adaptive quadrature of the brute-force sum."""
 
     def integrand(theta):
-        return brute_force_q(SPEC_Y, 3.0, 0.3, False, QuadratureRule(np.array([theta]), np.array([1.0])))[0]
+        return brute_force_q(WORKED_Y, 3.0, 0.3, False, QuadratureRule(np.array([theta]), np.array([1.0])))[0]
 
     value, _ = integrate.quad(integrand, 0.0, 1.0, epsabs=1e-13, epsrel=1e-13)
     assert value == pytest.approx(0.436610119, abs=5e-10)

@@ -94,7 +94,7 @@ def test_default_truncation_error_is_below_tol():
         assert -1e-14 <= exact - approx <= math.exp(-10)
 
 
-def test_spec_check_p_f_le_2_is_0_5321():
+def test_reference_value_p_f_le_2_is_0_5321():
     """Li 2009 §3.3 (eq. 27–30): G = 6, n = 200, P(F ≤ 2) = 0.5321 (a reference value, not the paper's) for the
     standard noncentrality nc = Λ τ^x.
 

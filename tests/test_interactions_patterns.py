@@ -318,7 +318,7 @@ def test_validation_misc():
         (7, 2, [(15, 15), (99, 99), (379, 379), (939, 939), (1609, 1599), (2044, 1919), (2148, 1936)]),
     ],
 )
-def test_classification_counts_spec_5_4(p, n_values, expected):
+def test_classification_counts_thesis_3_5_2(p, n_values, expected):
     """Brute-force reference counts (every pattern enumerated; not the thesis's numbers) for the setting of
     thesis §3.5.2 (N = 200 uniform features, seed 0, O = 1..7); the data are drawn by
     ``np.random.default_rng(0).integers(0, K, (200, p))``."""

@@ -21,9 +21,9 @@ from hdbayes.selection_bias.adjustment import (
 )
 
 ALPHAS = np.array([0.05, 1.0, 3.0, 27.99, 2543.14])
-SPEC_X0 = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1])
-SPEC_Z = np.array([0, 1, 0, 1, 1, 0, 1, 0, 1])
-SPEC_Q = 0.584871173
+WORKED_X0 = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1])
+WORKED_Z = np.array([0, 1, 0, 1, 1, 0, 1, 0, 1])
+WORKED_Q = 0.584871173
 
 
 def label_counts(x0, z):
@@ -68,31 +68,31 @@ def mixture_q(x0, z, alpha, gamma, strict=False, rule=None):
 # ---------------------------------------------------------------------------
 
 
-def test_spec_worked_value_exact_theta_integration():
+def test_worked_value_exact_theta_integration():
     """The integrand is a polynomial of degree ≤ n = 9 in θ: 5 Gauss–Legendre nodes are exact."""
     for rule in (gauss_legendre_rule(5), gauss_legendre_rule(12)):
-        q = mixture_q(SPEC_X0, SPEC_Z, [3.0], 0.3, rule=rule)[0]
-        assert q == pytest.approx(SPEC_Q, abs=5e-10)
-        assert brute_force_mixture_q(SPEC_X0, SPEC_Z, [3.0], 0.3, False, rule)[0] == pytest.approx(q, rel=1e-13)
-    assert label_counts(SPEC_X0, SPEC_Z) == (4, 5, 2, 3)
+        q = mixture_q(WORKED_X0, WORKED_Z, [3.0], 0.3, rule=rule)[0]
+        assert q == pytest.approx(WORKED_Q, abs=5e-10)
+        assert brute_force_mixture_q(WORKED_X0, WORKED_Z, [3.0], 0.3, False, rule)[0] == pytest.approx(q, rel=1e-13)
+    assert label_counts(WORKED_X0, WORKED_Z) == (4, 5, 2, 3)
 
 
-def test_spec_worked_value_with_scipy_quad_and_fine_simpson():
+def test_worked_value_with_scipy_quad_and_fine_simpson():
     def integrand(theta):
         point = QuadratureRule(np.array([theta]), np.array([1.0]))
-        return brute_force_mixture_q(SPEC_X0, SPEC_Z, [3.0], 0.3, False, point)[0]
+        return brute_force_mixture_q(WORKED_X0, WORKED_Z, [3.0], 0.3, False, point)[0]
 
     value, _ = integrate.quad(integrand, 0.0, 1.0, epsabs=1e-13, epsrel=1e-13)
-    assert value == pytest.approx(SPEC_Q, abs=5e-10)
-    fine = mixture_q(SPEC_X0, SPEC_Z, [3.0], 0.3, rule=simpson_rule(2001))[0]
+    assert value == pytest.approx(WORKED_Q, abs=5e-10)
+    fine = mixture_q(WORKED_X0, WORKED_Z, [3.0], 0.3, rule=simpson_rule(2001))[0]
     assert fine == pytest.approx(value, abs=1e-8)
 
 
-def test_spec_example_differs_from_naive_bayes():
+def test_worked_example_differs_from_naive_bayes():
     """The labels matter: with z ≠ x0 the factor is not the naive Bayes one (0.436610119)."""
     nb = np.exp(naive_bayes_log_discard_probability([3.0], 4, 5, 0.3, theta_rule=gauss_legendre_rule(12)))[0]
     assert nb == pytest.approx(0.436610119, abs=5e-10)
-    assert mixture_q(SPEC_X0, SPEC_Z, [3.0], 0.3, rule=gauss_legendre_rule(12))[0] > nb + 0.1
+    assert mixture_q(WORKED_X0, WORKED_Z, [3.0], 0.3, rule=gauss_legendre_rule(12))[0] > nb + 0.1
 
 
 # ---------------------------------------------------------------------------
