@@ -47,6 +47,9 @@ MCMC_QUICK = {"n_iter": 1200, "burn_in": 200, "thin": 5}
 #: (precision per class, one weight per case, degrees of freedom) of the numpy Gibbs samplers of the diagnosis.
 GIBBS_VARIANTS = [(False, False, np.inf), (False, False, 4.0), (False, False, 10.0), (False, True, 4.0),
                   (False, True, 10.0), (True, False, np.inf), (True, False, 4.0), (True, True, 4.0)]  # fmt: skip
+#: the prototype samplers' priors (the class precisions' α^x, w^x of ``bench_gaussian``; vague spreads)
+PROTOTYPE_PRIOR = {"alpha_x": PRIOR["alpha_x"], "w_x": PRIOR["w_x"], "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5,
+                   "w_nu": 0.01}  # fmt: skip
 #: Lymphoma cases 1 and 42 of the issue (1-based, R) as 0-based rows.
 LYMPHOMA_OUTLIERS = (0, 41)
 
@@ -349,8 +352,7 @@ def student_t_cv(X, y, k, df, mcmc, per_case=False, class_tau=False):
     """Cross-validated probabilities of the (uncorrected) Student-t model on the author's folds."""
     n = X.shape[0]
     proba = np.empty((n, 3))
-    prior = {"alpha_x": PRIOR["alpha_x"], "w_x": PRIOR["w_x"], "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5,
-             "w_nu": 0.01}  # fmt: skip
+    prior = PROTOTYPE_PRIOR
     for fold in range(N_FOLDS):
         train, test = np.flatnonzero(np.arange(n) % N_FOLDS != fold), np.flatnonzero(np.arange(n) % N_FOLDS == fold)
         top = FSelector(k).fit(X[train], y[train]).indices_
@@ -538,8 +540,7 @@ def two_level_t_rows(name, X, y, mcmc, variants=TWO_LEVEL_VARIANTS):
     """AMLP / error / expected error and the three worst cases of each (df_cell, df_case) of TWO_LEVEL_VARIANTS,
     k = 10 and 50, on the author's folds (uncorrected: no adjustment factor exists for these models)."""
     n, n_classes = X.shape[0], int(y.max()) + 1
-    prior = {"alpha_x": PRIOR["alpha_x"], "w_x": PRIOR["w_x"], "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5,
-             "w_nu": 0.01}  # fmt: skip
+    prior = PROTOTYPE_PRIOR
     rows = []
     for k in KS:
         for cell, case in variants:
@@ -575,27 +576,32 @@ def two_level_t_rows(name, X, y, mcmc, variants=TWO_LEVEL_VARIANTS):
 LOG_TAU_MU_GRID = np.arange(-3.0, 7.0001, 0.25)
 
 
+def prototype_folds(X, y, k):
+    """For each of the author's folds: (train, test, top k by F, γ = the largest F of a discarded feature, class
+    counts, the class log prior with one pseudo-count) on the training cases."""
+    n, n_classes = X.shape[0], int(y.max()) + 1
+    for fold in range(N_FOLDS):
+        train = np.flatnonzero(np.arange(n) % N_FOLDS != fold)
+        test = np.flatnonzero(np.arange(n) % N_FOLDS == fold)
+        f_values = f_statistic(X[train], y[train])
+        top = np.argsort(-f_values, kind="stable")[:k]
+        threshold = float(np.sort(f_values)[::-1][k])
+        counts = np.bincount(y[train], minlength=n_classes)
+        yield fold, train, test, top, threshold, counts, np.log((counts + 1.0) / (counts.sum() + n_classes))
+
+
 def corrected_contaminated_rows(name, X, y, mcmc, cell_mix=(0.02, 25.0), n_pool=64):
     """AMLP / error / expected error of the contaminated-cell prototype, uncorrected and corrected (the spread τ^μ
     with the exact factor of ``bench_contaminated_factor``, eq. R6, over a pool of ``n_pool`` class variances),
     k = 10 and 50, the author's folds, the same seeds; and the seconds of the factor tables."""
     from bench_contaminated_factor import log_factor_table
 
-    n, n_classes = X.shape[0], int(y.max()) + 1
-    prior = {"alpha_x": PRIOR["alpha_x"], "w_x": PRIOR["w_x"], "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5,
-             "w_nu": 0.01}  # fmt: skip
+    n, n_classes, prior = X.shape[0], int(y.max()) + 1, PROTOTYPE_PRIOR
     rows = []
     for k in KS:
         proba = {False: np.empty((n, n_classes)), True: np.empty((n, n_classes))}
         table_seconds = 0.0
-        for fold in range(N_FOLDS):
-            train = np.flatnonzero(np.arange(n) % N_FOLDS != fold)
-            test = np.flatnonzero(np.arange(n) % N_FOLDS == fold)
-            f_values = f_statistic(X[train], y[train])
-            top = np.argsort(-f_values, kind="stable")[:k]
-            threshold = float(np.sort(f_values)[::-1][k])  # the largest F of a discarded feature
-            counts = np.bincount(y[train], minlength=n_classes)
-            class_log_prior = np.log((counts + 1.0) / (counts.sum() + n_classes))
+        for fold, train, test, top, threshold, counts, class_log_prior in prototype_folds(X, y, k):
             start = time.perf_counter()
             values = log_factor_table(counts, threshold, X.shape[1] - k, cell_mix[0], cell_mix[1], prior["alpha_x"],
                                       prior["w_x"], LOG_TAU_MU_GRID, n_pool=n_pool)  # fmt: skip
@@ -621,21 +627,12 @@ def corrected_case_rows(name, X, y, mcmc, case_mix=(0.1, 4.0), n_pool=64):
     table per count vector of outlying cases the chain visits, cached), k = 10 and 50, the author's folds."""
     from bench_contaminated_factor import case_log_factor_table
 
-    n, n_classes = X.shape[0], int(y.max()) + 1
-    prior = {"alpha_x": PRIOR["alpha_x"], "w_x": PRIOR["w_x"], "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5,
-             "w_nu": 0.01}  # fmt: skip
+    n, n_classes, prior = X.shape[0], int(y.max()) + 1, PROTOTYPE_PRIOR
     rows = []
     for k in KS:
         proba = {False: np.empty((n, n_classes)), True: np.empty((n, n_classes))}
         table_seconds, n_tables = 0.0, 0
-        for fold in range(N_FOLDS):
-            train = np.flatnonzero(np.arange(n) % N_FOLDS != fold)
-            test = np.flatnonzero(np.arange(n) % N_FOLDS == fold)
-            f_values = f_statistic(X[train], y[train])
-            top = np.argsort(-f_values, kind="stable")[:k]
-            threshold = float(np.sort(f_values)[::-1][k])
-            counts = np.bincount(y[train], minlength=n_classes)
-            class_log_prior = np.log((counts + 1.0) / (counts.sum() + n_classes))
+        for fold, train, test, top, threshold, counts, class_log_prior in prototype_folds(X, y, k):
             cache = {}
 
             def case_factor(outlying, counts=counts, threshold=threshold, cache=cache):

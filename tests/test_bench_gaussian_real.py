@@ -39,16 +39,21 @@ def test_t_density_integrates_to_one_and_tends_to_normal():
     assert np.max(np.abs(bench.t_log_density(near, 1.0, 4.0, 1e8) - normal)) < 1e-5
 
 
-@pytest.mark.parametrize(("class_tau", "per_case", "df"), bench.GIBBS_VARIANTS)
-def test_gibbs_variants_recover_well_separated_classes(class_tau, per_case, df):
-    """Three classes 3 sd apart in 5 features: every variant classifies new cases well (margin: error ≤ 0.1 where
-    the Bayes error is about 0.01) and its draws have the right shapes."""
+def _three_separated_classes():
+    """(rng, means, codes, X, prior, mcmc): three classes 3 sd apart in 5 features, 20 cases each, the prototype
+    priors and a short chain; ``rng`` continues the stream, for test cases."""
     rng = np.random.default_rng(0)
     means = rng.normal(0.0, 3.0, size=(3, 5))
     codes = np.repeat(np.arange(3), 20)
     X = means[codes] + rng.standard_normal((60, 5))
-    prior = {"alpha_x": 2.0, "w_x": 0.3, "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5, "w_nu": 0.01}
-    mcmc = {"n_iter": 300, "burn_in": 100, "thin": 4}
+    return rng, means, codes, X, dict(bench.PROTOTYPE_PRIOR), {"n_iter": 300, "burn_in": 100, "thin": 4}
+
+
+@pytest.mark.parametrize(("class_tau", "per_case", "df"), bench.GIBBS_VARIANTS)
+def test_gibbs_variants_recover_well_separated_classes(class_tau, per_case, df):
+    """Three classes 3 sd apart in 5 features: every variant classifies new cases well (margin: error ≤ 0.1 where
+    the Bayes error is about 0.01) and its draws have the right shapes."""
+    rng, means, codes, X, prior, mcmc = _three_separated_classes()
     mus, taus = bench.student_t_gibbs(X, codes, 3, df, prior, mcmc, np.random.default_rng(1), per_case, class_tau)
     assert mus.shape == (50, 3, 5) and taus.shape == (50, 3, 5)
     assert np.all(taus > 0)
@@ -66,12 +71,7 @@ def test_contaminated_variants_recover_classes_and_resist_an_outlying_cell(cell,
     classes are recovered (error ≤ 0.1, Bayes error about 0.01), the predictive probabilities sum to one, and a
     test case of class 0 with one cell 20 sd out is still put in class 0 with probability > 0.5 by the
     per-cell variants (the Gaussian likelihood alone would move it by about 200 nats)."""
-    rng = np.random.default_rng(0)
-    means = rng.normal(0.0, 3.0, size=(3, 5))
-    codes = np.repeat(np.arange(3), 20)
-    X = means[codes] + rng.standard_normal((60, 5))
-    prior = {"alpha_x": 2.0, "w_x": 0.3, "alpha_mu": 1.5, "w_mu": 0.01, "alpha_nu": 1.5, "w_nu": 0.01}
-    mcmc = {"n_iter": 300, "burn_in": 100, "thin": 4}
+    rng, means, codes, X, prior, mcmc = _three_separated_classes()
     df_cell, cell_mix = (np.inf, cell) if isinstance(cell, tuple) else (cell, None)
     df_case, case_mix = (np.inf, case) if isinstance(case, tuple) else (case, None)
     mus, taus = bench.two_level_t_gibbs(X, codes, 3, df_cell, df_case, prior, mcmc, np.random.default_rng(1),
