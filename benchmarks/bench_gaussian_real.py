@@ -408,7 +408,7 @@ CONTAMINATED_VARIANTS = [((0.01, 25.0), np.inf), ((0.02, 25.0), np.inf), ((0.02,
 
 
 def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, class_tau=True, cell_mix=None,
-                      case_mix=None, log_factor=None, case_factor=None):
+                      case_mix=None, log_factor=None, case_factor=None, case_share_prior=None, trace=None):
     """Gibbs sampler with class precisions per class and gene and two latent scale weights (uncorrected).
 
     x_ij | y_i = g ~ N(μ_gj, 1/(u_i v_ij τ_gj)), u_i ~ Gamma(df_case/2, rate df_case/2) one weight per case
@@ -422,7 +422,9 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
     is then updated by random-walk Metropolis in log τ^μ (5 steps of sd 0.3 per sweep) and kept inside the grid.
     ``case_factor``: with ``case_mix``, a function of the tuple of outlying-case counts per class returning such a
     table (``bench_contaminated_factor.case_log_factor_table``); the case states are then drawn one at a time
-    with the factor's change in their odds. Returns the saved draws of μ and τ, each (S, G, k).
+    with the factor's change in their odds. ``case_share_prior=(a, b)``: π_c is one per class, Beta(a, b), drawn
+    each sweep (its saved draws go to ``trace["case_share"]``, (S, G), if a dict is given). Returns the saved
+    draws of μ and τ, each (S, G, k).
     """
     n, k = X.shape
     onehot = np.zeros((n, n_classes))
@@ -440,6 +442,10 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
         r2 = tau[codes] * (X - mu[codes]) ** 2
         if case_mix is not None:  # contaminated case: u = 1/κ_c with probability ∝ π_c Π_j N(x_ij; μ, κ_c/(v τ))
             share, inflation = case_mix
+            if case_share_prior is not None:  # π_c per class, Beta(a, b) prior, drawn from its conditional
+                flagged = np.bincount(codes[u < 1.0], minlength=n_classes)
+                case_share = rng.beta(case_share_prior[0] + flagged, case_share_prior[1] + counts - flagged)
+                share = case_share[codes]
             log_odds = (np.log(share / (1.0 - share)) - 0.5 * k * np.log(inflation)
                         + 0.5 * (v * r2).sum(axis=1) * (1.0 - 1.0 / inflation))  # fmt: skip
             if case_factor is None:
@@ -503,6 +509,8 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
         if it >= mcmc["burn_in"] and (it - mcmc["burn_in"]) % mcmc["thin"] == 0:
             mus.append(mu.copy())
             taus.append(tau.copy())
+            if trace is not None and case_share_prior is not None:
+                trace.setdefault("case_share", []).append(case_share.copy())
     return np.array(mus), np.array(taus)
 
 
@@ -522,7 +530,7 @@ def two_level_t_predict(x, mus, taus, df_cell, df_case, class_log_prior, n_nodes
             return (0.5 * np.log(taus * scale / (2 * np.pi)) - 0.5 * taus * scale * (x[None, None] - mus) ** 2).sum(-1)
         return t_log_density(x[None, None], mus, taus * scale, df_cell).sum(axis=-1)  # (S, G)
 
-    if case_mix is not None:
+    if case_mix is not None:  # π_c a number, or per draw and class (S, G) when it was learned
         share, inflation = case_mix
         log_lik_draws = np.logaddexp(np.log1p(-share) + log_lik(1.0), np.log(share) + log_lik(1.0 / inflation))
     elif np.isinf(df_case):
