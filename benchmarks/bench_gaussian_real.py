@@ -407,8 +407,20 @@ CONTAMINATED_VARIANTS = [((0.01, 25.0), np.inf), ((0.02, 25.0), np.inf), ((0.02,
                          ((0.02, 25.0), (0.1, 4.0))]  # fmt: skip
 
 
+def _random_walk(rng, start, log_target, steps, step_sd=0.3):
+    """``steps`` random-walk Metropolis moves of sd ``step_sd`` from ``start`` under ``log_target``; the end point."""
+    x, current = start, log_target(start)
+    for _ in range(steps):
+        proposal = x + step_sd * rng.standard_normal()
+        candidate = log_target(proposal)
+        if np.log(rng.random()) < candidate - current:
+            x, current = proposal, candidate
+    return x
+
+
 def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, class_tau=True, cell_mix=None,
-                      case_mix=None, log_factor=None, case_factor=None, case_share_prior=None, trace=None):
+                      case_mix=None, log_factor=None, case_factor=None, case_share_prior=None, trace=None,
+                      class_scale=None, scale_factor=None):
     """Gibbs sampler with class precisions per class and gene and two latent scale weights (uncorrected).
 
     x_ij | y_i = g ~ N(μ_gj, 1/(u_i v_ij τ_gj)), u_i ~ Gamma(df_case/2, rate df_case/2) one weight per case
@@ -424,7 +436,9 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
     table (``bench_contaminated_factor.case_log_factor_table``); the case states are then drawn one at a time
     with the factor's change in their odds. ``case_share_prior=(a, b)``: π_c is one per class, Beta(a, b), drawn
     each sweep (its saved draws go to ``trace["case_share"]``, (S, G), if a dict is given). Returns the saved
-    draws of μ and τ, each (S, G, k).
+    draws of μ and τ, each (S, G, k). ``class_scale=(shape, rate)``: a variance scale per class shared by all genes,
+    τ_gj | s_g ~ Gamma(α^x/2, rate α^x w^x s_g/2), s_g ~ Gamma(shape, rate) (draws to ``trace["class_scale"]``);
+    ``scale_factor(log τ^μ, s)`` = (p − k) log b(τ^μ; s) corrects τ^μ and s (random-walk Metropolis).
     """
     n, k = X.shape
     onehot = np.zeros((n, n_classes))
@@ -434,6 +448,7 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
     nu = mu.mean(axis=0)
     tau = np.tile(1.0 / np.maximum(((X - mu[codes]) ** 2).mean(axis=0), 1e-12), (n_classes, 1))
     u, v = np.ones(n), np.ones((n, k))
+    scale = np.ones(n_classes)
     tau_mu = n_classes * k / max(((mu - nu) ** 2).sum(), 1e-12)
     tau_nu = k / max((nu**2).sum(), 1e-12)
     a, b = prior["alpha_x"], prior["alpha_x"] * prior["w_x"]
@@ -478,39 +493,55 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
         mu += rng.standard_normal((n_classes, k)) / np.sqrt(precision)
         resid = onehot.T @ (weight * (X - mu[codes]) ** 2)
         if class_tau:
-            tau = rng.gamma((a + counts[:, None]) / 2, 1.0, size=(n_classes, k)) / ((b + resid) / 2)
+            tau = rng.gamma((a + counts[:, None]) / 2, 1.0, size=(n_classes, k)) / ((b * scale[:, None] + resid) / 2)
         else:
             tau = np.tile(rng.gamma((a + n) / 2, 1.0, size=k) / ((b + resid.sum(axis=0)) / 2), (n_classes, 1))
         p_nu = tau_nu + n_classes * tau_mu
         nu = mu.sum(axis=0) * tau_mu / p_nu + rng.standard_normal(k) / np.sqrt(p_nu)
         shape_mu = (prior["alpha_mu"] + n_classes * k) / 2
         rate_mu = (prior["alpha_mu"] * prior["w_mu"] + ((mu - nu) ** 2).sum()) / 2
+        if class_scale is not None:  # s_g ~ Gamma(shape, rate): τ_gj | s_g ~ Gamma(α^x/2, rate α^x w^x s_g/2)
+            shape_s = class_scale[0] + k * a / 2
+            rates_s = class_scale[1] + b * tau.sum(axis=1) / 2
+            if scale_factor is None:
+                scale = rng.gamma(shape_s, 1.0, size=n_classes) / rates_s
+            else:  # corrected: b(τ^μ; s)^{p−k} in each s_g's target, random-walk Metropolis in log s_g
+                for g in range(n_classes):
+
+                    def scale_target(ell, g=g):
+                        trial = scale.copy()
+                        trial[g] = np.exp(ell)
+                        return shape_s * ell - rates_s[g] * trial[g] + scale_factor(np.log(tau_mu), trial)
+
+                    scale[g] = np.exp(_random_walk(rng, np.log(scale[g]), scale_target, steps=3))
         if case_factor is not None:
             log_factor = case_factor(tuple(np.bincount(codes[u < 1.0], minlength=n_classes)))
-        if log_factor is None:
+        if log_factor is None and scale_factor is None:
             tau_mu = rng.gamma(shape_mu) / rate_mu
         else:  # corrected: random-walk Metropolis on η = log τ^μ, target Gamma(shape, rate) in η × b(τ^μ)^{p−k}
-            grid, values = log_factor
+            if scale_factor is not None:
+                start = np.log(tau_mu)
 
-            def log_target(eta):
-                if not grid[0] <= eta <= grid[-1]:
-                    return -np.inf
-                return shape_mu * eta - rate_mu * np.exp(eta) + np.interp(eta, grid, values)
+                def log_target(eta):
+                    return shape_mu * eta - rate_mu * np.exp(eta) + scale_factor(eta, scale)
+            else:
+                grid, values = log_factor
+                start = float(np.clip(np.log(tau_mu), grid[0], grid[-1]))
 
-            eta = float(np.clip(np.log(tau_mu), grid[0], grid[-1]))
-            current = log_target(eta)
-            for _ in range(5):
-                proposal = eta + 0.3 * rng.standard_normal()
-                candidate = log_target(proposal)
-                if np.log(rng.random()) < candidate - current:
-                    eta, current = proposal, candidate
-            tau_mu = np.exp(eta)
+                def log_target(eta):
+                    if not grid[0] <= eta <= grid[-1]:
+                        return -np.inf
+                    return shape_mu * eta - rate_mu * np.exp(eta) + np.interp(eta, grid, values)
+
+            tau_mu = np.exp(_random_walk(rng, start, log_target, steps=5))
         tau_nu = rng.gamma((prior["alpha_nu"] + k) / 2) / ((prior["alpha_nu"] * prior["w_nu"] + (nu**2).sum()) / 2)
         if it >= mcmc["burn_in"] and (it - mcmc["burn_in"]) % mcmc["thin"] == 0:
             mus.append(mu.copy())
             taus.append(tau.copy())
             if trace is not None and case_share_prior is not None:
                 trace.setdefault("case_share", []).append(case_share.copy())
+            if trace is not None and class_scale is not None:
+                trace.setdefault("class_scale", []).append(scale.copy())
     return np.array(mus), np.array(taus)
 
 
@@ -669,6 +700,45 @@ def corrected_case_rows(name, X, y, mcmc, case_mix=(0.1, 4.0), n_pool=64):
     return rows
 
 
+def corrected_scale_rows(name, X, y, mcmc, scale_prior=(2.0, 2.0), n_pool=64):
+    """AMLP / error / expected error of the per-class prototype with a variance scale per class shared by all genes
+    (no contamination), uncorrected and corrected: b(τ^μ; s) is the per-class model's exact factor
+    (``per_class_log_b``, eq. P20–P28) with the pool of class variances scaled by s, evaluated inside the chain."""
+    from bench_contaminated_factor import precision_prior_pool
+
+    from hdbayes.selection_bias.gaussian_adjustment import per_class_log_b
+
+    n, n_classes, prior = X.shape[0], int(y.max()) + 1, PROTOTYPE_PRIOR
+    pool = precision_prior_pool(prior["alpha_x"], prior["w_x"], n_classes, n_pool)
+    rows = []
+    for k in KS:
+        proba = {False: np.empty((n, n_classes)), True: np.empty((n, n_classes))}
+        scales = {False: [], True: []}
+        seconds = {False: 0.0, True: 0.0}
+        for fold, train, test, top, threshold, counts, class_log_prior in prototype_folds(X, y, k):
+            as_float = counts.astype(np.float64)
+
+            def scale_factor(log_tau_mu, scale, as_float=as_float, threshold=threshold):
+                return (X.shape[1] - k) * per_class_log_b(-log_tau_mu, pool * scale[None, :], as_float, threshold)
+
+            for correct in (False, True):
+                trace, start = {}, time.perf_counter()
+                mus, taus = two_level_t_gibbs(X[train][:, top], y[train], n_classes, np.inf, np.inf, prior, mcmc,
+                                              np.random.default_rng(fold), class_scale=scale_prior, trace=trace,
+                                              scale_factor=scale_factor if correct else None)  # fmt: skip
+                seconds[correct] += time.perf_counter() - start
+                scales[correct].append(np.mean(trace["class_scale"], axis=0))
+                for i in test:
+                    proba[correct][i] = two_level_t_predict(X[i, top], mus, taus, np.inf, np.inf, class_log_prior)
+        for correct in (False, True):
+            rows.append({"data": name, "k": k, "corrected": correct,
+                         **{key: value for key, value in measures(y, proba[correct]).items()
+                            if key.startswith(("AMLP", "e")) and not key.startswith("AMLP w")},
+                         "mean s_g": np.array2string(np.mean(scales[correct], axis=0), precision=2),
+                         "seconds": seconds[correct]})  # fmt: skip
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short chains (1200 / 200 / 5) instead of the paper's")
@@ -683,6 +753,8 @@ def main():
                         help="the contaminated-cell prototype uncorrected and corrected (exact factor, eq. R6)")
     parser.add_argument("--corrected-cases", action="store_true",
                         help="the contaminated-case prototype uncorrected and corrected (a factor per count vector)")
+    parser.add_argument("--corrected-scale", action="store_true",
+                        help="the per-class prototype with a variance scale per class, uncorrected and corrected")
     parser.add_argument("--only", metavar="TEXT", help="only the methods whose name contains TEXT, e.g. 'per-class'")
     args = parser.parse_args()
     mcmc = MCMC_QUICK if args.quick else MCMC_PAPER
@@ -695,6 +767,11 @@ def main():
     if not args.skip_srbct:
         srbct = load_srbct()
         datasets["srbct"] = (srbct.X, srbct.y, ())
+    if args.corrected_scale:
+        rows = [row for name, (X, y, _) in datasets.items() for row in corrected_scale_rows(name, X, y, mcmc)]
+        print("## A variance scale per class shared by all genes, uncorrected and corrected\n")
+        print(markdown_table(rows))
+        return
     if args.corrected_cases:
         rows = [row for name, (X, y, _) in datasets.items() for row in corrected_case_rows(name, X, y, mcmc)]
         print("## Contaminated cases, uncorrected and corrected (a factor per count vector of outlying cases)\n")
