@@ -421,7 +421,7 @@ def _random_walk(rng, start, log_target, steps, step_sd=0.3):
 def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, class_tau=True, cell_mix=None,
                       case_mix=None, log_factor=None, case_factor=None, case_share_prior=None, trace=None,
                       class_scale=None, scale_factor=None):
-    """Gibbs sampler with class precisions per class and gene and two latent scale weights (uncorrected).
+    """Gibbs sampler with class precisions per class and gene and two latent scale weights, optionally corrected.
 
     x_ij | y_i = g ~ N(μ_gj, 1/(u_i v_ij τ_gj)), u_i ~ Gamma(df_case/2, rate df_case/2) one weight per case
     (shared by its genes), v_ij ~ Gamma(df_cell/2, rate df_cell/2) one per cell; an infinite df fixes that
@@ -435,10 +435,12 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
     ``case_factor``: with ``case_mix``, a function of the tuple of outlying-case counts per class returning such a
     table (``bench_contaminated_factor.case_log_factor_table``); the case states are then drawn one at a time
     with the factor's change in their odds. ``case_share_prior=(a, b)``: π_c is one per class, Beta(a, b), drawn
-    each sweep (its saved draws go to ``trace["case_share"]``, (S, G), if a dict is given). Returns the saved
-    draws of μ and τ, each (S, G, k). ``class_scale=(shape, rate)``: a variance scale per class shared by all genes,
+    each sweep (its saved draws go to ``trace["case_share"]``, (S, G), if a dict is given).
+    ``class_scale=(shape, rate)``: a variance scale per class shared by all genes (with ``class_tau``),
     τ_gj | s_g ~ Gamma(α^x/2, rate α^x w^x s_g/2), s_g ~ Gamma(shape, rate) (draws to ``trace["class_scale"]``);
-    ``scale_factor(log τ^μ, s)`` = (p − k) log b(τ^μ; s) corrects τ^μ and s (random-walk Metropolis).
+    ``scale_factor(log τ^μ, s)`` = (p − k) log b(τ^μ; s) corrects τ^μ and s (random-walk Metropolis; it takes
+    precedence over ``log_factor`` and ``case_factor`` for τ^μ, so combine it with neither). Returns the saved
+    draws of μ and τ, each (S, G, k).
     """
     n, k = X.shape
     onehot = np.zeros((n, n_classes))
