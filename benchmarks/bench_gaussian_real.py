@@ -769,27 +769,23 @@ def main():
     if not args.skip_srbct:
         srbct = load_srbct()
         datasets["srbct"] = (srbct.X, srbct.y, ())
-    if args.corrected_scale:
-        rows = [row for name, (X, y, _) in datasets.items() for row in corrected_scale_rows(name, X, y, mcmc)]
-        print("## A variance scale per class shared by all genes, uncorrected and corrected\n")
-        print(markdown_table(rows))
-        return
-    if args.corrected_cases:
-        rows = [row for name, (X, y, _) in datasets.items() for row in corrected_case_rows(name, X, y, mcmc)]
-        print("## Contaminated cases, uncorrected and corrected (a factor per count vector of outlying cases)\n")
-        print(markdown_table(rows))
-        return
-    if args.corrected_contaminated:
-        rows = [row for name, (X, y, _) in datasets.items() for row in corrected_contaminated_rows(name, X, y, mcmc)]
-        print("## Contaminated cells, uncorrected and corrected (uncorrected prototype sampler + exact factor)\n")
-        print(markdown_table(rows))
-        return
-    if args.two_level:
-        variants = CONTAMINATED_VARIANTS if args.contaminated else TWO_LEVEL_VARIANTS
-        rows = [row for name, (X, y, _) in datasets.items() for row in two_level_t_rows(name, X, y, mcmc, variants)]
-        print("## Class precisions per class and gene, Student-t weights per case and per cell (uncorrected)\n")
-        print(markdown_table(rows))
-        return
+    prototypes = [  # (chosen, title, rows of one data set)
+        (args.corrected_scale, "A variance scale per class shared by all genes, uncorrected and corrected",
+         corrected_scale_rows),
+        (args.corrected_cases, "Contaminated cases, uncorrected and corrected (a factor per count vector of outlying "
+         "cases)", corrected_case_rows),
+        (args.corrected_contaminated, "Contaminated cells, uncorrected and corrected (uncorrected prototype sampler "
+         "+ exact factor)", corrected_contaminated_rows),
+        (args.two_level, "Class precisions per class and gene, Student-t or contaminated weights per case and per "
+         "cell (uncorrected)", lambda name, X, y, mcmc: two_level_t_rows(
+             name, X, y, mcmc, CONTAMINATED_VARIANTS if args.contaminated else TWO_LEVEL_VARIANTS)),
+    ]  # fmt: skip
+    for chosen, title, rows_of in prototypes:
+        if chosen:
+            rows = [row for name, (X, y, _) in datasets.items() for row in rows_of(name, X, y, mcmc)]
+            print(f"## {title}\n")
+            print(markdown_table(rows))
+            return
     probabilities_by_k = {}
     for name, (X, y, exclude) in datasets.items():
         for k in KS:
