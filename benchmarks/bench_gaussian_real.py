@@ -439,7 +439,8 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
     ``class_scale=(shape, rate)``: a variance scale per class shared by all genes (with ``class_tau``),
     τ_gj | s_g ~ Gamma(α^x/2, rate α^x w^x s_g/2), s_g ~ Gamma(shape, rate) (draws to ``trace["class_scale"]``);
     ``scale_factor(log τ^μ, s)`` = (p − k) log b(τ^μ; s) corrects τ^μ and s (random-walk Metropolis; it takes
-    precedence over ``log_factor`` and ``case_factor`` for τ^μ, so combine it with neither). Returns the saved
+    precedence over ``log_factor`` and ``case_factor`` for τ^μ, so combine it with neither); ``class_scale=("fixed",
+    s)`` holds s at given values (a plug-in) and ``scale_factor`` then corrects τ^μ only. Returns the saved
     draws of μ and τ, each (S, G, k).
     """
     n, k = X.shape
@@ -502,7 +503,9 @@ def two_level_t_gibbs(X, codes, n_classes, df_cell, df_case, prior, mcmc, rng, c
         nu = mu.sum(axis=0) * tau_mu / p_nu + rng.standard_normal(k) / np.sqrt(p_nu)
         shape_mu = (prior["alpha_mu"] + n_classes * k) / 2
         rate_mu = (prior["alpha_mu"] * prior["w_mu"] + ((mu - nu) ** 2).sum()) / 2
-        if class_scale is not None:  # s_g ~ Gamma(shape, rate): τ_gj | s_g ~ Gamma(α^x/2, rate α^x w^x s_g/2)
+        if class_scale is not None and isinstance(class_scale[0], str):  # ("fixed", s): a plug-in scale
+            scale = np.asarray(class_scale[1], dtype=np.float64)
+        elif class_scale is not None:  # s_g ~ Gamma(shape, rate): τ_gj | s_g ~ Gamma(α^x/2, rate α^x w^x s_g/2)
             shape_s = class_scale[0] + k * a / 2
             rates_s = class_scale[1] + b * tau.sum(axis=1) / 2
             if scale_factor is None:
@@ -741,6 +744,49 @@ def corrected_scale_rows(name, X, y, mcmc, scale_prior=(2.0, 2.0), n_pool=64):
     return rows
 
 
+def plug_in_class_scale(X_train, y_train, w_x):
+    """ŝ_g from all genes of the training cases: under τ_gj ~ Gamma(1, rate w^x s_g) (α^x = 2) the median of the
+    class variance 1/τ_gj is w^x s_g/ln 2, so ŝ_g = ln 2 · median_j(within-class variance of class g)/w^x."""
+    n_classes = int(y_train.max()) + 1
+    variances = np.array([X_train[y_train == g].var(axis=0, ddof=1) for g in range(n_classes)])
+    return np.log(2.0) * np.median(variances, axis=1) / w_x
+
+
+def plug_in_scale_rows(name, X, y, mcmc, n_pool=64):
+    """The scale-per-class prototype with s fixed at :func:`plug_in_class_scale` (all genes' class variances), τ^μ
+    corrected with b(τ^μ; ŝ) inside the chain, against the same without correction."""
+    from bench_contaminated_factor import precision_prior_pool
+
+    from hdbayes.selection_bias.gaussian_adjustment import per_class_log_b
+
+    n, n_classes, prior = X.shape[0], int(y.max()) + 1, PROTOTYPE_PRIOR
+    pool = precision_prior_pool(prior["alpha_x"], prior["w_x"], n_classes, n_pool)
+    rows = []
+    for k in KS:
+        proba = {False: np.empty((n, n_classes)), True: np.empty((n, n_classes))}
+        fixed = []
+        for fold, train, test, top, threshold, counts, class_log_prior in prototype_folds(X, y, k):
+            s_hat = plug_in_class_scale(X[train], y[train], prior["w_x"])
+            fixed.append(s_hat)
+            as_float = counts.astype(np.float64)
+
+            def scale_factor(log_tau_mu, scale, as_float=as_float, threshold=threshold):
+                return (X.shape[1] - k) * per_class_log_b(-log_tau_mu, pool * scale[None, :], as_float, threshold)
+
+            for correct in (False, True):
+                mus, taus = two_level_t_gibbs(X[train][:, top], y[train], n_classes, np.inf, np.inf, prior, mcmc,
+                                              np.random.default_rng(fold), class_scale=("fixed", s_hat),
+                                              scale_factor=scale_factor if correct else None)  # fmt: skip
+                for i in test:
+                    proba[correct][i] = two_level_t_predict(X[i, top], mus, taus, np.inf, np.inf, class_log_prior)
+        for correct in (False, True):
+            rows.append({"data": name, "k": k, "corrected": correct,
+                         **{key: value for key, value in measures(y, proba[correct]).items()
+                            if key.startswith(("AMLP", "e")) and not key.startswith("AMLP w")},
+                         "ŝ_g (mean over folds)": np.array2string(np.mean(fixed, axis=0), precision=2)})  # fmt: skip
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short chains (1200 / 200 / 5) instead of the paper's")
@@ -757,6 +803,8 @@ def main():
                         help="the contaminated-case prototype uncorrected and corrected (a factor per count vector)")
     parser.add_argument("--corrected-scale", action="store_true",
                         help="the per-class prototype with a variance scale per class, uncorrected and corrected")
+    parser.add_argument("--plug-in-scale", action="store_true",
+                        help="the scale per class fixed at all genes' class variances, τ^μ uncorrected and corrected")
     parser.add_argument("--only", metavar="TEXT", help="only the methods whose name contains TEXT, e.g. 'per-class'")
     args = parser.parse_args()
     mcmc = MCMC_QUICK if args.quick else MCMC_PAPER
@@ -772,6 +820,8 @@ def main():
     prototypes = [  # (chosen, title, rows of one data set)
         (args.corrected_scale, "A variance scale per class shared by all genes, uncorrected and corrected",
          corrected_scale_rows),
+        (args.plug_in_scale, "The scale per class fixed at all genes' class variances, uncorrected and corrected",
+         plug_in_scale_rows),
         (args.corrected_cases, "Contaminated cases, uncorrected and corrected (a factor per count vector of outlying "
          "cases)", corrected_case_rows),
         (args.corrected_contaminated, "Contaminated cells, uncorrected and corrected (uncorrected prototype sampler "

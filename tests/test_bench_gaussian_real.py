@@ -131,3 +131,19 @@ def test_class_scale_follows_the_class_variances_and_its_factor():
     uncorrected = scales[True]
     assert uncorrected[0] > 1.25 * max(uncorrected[1], uncorrected[2])
     assert scales[False][0] > 2 * uncorrected[0]
+
+
+def test_plug_in_class_scale_is_the_median_rule():
+    """ŝ_g = ln 2 · median_j(class-g variance)/w^x: with class 0 three times as noisy, ŝ_0 / ŝ_1 is about 9 (within
+    a factor 1.5 at 400 genes), and a fixed scale is held by the sampler."""
+    rng = np.random.default_rng(0)
+    codes = np.repeat(np.arange(2), 30)
+    X = rng.standard_normal((60, 400)) * np.where(codes == 0, 3.0, 1.0)[:, None]
+    s_hat = bench.plug_in_class_scale(X, codes, 0.3)
+    assert 6.0 < s_hat[0] / s_hat[1] < 13.5
+    assert s_hat[1] == pytest.approx(np.log(2.0) * np.median(X[codes == 1].var(axis=0, ddof=1)) / 0.3)
+    trace = {}
+    bench.two_level_t_gibbs(X[:, :3], codes, 2, np.inf, np.inf, dict(bench.PROTOTYPE_PRIOR),
+                            {"n_iter": 20, "burn_in": 10, "thin": 1}, np.random.default_rng(1),
+                            class_scale=("fixed", s_hat), trace=trace)  # fmt: skip
+    np.testing.assert_array_equal(np.array(trace["class_scale"]), np.tile(s_hat, (10, 1)))
