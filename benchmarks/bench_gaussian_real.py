@@ -705,10 +705,11 @@ def corrected_case_rows(name, X, y, mcmc, case_mix=(0.1, 4.0), n_pool=64):
     return rows
 
 
-def corrected_scale_rows(name, X, y, mcmc, scale_prior=(2.0, 2.0), n_pool=64):
+def corrected_scale_rows(name, X, y, mcmc, scale_prior=(2.0, 2.0), n_pool=64, plug_in=False):
     """AMLP / error / expected error of the per-class prototype with a variance scale per class shared by all genes
     (no contamination), uncorrected and corrected: b(τ^μ; s) is the per-class model's exact factor
-    (``per_class_log_b``, eq. P20–P28) with the pool of class variances scaled by s, evaluated inside the chain."""
+    (``per_class_log_b``, eq. P20–P28) with the pool of class variances scaled by s, evaluated inside the chain.
+    ``plug_in``: s held at :func:`plug_in_class_scale` of each training fold (all genes), only τ^μ corrected."""
     from bench_contaminated_factor import precision_prior_pool
 
     from hdbayes.selection_bias.gaussian_adjustment import per_class_log_b
@@ -726,10 +727,11 @@ def corrected_scale_rows(name, X, y, mcmc, scale_prior=(2.0, 2.0), n_pool=64):
             def scale_factor(log_tau_mu, scale, as_float=as_float, threshold=threshold):
                 return (X.shape[1] - k) * per_class_log_b(-log_tau_mu, pool * scale[None, :], as_float, threshold)
 
+            scale = ("fixed", plug_in_class_scale(X[train], y[train], prior["w_x"])) if plug_in else scale_prior
             for correct in (False, True):
                 trace, start = {}, time.perf_counter()
                 mus, taus = two_level_t_gibbs(X[train][:, top], y[train], n_classes, np.inf, np.inf, prior, mcmc,
-                                              np.random.default_rng(fold), class_scale=scale_prior, trace=trace,
+                                              np.random.default_rng(fold), class_scale=scale, trace=trace,
                                               scale_factor=scale_factor if correct else None)  # fmt: skip
                 seconds[correct] += time.perf_counter() - start
                 scales[correct].append(np.mean(trace["class_scale"], axis=0))
@@ -750,41 +752,6 @@ def plug_in_class_scale(X_train, y_train, w_x):
     n_classes = int(y_train.max()) + 1
     variances = np.array([X_train[y_train == g].var(axis=0, ddof=1) for g in range(n_classes)])
     return np.log(2.0) * np.median(variances, axis=1) / w_x
-
-
-def plug_in_scale_rows(name, X, y, mcmc, n_pool=64):
-    """The scale-per-class prototype with s fixed at :func:`plug_in_class_scale` (all genes' class variances), τ^μ
-    corrected with b(τ^μ; ŝ) inside the chain, against the same without correction."""
-    from bench_contaminated_factor import precision_prior_pool
-
-    from hdbayes.selection_bias.gaussian_adjustment import per_class_log_b
-
-    n, n_classes, prior = X.shape[0], int(y.max()) + 1, PROTOTYPE_PRIOR
-    pool = precision_prior_pool(prior["alpha_x"], prior["w_x"], n_classes, n_pool)
-    rows = []
-    for k in KS:
-        proba = {False: np.empty((n, n_classes)), True: np.empty((n, n_classes))}
-        fixed = []
-        for fold, train, test, top, threshold, counts, class_log_prior in prototype_folds(X, y, k):
-            s_hat = plug_in_class_scale(X[train], y[train], prior["w_x"])
-            fixed.append(s_hat)
-            as_float = counts.astype(np.float64)
-
-            def scale_factor(log_tau_mu, scale, as_float=as_float, threshold=threshold):
-                return (X.shape[1] - k) * per_class_log_b(-log_tau_mu, pool * scale[None, :], as_float, threshold)
-
-            for correct in (False, True):
-                mus, taus = two_level_t_gibbs(X[train][:, top], y[train], n_classes, np.inf, np.inf, prior, mcmc,
-                                              np.random.default_rng(fold), class_scale=("fixed", s_hat),
-                                              scale_factor=scale_factor if correct else None)  # fmt: skip
-                for i in test:
-                    proba[correct][i] = two_level_t_predict(X[i, top], mus, taus, np.inf, np.inf, class_log_prior)
-        for correct in (False, True):
-            rows.append({"data": name, "k": k, "corrected": correct,
-                         **{key: value for key, value in measures(y, proba[correct]).items()
-                            if key.startswith(("AMLP", "e")) and not key.startswith("AMLP w")},
-                         "ŝ_g (mean over folds)": np.array2string(np.mean(fixed, axis=0), precision=2)})  # fmt: skip
-    return rows
 
 
 def main():
@@ -821,7 +788,7 @@ def main():
         (args.corrected_scale, "A variance scale per class shared by all genes, uncorrected and corrected",
          corrected_scale_rows),
         (args.plug_in_scale, "The scale per class fixed at all genes' class variances, uncorrected and corrected",
-         plug_in_scale_rows),
+         lambda name, X, y, mcmc: corrected_scale_rows(name, X, y, mcmc, plug_in=True)),
         (args.corrected_cases, "Contaminated cases, uncorrected and corrected (a factor per count vector of outlying "
          "cases)", corrected_case_rows),
         (args.corrected_contaminated, "Contaminated cells, uncorrected and corrected (uncorrected prototype sampler "
