@@ -168,11 +168,9 @@ def contaminated_log_b(log_r, epsilon_pool, counts, configs, log_w, kappa, thres
 
 def precision_prior_pool(alpha_x, w_x, n_classes, n_pool, seed=0):
     """Class variances ε_g = 1/τ_g, τ_g ~ Gamma(α^x/2, rate α^x w^x/2) (the prototype sampler's prior of the
-    class precisions), at the points of a scrambled Sobol sequence (common random numbers)."""
-    from scipy.stats import qmc
-
-    u = qmc.Sobol(n_classes, scramble=True, seed=seed).random(n_pool)
-    return np.ascontiguousarray(1.0 / (stats.gamma.ppf(u, alpha_x / 2.0) / (alpha_x * w_x / 2.0)))
+    class precisions), at the points of a scrambled Sobol sequence (common random numbers): 1/τ_g is w^x times an
+    Inv-χ²(α^x, 1) variate, so this is the library's pool of class-variance ratios scaled by w^x."""
+    return np.ascontiguousarray(w_x * class_variance_pool(alpha_x, n_classes, n_pool=n_pool, seed=seed))
 
 
 def log_factor_table(class_counts, threshold, n_discarded, share, kappa, alpha_x, w_x, log_tau_mu, n_pool=64):

@@ -149,6 +149,11 @@ def compare(name, X, y, k, mcmc, exclude=(), only=None, n_jobs=None):
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def calibration_columns(y, proba):
+    """AMLP, error and expected error of :func:`measures` (the prototypes' table columns)."""
+    return {key: value for key, value in measures(y, proba).items() if key in ("AMLP", "error", "expected error")}
+
+
 def robust_z(values, reference):
     """(values − median(reference)) / (1.4826 · MAD(reference)), column by column."""
     median = np.median(reference, axis=0)
@@ -608,8 +613,7 @@ def two_level_t_rows(name, X, y, mcmc, variants=TWO_LEVEL_VARIANTS):
             worst = np.argsort(-minus_log)[:3]
             rows.append({"data": name, "k": k, "cell": f"π {cell[0]:g}, κ {cell[1]:g}" if cell_mix else df_cell,
                          "case": f"π {case[0]:g}, κ {case[1]:g}" if case_mix else df_case,
-                         **{key: value for key, value in measures(y, proba).items() if key.startswith(("AMLP", "e"))
-                            and not key.startswith("AMLP w")},
+                         **calibration_columns(y, proba),
                          "worst cases (1-based): −log p(true)": ", ".join(f"{i + 1}: {minus_log[i]:.2f}"
                                                                           for i in worst),
                          "seconds": time.perf_counter() - start})  # fmt: skip
@@ -660,8 +664,7 @@ def corrected_contaminated_rows(name, X, y, mcmc, cell_mix=(0.02, 25.0), n_pool=
         for correct in (False, True):
             rows.append({"data": name, "k": k, "cell": f"π {cell_mix[0]:g}, κ {cell_mix[1]:g}",
                          "corrected": correct,
-                         **{key: value for key, value in measures(y, proba[correct]).items()
-                            if key.startswith(("AMLP", "e")) and not key.startswith("AMLP w")},
+                         **calibration_columns(y, proba[correct]),
                          "factor tables (s)": table_seconds if correct else 0.0})  # fmt: skip
     return rows
 
@@ -699,8 +702,7 @@ def corrected_case_rows(name, X, y, mcmc, case_mix=(0.1, 4.0), n_pool=64):
                                                             case_mix=case_mix)  # fmt: skip
         for correct in (False, True):
             rows.append({"data": name, "k": k, "case": f"π {case_mix[0]:g}, κ {case_mix[1]:g}", "corrected": correct,
-                         **{key: value for key, value in measures(y, proba[correct]).items()
-                            if key.startswith(("AMLP", "e")) and not key.startswith("AMLP w")},
+                         **calibration_columns(y, proba[correct]),
                          "factor tables": f"{n_tables} in {table_seconds:.1f} s" if correct else ""})  # fmt: skip
     return rows
 
@@ -739,8 +741,7 @@ def corrected_scale_rows(name, X, y, mcmc, scale_prior=(2.0, 2.0), n_pool=64, pl
                     proba[correct][i] = two_level_t_predict(X[i, top], mus, taus, np.inf, np.inf, class_log_prior)
         for correct in (False, True):
             rows.append({"data": name, "k": k, "corrected": correct,
-                         **{key: value for key, value in measures(y, proba[correct]).items()
-                            if key.startswith(("AMLP", "e")) and not key.startswith("AMLP w")},
+                         **calibration_columns(y, proba[correct]),
                          "mean s_g": np.array2string(np.mean(scales[correct], axis=0), precision=2),
                          "seconds": seconds[correct]})  # fmt: skip
     return rows
