@@ -108,7 +108,23 @@ def all_methods(k, mcmc):
             )  # fmt: skip
             out[f"hdbayes {'corrected' if correct else 'uncorrected'} (per-class variances, α2_x learned)"] = (
                 model, True)  # fmt: skip
+        if has_class_scale_option():
+            for alpha2_x in ("learn", 4.0):
+                for correct in (True, False):
+                    model = BiasCorrectedGaussianClassifier(
+                        n_features_to_select=k, correct=correct, random_state=0, progress=False,
+                        spread="per-feature", class_variance="per-class", alpha2_x=alpha2_x,
+                        class_scale="plug-in", **PRIOR, **mcmc,
+                    )  # fmt: skip
+                    label = "α2_x learned" if alpha2_x == "learn" else f"α2_x = {alpha2_x:g}"
+                    out[f"hdbayes {'corrected' if correct else 'uncorrected'} (per-class variances, plug-in class "
+                        f"scale, {label})"] = (model, True)  # fmt: skip
     return out
+
+
+def has_class_scale_option():
+    """Whether this checkout's Gaussian classifier has ``class_scale`` (docs/gaussian.md eq. P38–P41)."""
+    return "class_scale" in inspect.signature(BiasCorrectedGaussianClassifier).parameters
 
 
 def measures(y, proba, exclude=()):

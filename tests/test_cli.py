@@ -218,6 +218,37 @@ def test_classify_gaussian_per_class_variances(tmp_path, capsys):
     assert "must be a number or 'learn'" in capsys.readouterr().err and not (tmp_path / "no.csv").exists()
 
 
+def test_classify_gaussian_plug_in_class_scale(tmp_path, capsys):
+    """--class-scale plug-in reaches the estimator (its fit differs from the default's) and needs per-class
+    variances: exit 2, one line naming both options, no output file."""
+    from hdbayes.datasets import simulate_gaussian
+
+    data = simulate_gaussian(n_features=30, n_samples=60, n_test=10, random_state=4)
+    paths = {}
+    for name, X, y in (("train", data.X, data.y), ("test", data.X_test, data.y_test)):
+        frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(30)])
+        frame["kind"] = y
+        paths[name] = tmp_path / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    argv = ["classify", "--train", str(paths["train"]), "--test", str(paths["test"]), "--target", "kind", "--model",
+            "gaussian", "--n-features", "4", "--n-iter", "150", "--burn-in", "50", "--thin", "5", "--spread",
+            "per-feature", "--no-correct"]  # fmt: skip
+    outputs = {}
+    for scale in ("equal", "plug-in"):
+        outputs[scale] = tmp_path / f"{scale}.csv"
+        assert main([*argv, "--out", str(outputs[scale]), "--class-variance", "per-class", "--alpha2-x", "4",
+                     "--class-scale", scale]) == 0  # fmt: skip
+    plug_in = pd.read_csv(outputs["plug-in"]).iloc[:, 1:].to_numpy()
+    np.testing.assert_allclose(plug_in.sum(axis=1), 1.0, atol=1e-12)
+    assert not np.allclose(plug_in, pd.read_csv(outputs["equal"]).iloc[:, 1:].to_numpy())
+    capsys.readouterr()
+    refused = tmp_path / "refused.csv"
+    assert main([*argv, "--out", str(refused), "--class-scale", "plug-in"]) == 2
+    err = capsys.readouterr().err
+    assert "--class-scale needs --class-variance" in err and len(err.strip().splitlines()) == 1
+    assert not refused.exists()
+
+
 def test_classify_rejects_options_of_the_other_model(csv_files, tmp_path, capsys):
     train, test, _, _ = csv_files
     assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--n-iter", "100") == 2

@@ -47,7 +47,13 @@ def test_class_variance_marginal_against_quadrature(alpha2):
     level = rng.gamma(3.0, 0.5, size=4)
     expected = sum(_marginal_by_quadrature(alpha2, residuals[g, j], counts[g], level[j])
                    for g in range(3) for j in range(4))  # fmt: skip
-    assert _log_class_variance_marginal(alpha2, residuals, counts, level) == pytest.approx(expected, rel=1e-9)
+    ones = np.ones(3)
+    assert _log_class_variance_marginal(alpha2, residuals, counts, level, ones) == pytest.approx(expected, rel=1e-9)
+    # with class scales s_g the prior of class g is centred on s_g v_j (eq. P40)
+    scale = np.array([2.0, 0.5, 1.5])
+    expected = sum(_marginal_by_quadrature(alpha2, residuals[g, j], counts[g], scale[g] * level[j])
+                   for g in range(3) for j in range(4))  # fmt: skip
+    assert _log_class_variance_marginal(alpha2, residuals, counts, level, scale) == pytest.approx(expected, rel=1e-9)
 
 
 def test_class_variance_marginal_at_infinity_is_the_limit():
@@ -56,11 +62,18 @@ def test_class_variance_marginal_at_infinity_is_the_limit():
     counts = np.array([6.0, 4.0])
     residuals = rng.gamma(2.0, 1.0, size=(2, 3))
     level = np.array([0.5, 1.0, 2.0])
-    at_infinity = _log_class_variance_marginal(np.inf, residuals, counts, level)
+    ones = np.ones(2)
+    at_infinity = _log_class_variance_marginal(np.inf, residuals, counts, level, ones)
     expected = float(np.sum(-0.5 * counts[:, None] * np.log(level) - 0.5 * residuals / level))
     assert at_infinity == pytest.approx(expected, rel=1e-14)
-    assert _log_class_variance_marginal(1e6, residuals, counts, level) == pytest.approx(at_infinity, abs=1e-4)
-    assert abs(_log_class_variance_marginal(8.0, residuals, counts, level) - at_infinity) > 0.1
+    assert _log_class_variance_marginal(1e6, residuals, counts, level, ones) == pytest.approx(at_infinity, abs=1e-4)
+    assert abs(_log_class_variance_marginal(8.0, residuals, counts, level, ones) - at_infinity) > 0.1
+    scale = np.array([3.0, 0.25])
+    variance = scale[:, None] * level
+    scaled = _log_class_variance_marginal(np.inf, residuals, counts, level, scale)
+    expected = float(np.sum(-0.5 * counts[:, None] * np.log(variance) - 0.5 * residuals / variance))
+    assert scaled == pytest.approx(expected, rel=1e-14)
+    assert _log_class_variance_marginal(1e6, residuals, counts, level, scale) == pytest.approx(scaled, abs=1e-4)
 
 
 # ----- the factors of the grid (eq. P37) -----

@@ -92,6 +92,7 @@ _MODEL_OPTIONS = {
     "spread": ({"gaussian"}, "spread"),
     "class_variance": ({"gaussian"}, "class_variance"),
     "alpha2_x": ({"gaussian"}, "alpha2_x"),
+    "class_scale": ({"gaussian"}, "class_scale"),
     "n_iter": ({"gaussian", "mixture"}, "n_iter"),
     "burn_in": ({"gaussian", "mixture"}, "burn_in"),
     "thin": ({"gaussian", "mixture"}, "thin"),
@@ -129,6 +130,7 @@ _OPTION_NAMES = {
     "random_state": "--seed",
     "class_variance": "--class-variance",
     "alpha2_x": "--alpha2-x",
+    "class_scale": "--class-scale",
 }
 _MISSING = {"", "na", "n/a", "nan", "null", "none"}
 _BUG_MESSAGE = "this is a bug in hdbayes, please report it (with the command and the traceback above)"
@@ -313,6 +315,12 @@ def _build_parser():
         help="gaussian, --class-variance per-class: degrees of freedom of the class variances around the "
         "feature's level (larger: closer to pooled), or 'learn' (the default) to sample it on a grid from 1 to "
         "infinity",
+    )
+    classify.add_argument(
+        "--class-scale",
+        choices=("equal", "plug-in"),
+        help="gaussian, --class-variance per-class: centre every class's variances on the same level (default) "
+        "or on a level per class estimated from all features' within-class variances (plug-in)",
     )
     classify.add_argument("--n-iter", type=int, metavar="N", help="gaussian, mixture: MCMC iterations per chain")
     classify.add_argument("--burn-in", type=int, metavar="N", help="gaussian, mixture: iterations discarded")

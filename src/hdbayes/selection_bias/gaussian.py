@@ -68,6 +68,7 @@ from hdbayes.selection_bias.gaussian_adjustment import (
     GaussianAdjustment,
     PerClassVarianceAdjustment,
     PerFeatureGaussianAdjustment,
+    check_class_scale,
     interpolated_log_discard_probability,
     interpolated_per_feature_log_discard_probability,
     new_interpolation_table,
@@ -89,6 +90,7 @@ __all__ = [
     "log_class_numerators",
     "per_class_chain",
     "per_feature_chain",
+    "plug_in_class_scale",
     "rao_blackwell_log_class_numerators",
 ]
 
@@ -112,6 +114,47 @@ def class_statistics(X, codes, n_classes):
     # X was made: a column selection of a C array is not C-contiguous, the same columns gathered from dask are
     X = np.ascontiguousarray(X, dtype=np.float64)
     return counts, indicator @ X, indicator @ (X * X)
+
+
+def plug_in_class_scale(scatter, class_counts):
+    """The plug-in class scales ŝ_g of the per-class-variance model (docs/gaussian.md, eq. P41), from every feature.
+
+    Under w_gj = s_g v_j ε_gj (eq. P38) the log of class g's sample variance S²_gj = scatter_gj/(n_g − 1) is
+    log s_g + log v_j + log ε_gj + log(χ²_ν/ν), ν = n_g − 1, whose mean over features is log s_g plus terms
+    shared by the classes plus E log(χ²_ν/ν) = ψ(ν/2) − log(ν/2). So
+
+        log ŝ_g = mean_j log S²_gj − ψ(ν_g/2) + log(ν_g/2),  then centred (Σ_g log ŝ_g = 0),
+
+    over the features whose within-class scatter is finite and positive in every class (a common factor
+    of the s_g is absorbed by the v_j and s_x). Consistent as p → ∞ whatever the v_j and α2_x.
+
+    Parameters
+    ----------
+    scatter : ndarray of shape (G, p)
+        Σ_{i in class g} (x_ij − x̄_gj)² for every feature.
+    class_counts : array-like of shape (G,)
+        n_g, each at least 2.
+
+    Returns
+    -------
+    ndarray of shape (G,)
+        ŝ, geometric mean 1.
+    """
+    from scipy.special import digamma
+
+    scatter = np.asarray(scatter, dtype=np.float64)
+    dof = np.asarray(class_counts, dtype=np.float64) - 1.0
+    if scatter.ndim != 2 or scatter.shape[0] != dof.shape[0] or np.any(dof < 1):
+        raise ValueError("plug_in_class_scale needs a (G, p) scatter and G class sizes of at least 2")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        usable = np.all(np.isfinite(scatter) & (scatter > 0), axis=0)
+        if not usable.any():
+            raise InputValueError(
+                'class_scale="plug-in" needs at least one feature that varies within every class; none does'
+            )
+        log_variance = np.log(scatter[:, usable] / dof[:, None]).mean(axis=1)
+    log_scale = log_variance - digamma(dof / 2.0) + np.log(dof / 2.0)
+    return np.exp(log_scale - log_scale.mean())
 
 
 @jit
@@ -319,33 +362,35 @@ def _log_s_target(eta, other, k_alpha_half, a_prior, b_prior, alpha_half_sum_inv
 
 
 @jit
-def _log_class_variance_marginal(alpha2, residuals, counts, level):
-    """Σ_{g,j} log ∫ N^{n_g}(residual R_gj | w) Inv-χ²(w; α2_x, v_j) dw, the class variances integrated out
-    (docs/gaussian.md, eq. P35), up to terms free of α2_x and v: with a = α2_x/2,
-    lnΓ(a + n_g/2) − lnΓ(a) + a log(a v_j) − (a + n_g/2) log(a v_j + R_gj/2); for α2_x = ∞ (equal class
-    variances, w_gj = v_j) its limit −(n_g/2) log v_j − R_gj/(2 v_j)."""
+def _log_class_variance_marginal(alpha2, residuals, counts, level, class_scale):
+    """Σ_{g,j} log ∫ N^{n_g}(residual R_gj | w) Inv-χ²(w; α2_x, s_g v_j) dw, the class variances integrated
+    out (docs/gaussian.md, eq. P35, P40), up to terms free of α2_x and v: with a = α2_x/2 and u = s_g v_j,
+    lnΓ(a + n_g/2) − lnΓ(a) + a log(a u) − (a + n_g/2) log(a u + R_gj/2); for α2_x = ∞ (class variances
+    w_gj = s_g v_j) its limit −(n_g/2) log u − R_gj/(2 u). ``class_scale`` holds the s_g (all 1 without
+    class scales)."""
     n_classes, k = residuals.shape
     total = 0.0
     if np.isinf(alpha2):
         for j in range(k):
             for g in range(n_classes):
-                total -= 0.5 * counts[g] * np.log(level[j]) + 0.5 * residuals[g, j] / level[j]
+                variance = class_scale[g] * level[j]
+                total -= 0.5 * counts[g] * np.log(variance) + 0.5 * residuals[g, j] / variance
         return total
     a = 0.5 * alpha2
     for g in range(n_classes):
         norm = math.lgamma(a + 0.5 * counts[g]) - math.lgamma(a)
         for j in range(k):
-            scale = a * level[j]
+            scale = a * class_scale[g] * level[j]
             total += norm + a * np.log(scale) - (a + 0.5 * counts[g]) * np.log(scale + 0.5 * residuals[g, j])
     return total
 
 
 @jit
-def _log_alpha2_target(index, alpha2_grid, residuals, counts, level, log_rho, n_discarded, tables, eta_min, step, v0s,
-                       h, log_a_stack, lengths, d1, d2, log_norm):  # fmt: skip
+def _log_alpha2_target(index, alpha2_grid, residuals, counts, level, class_scale, log_rho, n_discarded, tables,
+                       eta_min, step, v0s, h, log_a_stack, lengths, d1, d2, log_norm):  # fmt: skip
     """log π(α2_x = grid[index] | μ, v, s_μ, s_x, data) with the class variances integrated out (eq. P36):
     :func:`_log_class_variance_marginal` + (p − k) log A(ρ; α2_x), a uniform prior on the grid."""
-    value = _log_class_variance_marginal(alpha2_grid[index], residuals, counts, level)
+    value = _log_class_variance_marginal(alpha2_grid[index], residuals, counts, level, class_scale)
     if n_discarded > 0:
         value += n_discarded * _log_adjustment(log_rho, index, tables, eta_min, step, v0s, h, log_a_stack, lengths,
                                                d1, d2, log_norm)  # fmt: skip
@@ -375,7 +420,8 @@ def _draw_log_v(eta, lam, chi, psi, rng):
 @jit
 def _per_feature_chain_kernel(
     counts, sums, squares, burn_in, slots, n_saved, alpha1_x, alpha1_mu, alpha_x, w_x, alpha_mu, w_mu, alpha_nu,
-    w_nu, per_class, alpha2_grid, n_discarded, tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2, log_norm,
+    w_nu, per_class, alpha2_grid, class_scale, n_discarded, tables, eta_min, step, v0s, h, log_a_stack, lengths, d1,
+    d2, log_norm,
     proposal_sd_mu, proposal_sd_x, n_metropolis, init_jitter, rng,
 ):  # fmt: skip
     """One chain of the per-feature-spread model (docs/gaussian.md, eq. P5–P10), drawing only from ``rng``;
@@ -384,12 +430,14 @@ def _per_feature_chain_kernel(
     ``alpha2_grid`` holds the values α2_x may take: ``[inf]`` for the pooled model (every class has the
     variance w^x_j), one finite value for fixed per-class variances, several for α2_x learned (eq. P35–P36),
     with one adjustment table per value (``log_a_stack[m, :lengths[m]]`` on the grid ``v0s[m] + i h``).
-    Per iteration: μ (P5 or P31); when the grid has several values, ``n_metropolis`` Metropolis steps of α2_x
-    to a neighbouring grid value with the class variances integrated out (P36); the variances (w^x_j by P6
-    when α2_x = ∞; else w_gj by P31 and v_j by P32, one slice-sampling update of log v_j), ν (P7), w^μ_j (P8),
-    τ^ν, then ``n_metropolis`` random-walk Metropolis steps on log s_μ and on log s_x (P9–P10 with Σ_j 1/v_j
-    for per-class, and (p − k) log A(s_μ/s_x; α2_x) when corrected). ``level[j]`` is the variance of feature
-    j around which s_x is updated: w^x_j (pooled) or v_j (per class). The saved class variances are returned
+    ``class_scale`` holds the class scales s_g of the per-class prior w_gj ~ Inv-χ²(α2_x, s_g v_j) (eq. P38;
+    all 1 without them, and for the pooled model). Per iteration: μ (P5 or P31); when the grid has several
+    values, ``n_metropolis`` Metropolis steps of α2_x to a neighbouring grid value with the class variances
+    integrated out (P36); the variances (w^x_j by P6 when α2_x = ∞; else w_gj by P31 and v_j by P32, one
+    slice-sampling update of log v_j; with class scales by P40), ν (P7), w^μ_j (P8), τ^ν, then
+    ``n_metropolis`` random-walk Metropolis steps on log s_μ and on log s_x (P9–P10 with Σ_j 1/v_j for
+    per-class, and (p − k) log A(s_μ/s_x; α2_x) when corrected). ``level[j]`` is the variance of feature j
+    around which s_x is updated: w^x_j (pooled) or v_j (per class). The saved class variances are returned
     only with ``per_class`` (a (0, G, k) array otherwise).
     """
     n_classes, k = sums.shape
@@ -452,8 +500,8 @@ def _per_feature_chain_kernel(
     if n_grid > 1:
         best = -np.inf
         for m in range(n_grid):
-            value = _log_alpha2_target(m, alpha2_grid, residuals, counts, level, log_s_mu - log_s_x, n_discarded,
-                                       tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2,
+            value = _log_alpha2_target(m, alpha2_grid, residuals, counts, level, class_scale, log_s_mu - log_s_x,
+                                       n_discarded, tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2,
                                        log_norm)  # fmt: skip
             if value > best:
                 best, index = value, m
@@ -470,40 +518,41 @@ def _per_feature_chain_kernel(
         # α2_x (P36): Metropolis to a neighbouring grid value, the class variances integrated out
         if n_grid > 1:
             log_rho = log_s_mu - log_s_x
-            current = _log_alpha2_target(index, alpha2_grid, residuals, counts, level, log_rho, n_discarded, tables,
-                                         eta_min, step, v0s, h, log_a_stack, lengths, d1, d2, log_norm)  # fmt: skip
+            current = _log_alpha2_target(index, alpha2_grid, residuals, counts, level, class_scale, log_rho,
+                                         n_discarded, tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2,
+                                         log_norm)  # fmt: skip
             for _ in range(n_metropolis):
                 proposal = index + 1 if rng.random() < 0.5 else index - 1
                 if proposal < 0 or proposal >= n_grid:
                     continue
-                candidate = _log_alpha2_target(proposal, alpha2_grid, residuals, counts, level, log_rho, n_discarded,
-                                               tables, eta_min, step, v0s, h, log_a_stack, lengths, d1, d2,
-                                               log_norm)  # fmt: skip
+                candidate = _log_alpha2_target(proposal, alpha2_grid, residuals, counts, level, class_scale, log_rho,
+                                               n_discarded, tables, eta_min, step, v0s, h, log_a_stack, lengths, d1,
+                                               d2, log_norm)  # fmt: skip
                 if np.log(rng.random()) < candidate - current:
                     index = proposal
                     current = candidate
                     accepted_alpha2 += 1
         alpha2_x = alpha2_grid[index]
-        # the variances: w_gj (P31) and v_j (P32), or w^x_j (P6) when α2_x = ∞
+        # the variances: w_gj (P31) and v_j (P32), or w^x_j (P6) when α2_x = ∞; class g's prior scale s_g v_j (P40)
         s_x = np.exp(log_s_x)
         sum_inverse_x = 0.0
         for j in range(k):
             if np.isfinite(alpha2_x):
                 sum_inverse_w = 0.0
                 for g in range(n_classes):
-                    w_x[g, j] = 1.0 / rng.gamma((alpha2_x + counts[g]) / 2.0,
-                                                2.0 / (alpha2_x * level[j] + residuals[g, j]))  # fmt: skip
-                    sum_inverse_w += 1.0 / w_x[g, j]
+                    rate = alpha2_x * class_scale[g] * level[j] + residuals[g, j]
+                    w_x[g, j] = 1.0 / rng.gamma((alpha2_x + counts[g]) / 2.0, 2.0 / rate)
+                    sum_inverse_w += class_scale[g] / w_x[g, j]
                 log_v = _draw_log_v(np.log(level[j]), (n_classes * alpha2_x - alpha1_x) / 2.0, alpha1_x * s_x,
                                     alpha2_x * sum_inverse_w, rng)  # fmt: skip
                 level[j] = np.exp(log_v)
             else:
                 residual = 0.0
                 for g in range(n_classes):
-                    residual += residuals[g, j]
+                    residual += residuals[g, j] / class_scale[g]
                 level[j] = 1.0 / rng.gamma((alpha1_x + n) / 2.0, 2.0 / (alpha1_x * s_x + residual))
                 for g in range(n_classes):
-                    w_x[g, j] = level[j]
+                    w_x[g, j] = class_scale[g] * level[j]
             sum_inverse_x += 1.0 / level[j]
         # ν_j (P7)
         for j in range(k):
@@ -592,11 +641,12 @@ def _alpha2_grid(prior, per_class):
 
 
 def _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior, adjustment, n_discarded,
-                            proposal_sd, n_metropolis, init_jitter, per_class):  # fmt: skip
-    """Bind the arguments of :func:`_per_feature_chain_kernel` (both variances, α2_x fixed or learned) and
-    run it."""
-    k = np.shape(sums)[1]
+                            proposal_sd, n_metropolis, init_jitter, per_class, class_scale=None):  # fmt: skip
+    """Bind the arguments of :func:`_per_feature_chain_kernel` (both variances, α2_x fixed or learned, class
+    scales or none) and run it."""
+    n_classes, k = np.shape(sums)
     grid = _alpha2_grid(prior, per_class)
+    scale = check_class_scale(class_scale, n_classes)
     if adjustment is None or n_discarded == 0:
         n_discarded = 0
         v0s, h, log_a, lengths = np.zeros(grid.size), 1.0, np.zeros((grid.size, 1)), np.ones(grid.size, np.int64)
@@ -605,6 +655,10 @@ def _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior
         v0s, h, log_a, lengths, d1, d2, log_norm = stacked_kernel_arguments(adjustment)
         if v0s.size != grid.size:
             raise ValueError(f"the adjustment has {v0s.size} tables for {grid.size} values of alpha2_x")
+        members = getattr(adjustment, "adjustments", (adjustment,))
+        factor_scale = [getattr(member, "class_scale", None) for member in members]
+        if any(not np.array_equal(check_class_scale(value, n_classes), scale) for value in factor_scale):
+            raise ValueError("the adjustment factor was computed for other class scales than the chain's")
     table, eta_min, step = new_interpolation_table(step=1.0 / 128.0)
     tables = np.repeat(table[None, :], grid.size, axis=0)
     sd_mu = min(float(proposal_sd), 2.4 * np.sqrt(2.0 / (k * prior["alpha1_mu"])))
@@ -613,7 +667,7 @@ def _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior
         np.asarray(counts, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
         np.ascontiguousarray(squares, dtype=np.float64), int(schedule.burn_in), schedule.slots,
         int(schedule.n_saved), *(float(prior[name]) for name in _PER_FEATURE_PRIOR_NAMES), bool(per_class),
-        grid, float(n_discarded), tables, float(eta_min), float(step), v0s, float(h), log_a, lengths, float(d1),
+        grid, scale, float(n_discarded), tables, float(eta_min), float(step), v0s, float(h), log_a, lengths, float(d1),
         float(d2), float(log_norm), sd_mu, sd_x, int(n_metropolis), float(init_jitter), rng,
     )  # fmt: skip
     if advance is not None:
@@ -657,7 +711,7 @@ def per_feature_chain(rng, schedule, advance=None, *, counts, sums, squares, pri
 
 
 def per_class_chain(rng, schedule, advance=None, *, counts, sums, squares, prior, adjustment=None, n_discarded=0,
-                    proposal_sd=0.5, n_metropolis=5, init_jitter=0.5):  # fmt: skip
+                    proposal_sd=0.5, n_metropolis=5, init_jitter=0.5, class_scale=None):  # fmt: skip
     """Run one chain of the per-class-variance model (docs/gaussian.md, eq. P18–P19, P31–P36).
 
     The per-feature-spread model (:func:`per_feature_chain`) with one variance per class and feature:
@@ -674,11 +728,17 @@ def per_class_chain(rng, schedule, advance=None, *, counts, sums, squares, prior
     with the class variances integrated out (eq. P35–P36); the correction then needs one table per grid
     value (a :class:`ClassVarianceGridAdjustment`).
 
+    With ``class_scale`` (s_1..s_G, eq. P38–P40) class g's variances are centred on s_g v_j:
+    w_gj | v_j ~ Inv-χ²(α2_x, s_g v_j), and at α2_x = ∞ w_gj = s_g v_j; the adjustment must then be
+    computed with the same scales (``class_scale=`` of its ``create``; checked).
+
     Parameters
     ----------
     prior : dict
         ``alpha1_mu, alpha1_x, alpha2_x, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu``; ``alpha2_x`` a
         positive number or ``"learn"``.
+    class_scale : array-like of shape (G,), optional
+        The class scales s_g (positive; None: all 1, the model of eq. P18).
 
     Returns
     -------
@@ -689,7 +749,8 @@ def per_class_chain(rng, schedule, advance=None, *, counts, sums, squares, prior
         (learned: also ``alpha2_acceptance_rate``).
     """
     out = _run_per_feature_kernel(rng, schedule, advance, counts, sums, squares, prior, adjustment, n_discarded,
-                                  proposal_sd, n_metropolis, init_jitter, per_class=True)  # fmt: skip
+                                  proposal_sd, n_metropolis, init_jitter, per_class=True,
+                                  class_scale=class_scale)  # fmt: skip
     mu, w_x, v, w_mu, nu, log_s_mu, log_s_x, log_tau_nu, alpha2, acceptance, alpha2_acceptance, *warm = out
     posterior = {"mu": mu, "w_x": w_x, "v": v, "w_mu": w_mu, "nu": nu, "log_s_mu": log_s_mu, "log_s_x": log_s_x,
                  "log_tau_nu": log_tau_nu}  # fmt: skip
@@ -870,6 +931,14 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         ``n_jobs`` threads). Its draws are ``trace_["alpha2_x"]``. It is the default because no fixed value
         suits both lymphoma and SRBCT, and α2_x = 4, the earlier default, fails the calibration checks of
         Li (2009) §4.1's equal-variance simulation, which the learned α2_x passes (docs/gaussian_real_data.md).
+    class_scale : {"equal", "plug-in"} or array-like of shape (n_classes,), default="equal"
+        The class scales s_g of the per-class prior (``class_variance="per-class"`` only; docs/gaussian.md
+        eq. P38–P41): w_gj | v_j ~ scaled-Inv-χ²(α2_x, s_g v_j), so class g is s_g times as variable as the
+        others across all features, and the adjustment factor's class-variance ratios are scaled by s.
+        ``"equal"``: all 1 (the model above). ``"plug-in"``: ŝ estimated in ``fit`` from the within-class
+        variances of all p features (:func:`plug_in_class_scale`, an empirical-Bayes value, consistent as
+        p → ∞; lymphoma's DLBCL is about twice FL and CLL). An array: known scales (positive, in the order
+        of ``classes_``; only their ratios matter). The scales used are ``class_scale_``.
     n_iter, burn_in, thin : int, default=6000, 750, 15
         Gibbs iterations per chain; the draws after ``burn_in``, every ``thin``-th, are
         used (350 per chain with the defaults).
@@ -919,6 +988,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         overflow.
     class_log_prior_ : ndarray of shape (G,)
         log (n_g + c_g)/(n + Σ c), the Pólya-urn predictive of the class.
+    class_scale_ : ndarray of shape (G,)
+        The class scales s_g of the fit (``class_variance="per-class"`` only; all 1 with
+        ``class_scale="equal"``; geometric mean 1 for ``"plug-in"``).
 
     Examples
     --------
@@ -948,6 +1020,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         "alpha1_x": [POSITIVE],
         "class_variance": [StrOptions({"pooled", "per-class"})],
         "alpha2_x": [POSITIVE, StrOptions({"learn"})],
+        "class_scale": [StrOptions({"equal", "plug-in"}), "array-like"],
         **MCMC_PARAMETER_CONSTRAINTS,
     }
 
@@ -973,6 +1046,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         alpha1_x: float = 10.0,
         class_variance: Literal["pooled", "per-class"] = "pooled",
         alpha2_x: float | Literal["learn"] = "learn",
+        class_scale: Literal["equal", "plug-in"] | ArrayLike = "equal",
         n_iter: int = 6000,
         burn_in: int = 750,
         thin: int = 15,
@@ -1000,6 +1074,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         self.alpha1_x = alpha1_x
         self.class_variance = class_variance
         self.alpha2_x = alpha2_x
+        self.class_scale = class_scale
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.thin = thin
@@ -1052,7 +1127,11 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             self.statistics_ = None
         rng = check_generator(self.random_state)
         selection = self._select_features(f_statistic(X, codes), "f", rng)
-        return self._fit_selected(X[:, selection.indices], codes, counts, selection, rng, schedule)
+        scatter = None if self.statistics_ is None else self.statistics_.scatter
+        if scatter is None and self._needs_scatter():  # overflowing moments: the plug-in skips such features
+            with np.errstate(over="ignore", invalid="ignore"):
+                scatter = np.stack([np.var(X[codes == g], axis=0) * c for g, c in enumerate(counts)])
+        return self._fit_selected(X[:, selection.indices], codes, counts, selection, rng, schedule, scatter)
 
     def _fit_dask(self, X, y):
         """``fit`` on a dask array X: the per-class moments of every feature are computed on the
@@ -1078,7 +1157,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         kept = X[:, selection.indices].compute()
         kept = np.asarray(kept.toarray() if hasattr(kept, "toarray") else kept, dtype=np.float64)
         return self._fit_selected(kept, np.asarray(codes.compute() if is_dask_array(codes) else codes), counts,
-                                  selection, rng, schedule)  # fmt: skip
+                                  selection, rng, schedule, moments.scatter)  # fmt: skip
 
     def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
         """Add a batch of training cases; the model equals ``fit`` on all batches so far, up to rounding.
@@ -1153,7 +1232,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             label = feature_label(int(kept[bad[0]]), getattr(self, "feature_names_in_", None))
             raise InputValueError(f"the sum of squares of {label} overflows; rescale the feature")
         return self._fit_class_statistics(moments.class_counts.astype(np.float64), sums, squares, counts, selection,
-                                          rng, schedule)  # fmt: skip
+                                          rng, schedule, moments.scatter)  # fmt: skip
 
     def _select_from_moments(self, moments):
         """(class sizes, the fit's generator, the selection by F) from per-class moments (dask, partial_fit)."""
@@ -1167,6 +1246,35 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
                 'class_variance="per-class" needs spread="per-feature" (with spread="shared" the class '
                 'variances are pooled: class_variance="pooled")'
             )
+        if not (isinstance(self.class_scale, str) and self.class_scale == "equal"):
+            if self.class_variance != "per-class":
+                raise InputValueError(
+                    'class_scale needs class_variance="per-class" (the pooled models have one variance for all '
+                    'classes): set class_variance="per-class", or class_scale="equal"'
+                )
+
+    def _needs_scatter(self):
+        """Whether the fit needs every feature's within-class scatter (the plug-in class scales)."""
+        return isinstance(self.class_scale, str) and self.class_scale == "plug-in"
+
+    def _resolve_class_scale(self, scatter, counts):
+        """The class scales s_g of a per-class fit (eq. P38–P41): None for ``"equal"`` (the model without
+        them), ŝ for ``"plug-in"``, the given array otherwise (checked against the classes)."""
+        if isinstance(self.class_scale, str):
+            if self.class_scale == "equal":
+                return None
+            return plug_in_class_scale(scatter, counts)
+        n_classes = self.classes_.shape[0]
+        try:
+            values = np.asarray(self.class_scale, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputValueError(f"class_scale must be numbers, one per class, got {self.class_scale!r}") from None
+        if values.shape != (n_classes,):
+            raise InputValueError(
+                f"class_scale has {values.size} value{'s' if values.size != 1 else ''} for {n_classes} classes "
+                f"{self.classes_.tolist()}; give one per class, in that order"
+            )
+        return check_class_scale(values, n_classes)
 
     def _checked_class_counts(self, counts):
         counts = np.asarray(counts)
@@ -1185,18 +1293,20 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
                 stacklevel=3,
             )
 
-    def _fit_selected(self, X_kept, codes, counts, selection, rng, schedule):
-        """The model of the selected columns ``X_kept`` (n × k), given the selection on all p features."""
+    def _fit_selected(self, X_kept, codes, counts, selection, rng, schedule, scatter):
+        """The model of the selected columns ``X_kept`` (n × k), given the selection on all p features (and
+        their within-class ``scatter`` (G, p), for the plug-in class scales)."""
         with np.errstate(over="ignore", invalid="ignore"):
             count_f, sums, squares = class_statistics(X_kept, codes, self.classes_.shape[0])
         self._check_kept_magnitudes(X_kept, selection.indices, sums, squares)
-        return self._fit_class_statistics(count_f, sums, squares, counts, selection, rng, schedule)
+        return self._fit_class_statistics(count_f, sums, squares, counts, selection, rng, schedule, scatter)
 
-    def _fit_class_statistics(self, count_f, sums, squares, counts, selection, rng, schedule):
+    def _fit_class_statistics(self, count_f, sums, squares, counts, selection, rng, schedule, scatter):
         """The sampler on the selected features' class counts, sums and sums of squares."""
         per_feature = self.spread == "per-feature"
         per_class = self.class_variance == "per-class"
         n_classes = self.classes_.shape[0]
+        class_scale = self._resolve_class_scale(scatter, counts) if per_class else None
         pseudo_counts = class_pseudo_counts(self.class_pseudo_count, n_classes)
         n_discarded = selection.n_discarded if self.correct else 0
         self.adjustment_ = None
@@ -1211,12 +1321,14 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             class_counts = tuple(int(c) for c in counts)
             if self.alpha2_x == "learn":
                 self.adjustment_ = ClassVarianceGridAdjustment.create(
-                    selection.threshold, class_counts, self.alpha1_mu, self.alpha1_x, n_pool=n_pool, n_jobs=self.n_jobs
-                )
+                    selection.threshold, class_counts, self.alpha1_mu, self.alpha1_x, n_pool=n_pool, n_jobs=self.n_jobs,
+                    class_scale=class_scale,
+                )  # fmt: skip
             else:
                 self.adjustment_ = PerClassVarianceAdjustment.create(
-                    selection.threshold, class_counts, self.alpha1_mu, self.alpha1_x, self.alpha2_x, n_pool=n_pool
-                )
+                    selection.threshold, class_counts, self.alpha1_mu, self.alpha1_x, self.alpha2_x, n_pool=n_pool,
+                    class_scale=class_scale,
+                )  # fmt: skip
         elif n_discarded > 0 and per_feature:
             self.adjustment_ = PerFeatureGaussianAdjustment.create(
                 selection.threshold, tuple(int(c) for c in counts), self.alpha1_mu, self.alpha1_x
@@ -1227,7 +1339,8 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
                 n_mc=1000 if self.n_mc is None else self.n_mc, random_state=rng,
             )  # fmt: skip
         if per_class:
-            sampler, prior_names = per_class_chain, (*_PER_FEATURE_PRIOR_NAMES, "alpha2_x")
+            sampler = functools.partial(per_class_chain, class_scale=class_scale)
+            prior_names = (*_PER_FEATURE_PRIOR_NAMES, "alpha2_x")
         elif per_feature:
             sampler, prior_names = per_feature_chain, _PER_FEATURE_PRIOR_NAMES
         else:
@@ -1261,6 +1374,10 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
                 check_finite_output(f"the posterior draws of {name}", values, cause=cause)
         self.acceptance_rate_ = trace.sample_stats["acceptance_rate"].mean(axis=1)
         self.class_counts_, self.class_sums_ = count_f, sums
+        if per_class:
+            self.class_scale_ = np.ones(n_classes) if class_scale is None else class_scale
+        else:
+            self.__dict__.pop("class_scale_", None)
         self.class_log_prior_ = np.log((counts + pseudo_counts) / (counts.sum() + pseudo_counts.sum()))
         return self
 

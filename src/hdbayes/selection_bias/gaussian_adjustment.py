@@ -44,6 +44,7 @@ demand, so only the few dozen nodes near the chain's path are ever computed.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -844,17 +845,34 @@ for p − k = 4000 (docs/gaussian.md, "The adjustment factor"): a constant offse
 the sampler, only this variation matters."""
 
 
-def class_variance_pool(alpha2_x, n_classes, n_pool=PER_CLASS_POOL, seed=0):
-    """The fixed pool ε_m (M × G) of class-variance ratios ε_g ~ Inv-χ²(α2_x, 1) (eq. P28): a
+def check_class_scale(class_scale, n_classes):
+    """The class scales s_g as a float array of shape (G,): ones for None, else G finite positive numbers."""
+    if class_scale is None:
+        return np.ones(int(n_classes))
+    values = np.asarray(class_scale, dtype=np.float64)
+    if values.shape != (int(n_classes),):
+        raise InputValueError(f"class_scale must hold one value per class ({int(n_classes)}), got shape {values.shape}")
+    if not (np.all(np.isfinite(values)) and np.all(values > 0)):
+        raise InputValueError(f"class_scale must be finite and > 0, got {values.tolist()}")
+    return values
+
+
+def class_variance_pool(alpha2_x, n_classes, n_pool=PER_CLASS_POOL, seed=0, class_scale=None):
+    """The fixed pool ε_m (M × G) of class-variance ratios ε_g ~ s_g Inv-χ²(α2_x, 1) (eq. P28, P39): a
     scrambled Sobol sequence (seeded, so the pool is the same in every fit and every chain: common
-    random numbers) mapped through the inverse distribution function, ε = α2_x / χ²_{α2_x}."""
+    random numbers) mapped through the inverse distribution function, ε = s_g α2_x / χ²_{α2_x}, with the
+    class scales s_g of ``class_scale`` (None: all 1). For α2_x = ∞ the ratios are the scales themselves:
+    one row, exact."""
     from scipy.stats import qmc
 
+    scale = check_class_scale(class_scale, n_classes)
+    if isinstance(alpha2_x, numbers.Real) and not isinstance(alpha2_x, bool) and math.isinf(alpha2_x) and alpha2_x > 0:
+        return np.ascontiguousarray(scale[None, :])
     alpha2_x = check_positive("alpha2_x", alpha2_x)
     n_pool = check_count("n_pool", n_pool)
     uniforms = qmc.Sobol(int(n_classes), scramble=True, seed=int(seed)).random(n_pool)
     half_chi2 = stats.gamma.ppf(uniforms, alpha2_x / 2.0)
-    return np.ascontiguousarray(alpha2_x / (2.0 * half_chi2))
+    return np.ascontiguousarray(scale * (alpha2_x / (2.0 * half_chi2)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -863,7 +881,8 @@ class PerClassVarianceAdjustment:
     eq. P18–P30).
 
     A feature drawn from the prior has class variances w_g = v ε_g (v ~ Inv-χ²(α1_x, s_x),
-    ε_g ~ Inv-χ²(α2_x, 1)) and a spread of class means w^μ ~ Inv-χ²(α1_μ, s_μ). F depends on them
+    ε_g ~ s_g Inv-χ²(α2_x, 1), s_g the class scales of ``class_scale``, all 1 unless given: eq. P38–P39) and
+    a spread of class means w^μ ~ Inv-χ²(α1_μ, s_μ). F depends on them
     only through r = w^μ/v = ρ T, T ~ F(α1_x, α1_μ) as in the per-feature model, and ε, so
 
         A(ρ) = ∫ b(ρ t) dF_{α1_x, α1_μ}(t),   b(r) = E_ε a(r; ε),
@@ -891,11 +910,15 @@ class PerClassVarianceAdjustment:
     v0: float
     h: float
     log_a: np.ndarray
+    class_scale: tuple | None = None
 
     @classmethod
     def create(cls, threshold, class_counts, alpha1_mu=3.0, alpha1_x=10.0, alpha2_x=4.0, *, n_pool=PER_CLASS_POOL,
-               seed=0, h=0.5, tail=20.0, log_rho_range=(-12.0, 12.0)):  # fmt: skip
+               seed=0, h=0.5, tail=20.0, log_rho_range=(-12.0, 12.0), class_scale=None):  # fmt: skip
         """Compute the pool and the grid values log b(e^{v_i}).
+
+        ``class_scale`` (G positive numbers, None for all 1) multiplies class g's variance ratios ε_g
+        (eq. P39); with it α2_x may be ∞ (class variances exactly s_g v: a pool of one point, no pool error).
 
         ρ = s_μ/s_x is the ratio of the spread of the class means to the within-class variance, free
         of the data's units; ``log_rho_range`` (−12, 12) covers signal-to-noise ratios from 6e-6 to
@@ -916,7 +939,7 @@ class PerClassVarianceAdjustment:
         counts = _check_class_counts(class_counts)
         if counts.sum() <= counts.shape[0]:
             raise InputValueError("the per-class-variance adjustment needs more cases than classes")
-        pool = class_variance_pool(alpha2_x, counts.shape[0], n_pool=n_pool, seed=seed)
+        pool = class_variance_pool(alpha2_x, counts.shape[0], n_pool=n_pool, seed=seed, class_scale=class_scale)
         eigenvalues = class_count_eigenvalues(counts)
         lo, hi = float(log_rho_range[0]), float(log_rho_range[1])
         v_start = lo - 2.0 * tail / alpha1_x - math.log(eigenvalues.max()) - 5.0
@@ -931,8 +954,9 @@ class PerClassVarianceAdjustment:
 
         log_a = _grid_values(v_start, h, 16, lambda v: _per_class_log_b_grid(v, pool, as_float, float(threshold)),
                              finished)  # fmt: skip
+        scale = None if class_scale is None else tuple(float(x) for x in check_class_scale(class_scale, counts.size))
         return cls(float(threshold), tuple(int(c) for c in counts), float(alpha1_mu), float(alpha1_x),
-                   float(alpha2_x), pool, float(v_start), float(h), log_a)  # fmt: skip
+                   float(alpha2_x), pool, float(v_start), float(h), log_a, scale)  # fmt: skip
 
     def __post_init__(self):
         _freeze_arrays(self, ("epsilon_pool", "log_a"))
@@ -998,20 +1022,24 @@ class ClassVarianceGridAdjustment:
 
     @classmethod
     def create(cls, threshold, class_counts, alpha1_mu=3.0, alpha1_x=10.0, *, alpha2_grid=ALPHA2_GRID,
-               n_pool=PER_CLASS_POOL, seed=0, n_jobs=None):  # fmt: skip
+               n_pool=PER_CLASS_POOL, seed=0, n_jobs=None, class_scale=None):  # fmt: skip
         """Compute the factor of every grid value; ``n_jobs`` threads (joblib's convention; the quadratic-form
-        tails release the GIL), which does not change the result."""
+        tails release the GIL), which does not change the result. With ``class_scale`` (eq. P38–P39) every
+        pool is scaled by it, and α2_x = ∞ is the per-class factor of the one point ε = s (exact) rather
+        than the pooled one."""
         from joblib import Parallel, delayed
 
         grid = tuple(float(value) for value in alpha2_grid)
         if not grid or any(not value > 0 for value in grid) or list(grid) != sorted(set(grid)):
             raise InputValueError(f"alpha2_grid must be increasing positive values, got {alpha2_grid}")
 
+        equal = class_scale is None
+
         def factor(value):
-            if math.isinf(value):
+            if math.isinf(value) and equal:
                 return PerFeatureGaussianAdjustment.create(threshold, class_counts, alpha1_mu, alpha1_x)
             return PerClassVarianceAdjustment.create(threshold, class_counts, alpha1_mu, alpha1_x, value,
-                                                     n_pool=n_pool, seed=seed)  # fmt: skip
+                                                     n_pool=n_pool, seed=seed, class_scale=class_scale)  # fmt: skip
 
         adjustments = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(factor)(value) for value in grid)
         return cls(grid, tuple(adjustments))
