@@ -161,9 +161,10 @@ def chain_table(repeat):
     return rows
 
 
-#: (spread, class_variance, alpha2_x) of every variant of the classifier (issue 13)
-VARIANTS = [("shared", "pooled", 4.0), ("per-feature", "pooled", 4.0), ("per-feature", "per-class", 4.0),
-            ("per-feature", "per-class", "learn")]  # fmt: skip
+#: (spread, class_variance, alpha2_x, class_scale) of every variant of the classifier (issue 13)
+VARIANTS = [("shared", "pooled", 4.0, "equal"), ("per-feature", "pooled", 4.0, "equal"),
+            ("per-feature", "per-class", 4.0, "equal"), ("per-feature", "per-class", "learn", "equal"),
+            ("per-feature", "per-class", "learn", "plug-in")]  # fmt: skip
 
 
 def variant_table(repeat, ks=(10, 1000)):
@@ -174,10 +175,12 @@ def variant_table(repeat, ks=(10, 1000)):
     data = simulate_gaussian(n_features=4000, random_state=0)
     rows = []
     for k in ks:
-        for spread, class_variance, alpha2_x in VARIANTS:
+        for spread, class_variance, alpha2_x, class_scale in VARIANTS:
             for correct in (True, False):
                 kwargs = dict(n_features_to_select=k, correct=correct, spread=spread, class_variance=class_variance,
                               alpha2_x=alpha2_x, n_iter=20, burn_in=0, thin=10, random_state=0, progress=False)
+                if class_scale != "equal":
+                    kwargs["class_scale"] = class_scale
                 captured = {}
                 model = BiasCorrectedGaussianClassifier(**kwargs)
                 run_chains = model._run_chains
@@ -202,7 +205,7 @@ def variant_table(repeat, ks=(10, 1000)):
                         best = min(best, time.perf_counter() - start)
                     seconds[n_iter] = best
                 rows.append({"k": k, "spread": spread, "class_variance": class_variance, "alpha2_x": alpha2_x,
-                             "corrected": "yes" if correct else "no",
+                             "class_scale": class_scale, "corrected": "yes" if correct else "no",
                              "µs / iteration": 1e6 * (seconds[3000] - seconds[1000]) / 2000,
                              "set-up s (fit of 20 iterations)": setup})  # fmt: skip
     return rows

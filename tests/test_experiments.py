@@ -166,6 +166,7 @@ def test_gaussian_simulation_scale_checks_of_the_per_feature_variants():
 @pytest.mark.parametrize("variant", [
     ("per-feature", "pooled"),
     ("per-feature", "per-class", "learn"),
+    ("per-feature", "per-class", "learn", "plug-in"),
     pytest.param(("per-feature", "per-class"), marks=pytest.mark.xfail(strict=True, reason=(
         "per-class variances with alpha2_x = 4 on these equal-variance data: the class variances' sampling noise "
         "is read as real, and with many weak features the predictions are overconfident (measured, seed 0: "
@@ -177,10 +178,12 @@ def test_gaussian_simulation_tiny_with_every_variant(variant):
     variant does not (a strict xfail: it fails today, and the test says so when that changes)."""
     from hdbayes.experiments import gaussian_simulation
 
-    spread, class_variance, *alpha2_x = variant
+    spread, class_variance, *rest = variant
+    alpha2_x = rest[0] if rest else 4.0
+    class_scale = rest[1] if len(rest) > 1 else "equal"
     report = gaussian_simulation.run(random_state=0, progress=False, size="tiny", spread=spread,
-                                     class_variance=class_variance,
-                                     alpha2_x=alpha2_x[0] if alpha2_x else 4.0)  # fmt: skip
+                                     class_variance=class_variance, alpha2_x=alpha2_x,
+                                     class_scale=class_scale)  # fmt: skip
     assert len(report.checks) == 9
     assert all(report.checks.values()), report.checks
     assert "log_s_mu_mean" in report.tables["results"][0]

@@ -72,13 +72,13 @@ def _scale(spread):
 
 
 def _fit_and_score(data, size, loss, n_chains, n_jobs, variant, *, k, method):
-    spread, class_variance, alpha2_x = variant
+    spread, class_variance, alpha2_x, class_scale = variant
     scale = _scale(spread)[0]
     start = time.perf_counter()
     model = BiasCorrectedGaussianClassifier(
         n_features_to_select=k, correct=METHODS[method], n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
         n_chains=n_chains, random_state=0, n_jobs=n_jobs, progress=False, spread=spread,
-        class_variance=class_variance, alpha2_x=alpha2_x,
+        class_variance=class_variance, alpha2_x=alpha2_x, class_scale=class_scale,
     ).fit(data.X, data.y)  # fmt: skip
     seconds = time.perf_counter() - start
     proba = model.predict_proba(data.X_test)
@@ -104,7 +104,7 @@ def _fit_and_score(data, size, loss, n_chains, n_jobs, variant, *, k, method):
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, size=None, spread="shared",
-        class_variance="pooled", alpha2_x="learn"):  # fmt: skip
+        class_variance="pooled", alpha2_x="learn", class_scale="equal"):  # fmt: skip
     """Run the experiment.
 
     Parameters
@@ -127,6 +127,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, s
         (one of :data:`VARIANTS`); the checks on the class-mean scale are then on log s_μ (module docstring).
     alpha2_x : float or "learn", default="learn"
         The per-class variant's α2_x (the classifier's default: learned).
+    class_scale : {"equal", "plug-in"}, default="equal"
+        The per-class variant's class scales (docs/gaussian.md eq. P38–P41).
 
     Returns
     -------
@@ -147,7 +149,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, s
     ks = [*size.ks, p]
     results = run_settings(
         k_settings(ks, only_corrected=[p]),
-        partial(_fit_and_score, data, size, loss, n_chains, n_jobs, (*variant, alpha2_x)),
+        partial(_fit_and_score, data, size, loss, n_chains, n_jobs, (*variant, alpha2_x, class_scale)),
         desc="Gaussian fits", progress=progress, time_keys=["fit_seconds"],
     )  # fmt: skip
     rows, by, timings = results.rows, results.by, results.timings
@@ -168,7 +170,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, s
     model_text = (
         "" if variant == VARIANTS[0]
         else f"Fitted with spread={spread!r}, class_variance={class_variance!r}"
-        + (f", alpha2_x={alpha2_x!r}" if class_variance == "per-class" else "") + " (the data are the 2009 model's). "
+        + (f", alpha2_x={alpha2_x!r}, class_scale={class_scale!r}" if class_variance == "per-class" else "")
+        + " (the data are the 2009 model's). "
     )  # fmt: skip
     body = [
         model_text
