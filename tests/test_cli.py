@@ -185,18 +185,23 @@ def test_classify_gaussian_multiclass(tmp_path, capsys, spread):
     assert "R-hat" in printed and ("log_s_mu" in printed) == (spread == "per-feature")
 
 
-def test_classify_gaussian_per_class_variances(tmp_path, capsys):
+def _gaussian_csv_argv(tmp_path, random_state, n_iter):
+    """``classify`` arguments for simulated Gaussian training and test CSVs (30 genes, target ``kind``), k = 4."""
     from hdbayes.datasets import simulate_gaussian
 
-    data = simulate_gaussian(n_features=30, n_samples=60, n_test=10, random_state=3)
+    data = simulate_gaussian(n_features=30, n_samples=60, n_test=10, random_state=random_state)
     paths = {}
     for name, X, y in (("train", data.X, data.y), ("test", data.X_test, data.y_test)):
         frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(30)])
         frame["kind"] = y
         paths[name] = tmp_path / f"{name}.csv"
         frame.to_csv(paths[name], index=False)
-    argv = ["classify", "--train", str(paths["train"]), "--test", str(paths["test"]), "--target", "kind", "--model",
-            "gaussian", "--n-features", "4", "--n-iter", "200", "--burn-in", "50", "--thin", "5"]  # fmt: skip
+    return ["classify", "--train", str(paths["train"]), "--test", str(paths["test"]), "--target", "kind", "--model",
+            "gaussian", "--n-features", "4", "--n-iter", str(n_iter), "--burn-in", "50", "--thin", "5"]  # fmt: skip
+
+
+def test_classify_gaussian_per_class_variances(tmp_path, capsys):
+    argv = _gaussian_csv_argv(tmp_path, 3, 200)
     out = tmp_path / "pred.csv"
     assert main([*argv, "--out", str(out), "--spread", "per-feature", "--class-variance", "per-class",
                  "--alpha2-x", "3"]) == 0  # fmt: skip
@@ -221,18 +226,7 @@ def test_classify_gaussian_per_class_variances(tmp_path, capsys):
 def test_classify_gaussian_plug_in_class_scale(tmp_path, capsys):
     """--class-scale plug-in reaches the estimator (its fit differs from the default's) and needs per-class
     variances: exit 2, one line naming both options, no output file."""
-    from hdbayes.datasets import simulate_gaussian
-
-    data = simulate_gaussian(n_features=30, n_samples=60, n_test=10, random_state=4)
-    paths = {}
-    for name, X, y in (("train", data.X, data.y), ("test", data.X_test, data.y_test)):
-        frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(30)])
-        frame["kind"] = y
-        paths[name] = tmp_path / f"{name}.csv"
-        frame.to_csv(paths[name], index=False)
-    argv = ["classify", "--train", str(paths["train"]), "--test", str(paths["test"]), "--target", "kind", "--model",
-            "gaussian", "--n-features", "4", "--n-iter", "150", "--burn-in", "50", "--thin", "5", "--spread",
-            "per-feature", "--no-correct"]  # fmt: skip
+    argv = [*_gaussian_csv_argv(tmp_path, 4, 150), "--spread", "per-feature", "--no-correct"]
     outputs = {}
     for scale in ("equal", "plug-in"):
         outputs[scale] = tmp_path / f"{scale}.csv"
