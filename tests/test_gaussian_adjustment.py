@@ -16,6 +16,7 @@ from hdbayes.selection_bias.gaussian_adjustment import (
     interpolated_log_discard_probability,
     interpolated_per_feature_log_discard_probability,
     log_discard_probability_at,
+    log_discard_probability_given_ratio,
     new_interpolation_table,
     per_feature_log_discard_probability_at,
 )
@@ -491,3 +492,25 @@ def test_zero_threshold_per_feature_uses_the_limit():
     assert adjustment.log_f.tolist() == [0.0]
     assert adjustment.log_discard_probability([-30.0])[0] == pytest.approx(0.0, abs=1e-9)
     assert np.isfinite(adjustment.log_discard_probability([5.0])[0])
+
+
+@pytest.mark.parametrize("gamma, counts", [(600.0, (37, 8, 10)), (3250.0, (33, 8, 10)), (2000.0, (20, 26, 11, 18))])
+def test_per_feature_factor_at_huge_thresholds_is_the_series(gamma, counts):
+    """With more than 1000 series terms the nodes are quadratic-form tails (cost free of γ): they equal the
+    series' convolution to 1e-12 in log a, relative where |log a| > 1 (measured at most 2e-14); where a is near 1
+    the tails are the more accurate (−5e-34 where the series rounds to +3e-16)."""
+    adjustment = PerFeatureGaussianAdjustment.create(gamma, counts)
+    assert adjustment.log_f.shape[0] > 1000
+    log_r = np.array([-4.0, 0.0, 3.0, 8.0, 20.0])
+    series = [log_discard_probability_given_ratio(x, adjustment.eigenvalues, np.array(adjustment.log_f)) for x in log_r]
+    np.testing.assert_allclose(adjustment.log_discard_probability_given_ratio(log_r), series, rtol=1e-12, atol=1e-12)
+
+
+def test_per_feature_factor_hands_over_to_the_series_at_extreme_ratios():
+    """Two classes (log a falls like −(1/2) log r) and a huge γ: the grid runs past log r = 300, where the
+    series takes over from the tails; log a stays on its line of slope −1/2 across the hand-over."""
+    adjustment = PerFeatureGaussianAdjustment.create(3250.0, (37, 18))
+    log_r = np.array([280.0, 290.0, 299.0, 301.0, 310.0, 350.0, 400.0])
+    values = adjustment.log_discard_probability_given_ratio(log_r)
+    assert np.all(np.isfinite(values))
+    np.testing.assert_allclose(np.diff(values) / np.diff(log_r), -0.5, atol=1e-9)
