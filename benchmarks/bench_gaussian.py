@@ -53,6 +53,7 @@ from hdbayes.metrics import average_minus_log_probability, error_rate, expected_
 from hdbayes.preprocessing import ShrunkCovarianceWhitener
 from hdbayes.selection import select_features
 from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
+from hdbayes.selection_bias.gaussian_adjustment import PerFeatureGaussianAdjustment
 
 PRIOR = {"alpha_x": 2.0, "w_x": 0.3}
 SHRINK_THRESHOLD = 0.5
@@ -230,17 +231,40 @@ def full_srbct_time():
     ]
 
 
+def factor_cost_table(thresholds=(10.0, 300.0, 3250.0), counts=(33, 8, 10), repeat=2):
+    """Seconds of ``PerFeatureGaussianAdjustment.create`` (the exact per-feature factor's grid) and its number of
+    series terms at each threshold γ, best of ``repeat`` after a compiling call (issue 13: the series costs
+    O((G − 1) K²) a node; above 1000 terms the nodes are quadratic-form tails)."""
+    PerFeatureGaussianAdjustment.create(4.0, counts)
+    rows = []
+    for gamma in thresholds:
+        best = np.inf
+        for _ in range(repeat):
+            start = time.perf_counter()
+            adjustment = PerFeatureGaussianAdjustment.create(gamma, counts)
+            best = min(best, time.perf_counter() - start)
+        rows.append({"γ": gamma, "class sizes": str(counts), "series terms": adjustment.log_f.shape[0],
+                     "create s": best})  # fmt: skip
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="also time the whole SRBCT study (10 groups)")
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs for the single chain")
     parser.add_argument("--variants", action="store_true",
                         help="only the time per iteration and set-up of every variant (issue 13)")  # fmt: skip
+    parser.add_argument("--factor-cost", action="store_true",
+                        help="only the set-up of the exact per-feature factor at γ = 10, 300, 3250")  # fmt: skip
     args = parser.parse_args()
     print(
         f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}, "
         f"numpy {np.__version__}, scikit-learn {sklearn.__version__}\n"
     )
+    if args.factor_cost:
+        print("## The exact per-feature factor's set-up (PerFeatureGaussianAdjustment.create)\n")
+        print(markdown_table(factor_cost_table(repeat=args.repeat)))
+        return
     warm_up()
     if args.variants:
         print("## Every variant: µs per iteration and set-up, Li (2009) §4.1 data, G = 6, n = 200, p = 4000\n")
