@@ -13,7 +13,7 @@ approximation):
     (P24) P(Q > 0) = (1/π) ∫_0^∞ Re[M(c + iy)/(c + iy)] dy,   0 < c < min_{λ_j>0} 1/(2λ_j),
     (P25) P(Q < 0) = −(1/π) ∫_0^∞ Re[M(c + iy)/(c + iy)] dy,  max_{λ_j<0} 1/(2λ_j) < c < 0,
     (P26) c solves K'(c) = 1/c,  K = log M   (the minimum of M(c)/|c| on the half-line),
-    (P27) y = σ sinh t,  σ = (K''(c) + 1/c²)^{−1/2},  trapezoidal rule in t, step min(1/8, 1.2/√max h_j).
+    (P27) y = σ sinh t,  σ = (K''(c) + 1/c²)^{−1/2},  trapezoidal rule in t, step min(1/8, 1.2/√Σ_j h_j).
 
 On the saddle line the integrand is M(c)/|c| times a positive bell of width σ plus tails that
 decay like |y|^{−1−Σh_j/2}; there is no cancellation, unlike Imhof's (1961) formula
@@ -31,11 +31,13 @@ from hdbayes._numba import jit
 
 __all__ = ["log_quadratic_form_tails"]
 
-#: the step of the trapezoidal rule in t (eq. P27) is min(1/8, STEP_SCALE/√h_max), h_max the largest
-#: degrees of freedom of a term: the integrand grows like |z|^{h/2} towards the edge of its strip of
-#: analyticity, so large h needs a finer step. Measured against scipy's F distribution for tails down
-#: to e^{−168}: relative error of either tail probability ≤ 2e-11 up to h = 1000
-#: (tests/test_gaussian_per_class_adjustment.py)
+#: the step of the trapezoidal rule in t (eq. P27) is min(1/8, STEP_SCALE/√h), h = Σ_j h_j the total degrees of
+#: freedom: the integrand grows like |z|^{h/2} towards the edge of its strip of analyticity, so large h needs a
+#: finer step, and terms with equal or nearly equal weights add their h (their branch points coincide). With the
+#: largest single h_j instead, six SSW terms of 33 degrees of freedom and equal weight (the per-class factor at
+#: G = 6, n = 200, ε = 1) were off by 2e-9 in log P where the pooled χ²_194 is exact to 1e-15. Measured against
+#: scipy's F distribution for tails down to e^{−168}: relative error of either tail probability ≤ 2e-11 up to
+#: h = 1000 (tests/test_gaussian_per_class_adjustment.py)
 STEP_SCALE = 1.2
 #: the sum stops once a term is below this fraction of the sum so far
 _RELATIVE_STOP = 1e-16
@@ -90,10 +92,10 @@ def _log_tail(lam, dof, upper):
         base[j] = 1.0 - 2.0 * lam[j] * c
         slope[j] = 2.0 * lam[j]
         log_base_sq[j] = 2.0 * np.log(base[j])
-    largest = 0.0
+    total_dof = 0.0
     for j in range(n_terms):
-        largest = max(largest, dof[j])
-    step = min(0.125, STEP_SCALE / np.sqrt(largest))
+        total_dof += dof[j]
+    step = min(0.125, STEP_SCALE / np.sqrt(total_dof))
     total = 0.5  # t = 0: Re[ratio] = 1, cosh 0 = 1, trapezoid end weight 1/2
     t = 0.0
     for _ in range(1000000):
