@@ -183,8 +183,10 @@ def gaussian_data():
 
 
 @pytest.mark.parametrize(
-    "variant", [{}, {"spread": "per-feature"}, {"spread": "per-feature", "class_variance": "per-class", "n_mc": 16}]
-)
+    "variant",
+    [{}, {"spread": "per-feature"}, {"spread": "per-feature", "class_variance": "per-class", "n_mc": 16},
+     {"spread": "per-feature", "class_variance": "per-class", "class_scale": "plug-in", "alpha2_x": 4.0, "n_mc": 16}],
+)  # fmt: skip
 def test_gaussian_fit_from_dask_gives_the_in_memory_draws(gaussian_data, variant):
     """Chunks that divide neither n nor p, labels as a dask array: the same selection, bit-identical draws and
     predictions (dask arrays with X's row chunks)."""
