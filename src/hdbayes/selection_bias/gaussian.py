@@ -74,7 +74,13 @@ from hdbayes.selection_bias.gaussian_adjustment import (
     new_interpolation_table,
     stacked_kernel_arguments,
 )
-from hdbayes.statistics import GaussianClassMoments, check_prediction_chunks, dask_class_codes, map_row_chunks
+from hdbayes.statistics import (
+    GaussianClassMoments,
+    _class_moments,
+    check_prediction_chunks,
+    dask_class_codes,
+    map_row_chunks,
+)
 
 if TYPE_CHECKING:
     from typing import Literal, Self
@@ -1131,7 +1137,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         scatter = None if self.statistics_ is None else self.statistics_.scatter
         if scatter is None and self._needs_scatter():  # overflowing moments: the plug-in skips such features
             with np.errstate(over="ignore", invalid="ignore"):
-                scatter = np.stack([np.var(X[codes == g], axis=0) * c for g, c in enumerate(counts)])
+                scatter = _class_moments(X, codes, self.classes_.shape[0])[2]
         return self._fit_selected(X[:, selection.indices], codes, counts, selection, rng, schedule, scatter)
 
     def _fit_dask(self, X, y):

@@ -896,7 +896,7 @@ def class_variance_pool(alpha2_x, n_classes, n_pool=PER_CLASS_POOL, seed=0, clas
     from scipy.stats import qmc
 
     scale = check_class_scale(class_scale, n_classes)
-    if isinstance(alpha2_x, numbers.Real) and not isinstance(alpha2_x, bool) and math.isinf(alpha2_x) and alpha2_x > 0:
+    if isinstance(alpha2_x, numbers.Real) and alpha2_x == math.inf:
         return np.ascontiguousarray(scale[None, :])
     alpha2_x = check_positive("alpha2_x", alpha2_x)
     n_pool = check_count("n_pool", n_pool)
@@ -969,7 +969,8 @@ class PerClassVarianceAdjustment:
         counts = _check_class_counts(class_counts)
         if counts.sum() <= counts.shape[0]:
             raise InputValueError("the per-class-variance adjustment needs more cases than classes")
-        pool = class_variance_pool(alpha2_x, counts.shape[0], n_pool=n_pool, seed=seed, class_scale=class_scale)
+        scale = None if class_scale is None else tuple(float(x) for x in check_class_scale(class_scale, counts.size))
+        pool = class_variance_pool(alpha2_x, counts.shape[0], n_pool=n_pool, seed=seed, class_scale=scale)
         eigenvalues = class_count_eigenvalues(counts)
         lo, hi = float(log_rho_range[0]), float(log_rho_range[1])
         v_start = lo - 2.0 * tail / alpha1_x - math.log(eigenvalues.max()) - 5.0
@@ -984,7 +985,6 @@ class PerClassVarianceAdjustment:
 
         log_a = _grid_values(v_start, h, 16, lambda v: _per_class_log_b_grid(v, pool, as_float, float(threshold)),
                              finished)  # fmt: skip
-        scale = None if class_scale is None else tuple(float(x) for x in check_class_scale(class_scale, counts.size))
         return cls(float(threshold), tuple(int(c) for c in counts), float(alpha1_mu), float(alpha1_x),
                    float(alpha2_x), pool, float(v_start), float(h), log_a, scale)  # fmt: skip
 
