@@ -79,6 +79,18 @@ def has_spread_option():
     return "spread" in inspect.signature(BiasCorrectedGaussianClassifier).parameters
 
 
+#: (row label, options beside spread="per-feature") of the per-feature Bayesian rows (issue 13), each corrected and not
+BAYES_VARIANTS = [
+    ("per-feature spread", {}),
+    ("per-class variances", {"class_variance": "per-class", "alpha2_x": 4.0}),
+    ("per-class variances, α2_x learned", {"class_variance": "per-class", "alpha2_x": "learn"}),
+    ("per-class variances, plug-in class scale, α2_x learned",
+     {"class_variance": "per-class", "alpha2_x": "learn", "class_scale": "plug-in"}),
+    ("per-class variances, plug-in class scale, α2_x = 4",
+     {"class_variance": "per-class", "alpha2_x": 4.0, "class_scale": "plug-in"}),
+]
+
+
 def all_methods(k, mcmc):
     """Name → (estimator, has probabilities): bench_gaussian's five, the Bayesian ones with ``mcmc``
     run lengths, plus the per-feature spread rows and the per-class variance rows (issue 13)."""
@@ -89,36 +101,15 @@ def all_methods(k, mcmc):
             name = "hdbayes " + name.removeprefix("Bayes Gaussian, ") + " (shared spread)"
         out[name] = (model, has_proba)
     if has_spread_option():
-        for correct in (True, False):
-            model = BiasCorrectedGaussianClassifier(
-                n_features_to_select=k, correct=correct, random_state=0, progress=False, spread="per-feature",
-                **PRIOR, **mcmc,
-            )  # fmt: skip
-            out[f"hdbayes {'corrected' if correct else 'uncorrected'} (per-feature spread)"] = (model, True)
-        for correct in (True, False):
-            model = BiasCorrectedGaussianClassifier(
-                n_features_to_select=k, correct=correct, random_state=0, progress=False, spread="per-feature",
-                class_variance="per-class", alpha2_x=4.0, **PRIOR, **mcmc,
-            )  # fmt: skip
-            out[f"hdbayes {'corrected' if correct else 'uncorrected'} (per-class variances)"] = (model, True)
-        for correct in (True, False):
-            model = BiasCorrectedGaussianClassifier(
-                n_features_to_select=k, correct=correct, random_state=0, progress=False, spread="per-feature",
-                class_variance="per-class", alpha2_x="learn", **PRIOR, **mcmc,
-            )  # fmt: skip
-            out[f"hdbayes {'corrected' if correct else 'uncorrected'} (per-class variances, α2_x learned)"] = (
-                model, True)  # fmt: skip
-        if has_class_scale_option():
-            for alpha2_x in ("learn", 4.0):
-                for correct in (True, False):
-                    model = BiasCorrectedGaussianClassifier(
-                        n_features_to_select=k, correct=correct, random_state=0, progress=False,
-                        spread="per-feature", class_variance="per-class", alpha2_x=alpha2_x,
-                        class_scale="plug-in", **PRIOR, **mcmc,
-                    )  # fmt: skip
-                    label = "α2_x learned" if alpha2_x == "learn" else f"α2_x = {alpha2_x:g}"
-                    out[f"hdbayes {'corrected' if correct else 'uncorrected'} (per-class variances, plug-in class "
-                        f"scale, {label})"] = (model, True)  # fmt: skip
+        for label, options in BAYES_VARIANTS:
+            if "class_scale" in options and not has_class_scale_option():
+                continue
+            for correct in (True, False):
+                model = BiasCorrectedGaussianClassifier(
+                    n_features_to_select=k, correct=correct, random_state=0, progress=False, spread="per-feature",
+                    **options, **PRIOR, **mcmc,
+                )  # fmt: skip
+                out[f"hdbayes {'corrected' if correct else 'uncorrected'} ({label})"] = (model, True)
     return out
 
 
