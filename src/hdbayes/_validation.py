@@ -38,6 +38,7 @@ __all__ = [
     "check_count",
     "check_finite_output",
     "check_generator",
+    "check_level_codes",
     "check_positive",
     "feature_label",
     "feature_thresholds",
@@ -236,6 +237,53 @@ def check_binary_features(X, binarize=None, feature_names=None):
             f"X must hold binary features (0/1): {feature_label(column, feature_names)} has the value {value:g}; "
             "pass binarize=<threshold> (or 'median') to binarize continuous data"
         )
+    return X
+
+
+#: Largest categorical level code accepted (codes index tables of counts).
+MAX_LEVEL_CODE = 1 << 16
+
+
+def check_level_codes(X, limit=None, *, limit_source="n_levels", feature_names=None, columns=0):
+    """Refuse what are not categorical level codes 0, 1, 2, … (below ``limit`` when given).
+
+    X is a dense array or a CSR/CSC matrix of numbers (already checked finite); a non-integer, a negative code,
+    a code ≥ :data:`MAX_LEVEL_CODE` or one ≥ ``limit`` is an input error naming its feature (``feature_names``
+    over the columns of the whole data; ``columns`` is the global index of X's first column, an int, or of
+    each of its columns, an array); ``limit_source`` says where ``limit`` comes from. X itself is returned
+    unchanged (any numeric dtype: the codes compare exactly).
+    """
+    values = X.data if sp.issparse(X) else np.asarray(X)
+
+    def feature(column):
+        j = int(columns[column]) if isinstance(columns, np.ndarray) else int(columns) + column
+        return feature_label(j, feature_names)
+
+    bad = values != np.round(values)
+    if bad.any():
+        column, value = first_entry(X, bad)
+        raise InputValueError(
+            f"X must hold integer level codes 0, 1, 2, ...: {feature(column)} has the value {value:g}; "
+            "encode categories with sklearn.preprocessing.OrdinalEncoder, or bin continuous data first"
+        )
+    bad = values < 0
+    if bad.any():
+        column, value = first_entry(X, bad)
+        raise InputValueError(
+            f"Negative values in data: {feature(column)} has the level code {value:g}; level codes are 0, 1, 2, ..."
+        )
+    bad = values >= MAX_LEVEL_CODE
+    if bad.any():
+        column, value = first_entry(X, bad)
+        raise InputValueError(
+            f"{feature(column)} has the level code {value:g}; codes must be below {MAX_LEVEL_CODE} "
+            "(number the levels 0, 1, 2, ...)"
+        )
+    if limit is not None:
+        bad = values >= limit
+        if bad.any():
+            column, value = first_entry(X, bad)
+            raise InputValueError(f"{feature(column)} has level {int(value)}, outside 0..{limit - 1} ({limit_source})")
     return X
 
 

@@ -11,6 +11,7 @@ G = L = 2 it is n·COR², the binary model's ranking), and with ``correct=True``
 
 from __future__ import annotations
 
+import copy
 from math import lgamma
 from numbers import Integral
 from typing import TYPE_CHECKING
@@ -22,8 +23,16 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._numba import jit
-from hdbayes._validation import check_count, feature_label, first_entry, validate_input
-from hdbayes.exceptions import InputValueError
+from hdbayes._validation import (
+    check_class_labels,
+    check_count,
+    check_level_codes,
+    is_dask_array,
+    plain_value,
+    unchanged_on_error,
+    validate_input,
+)
+from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection_bias._base import (
     POSITIVE,
     SELECTION_PARAMETER_CONSTRAINTS,
@@ -38,6 +47,12 @@ from hdbayes.selection_bias.categorical_adjustment import (
     simplex_rule,
 )
 from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes, alpha_posterior
+from hdbayes.statistics import (
+    CategoricalClassCounts,
+    _levels_seen,
+    check_prediction_chunks,
+    map_row_chunks,
+)
 
 if TYPE_CHECKING:
     from typing import Literal, Self
@@ -50,10 +65,6 @@ __all__ = ["BiasCorrectedCategoricalNB", "categorical_feature_integrals"]
 
 #: Largest simplex rule (nodes) used for the feature integrals; beyond it the exact moment expansion is used.
 _MAX_QUADRATURE_NODES = 20_000
-
-#: Largest level code accepted (codes index tables of counts).
-_MAX_LEVEL = 1 << 16
-
 
 @jit
 def _integrals_by_quadrature(counts, sizes, alpha, theta, log_weights):
@@ -280,21 +291,18 @@ def _table_integrals(tables, class_sizes, alpha, *, n_theta=None, method="auto")
     return _integrals_by_moments(tables, sizes, alpha, log_factorial)
 
 
-def _level_counts(X, codes, class_count, n_levels):
-    """I_{jgl}, shape (p, G, L), of integer level codes X (dense, or sparse with the implicit entries at level
-    0, kept sparse) and class codes: levels 1..L − 1 by one product of the class indicator with X == l each,
-    level 0 as the rest of each class."""
-    n_samples, n_features = X.shape
-    indicator = sp.csr_matrix(
-        (np.ones(n_samples), (codes, np.arange(n_samples))), shape=(class_count.shape[0], n_samples)
-    )
-    counts = np.zeros((n_features, class_count.shape[0], n_levels), dtype=np.int64)
-    for level in range(1, n_levels):
-        product = indicator @ (X == level)
-        product = product.toarray() if sp.issparse(product) else np.asarray(product)
-        counts[:, :, level] = np.rint(product).astype(np.int64).T
-    counts[:, :, 0] = class_count[None, :] - counts[:, :, 1:].sum(axis=2)
-    return counts
+def _predict_chunk(block, *, where, view, method, kwargs, selected, names):
+    """One row chunk of the selected columns predicted by ``view`` (see ``_predict_dask``), its level codes
+    checked with the features named as in the whole X."""
+    block = sp.csr_matrix(block) if sp.issparse(block) else np.asarray(block)
+    values = block.data if sp.issparse(block) else block
+    if values.dtype.kind not in "biuf":
+        raise InputTypeError(f"X must hold numbers; {where} has dtype {values.dtype}")
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        raise InputValueError(f"{where} holds a value that is not finite; X must be finite")
+    check_level_codes(block, view.n_levels_, limit_source="the levels of the training data or n_levels",
+                      feature_names=names, columns=selected)  # fmt: skip
+    return getattr(view, method)(block, **kwargs)
 
 
 class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
@@ -363,6 +371,9 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
     posterior_density_of_log_alpha_ : ndarray of shape (K,)
     class_log_prior_ : ndarray of shape (G,)
         log (f_g + N_g)/(Σ f + n).
+    statistics_ : hdbayes.statistics.CategoricalClassCounts
+        The class sizes and every feature's class × level table, from which the selection and the model were
+        computed; ``partial_fit`` adds to them.
 
     Examples
     --------
@@ -428,41 +439,12 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         """X as int64 level codes (sparse input stays sparse: its implicit entries are level 0); non-integers,
         negative codes and (after fit) codes ≥ L are refused, naming the feature."""
         X = X.tocsr() if sp.issparse(X) else np.asarray(X)
-        values = X.data if sp.issparse(X) else X  # first_entry reads a mask over X.data of a CSR
-        names = getattr(self, "feature_names_in_", None)
-        bad = values != np.round(values)
-        if bad.any():
-            j, value = first_entry(X, bad)
-            raise InputValueError(
-                f"X must hold integer level codes 0, 1, 2, ...: {feature_label(j, names)} has the value {value:g}; "
-                "encode categories with sklearn.preprocessing.OrdinalEncoder, or bin continuous data first"
-            )
-        bad = values < 0
-        if bad.any():
-            j, value = first_entry(X, bad)
-            raise InputValueError(
-                f"Negative values in data: {feature_label(j, names)} has the level code {value:g}; level codes are "
-                "0, 1, 2, ..."
-            )
-        bad = values >= _MAX_LEVEL
-        if bad.any():
-            j, value = first_entry(X, bad)
-            raise InputValueError(
-                f"{feature_label(j, names)} has the level code {value:g}; codes must be below {_MAX_LEVEL} "
-                "(number the levels 0, 1, 2, ...)"
-            )
-        X = X.astype(np.int64)
-        values = X.data if sp.issparse(X) else X
-        limit = self.n_levels if training else self.n_levels_
-        if limit is not None:
-            bad = values >= limit
-            if bad.any():
-                j, value = first_entry(X, bad)
-                where = "n_levels" if training else "the levels of the training data or n_levels"
-                raise InputValueError(
-                    f"{feature_label(j, names)} has level {int(value)}, outside 0..{limit - 1} ({where})"
-                )
-        return X
+        check_level_codes(
+            X, self.n_levels if training else self.n_levels_,
+            limit_source="n_levels" if training else "the levels of the training data or n_levels",
+            feature_names=getattr(self, "feature_names_in_", None),
+        )  # fmt: skip
+        return X.astype(np.int64)
 
     def _check_params(self):
         if self.n_alpha is not None and self.alpha_rule == "adaptive":
@@ -472,11 +454,16 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
     def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Select features on (X, y) by Pearson's X² and fit the model.
 
+        X may be a ``dask.array`` (dense or ``scipy.sparse`` chunks, any chunking): the class × level tables
+        of every feature are then counted chunk by chunk on the workers and added
+        (:meth:`hdbayes.statistics.CategoricalClassCounts.from_dask`), X is never gathered, and the model
+        equals the in-memory fit bit for bit (the counts are exact integers).
+
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, p)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, p)
             All candidate features, integer level codes 0..L−1.
-        y : array-like of shape (n_samples,)
+        y : array-like or dask array of shape (n_samples,)
             Class labels (at least two classes).
 
         Returns
@@ -486,14 +473,149 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         """
         self._check_params()
         self._check_selection_params()
+        if is_dask_array(X):
+            return self._fit_dask(X, y)
+        if is_dask_array(y):
+            y = y.compute()  # n labels; X is in memory anyway
         X, codes = self._validate_classification_data(
             X, y, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True, ensure_min_samples=2
         )
         X = self._levels(X, training=True)
-        values = X.data if sp.issparse(X) else X
-        self.n_levels_ = self.n_levels if self.n_levels is not None else max(int(values.max(initial=0)) + 1, 2)
-        self.class_count_ = np.bincount(codes, minlength=self.classes_.shape[0])
-        return self._fit_counts(_level_counts(X, codes, self.class_count_, self.n_levels_))
+        statistics = CategoricalClassCounts._from_checked(
+            X, codes, self.classes_, _levels_seen(X, self.n_levels), getattr(self, "feature_names_in_", None)
+        )
+        return self._fit_statistics(statistics)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
+        """Add a batch of training cases; the model equals ``fit`` on all batches so far.
+
+        The batches' class × level tables (:class:`hdbayes.statistics.CategoricalClassCounts`,
+        ``statistics_``) are added up and the selection and the model are computed again from them after
+        every call, so the result equals one ``fit`` on the concatenated batches, bit for bit (any batch
+        sizes, in any order; with ``n_levels=None`` L is the largest code seen so far plus one). Until every
+        class has a case the tables are only accumulated and the model is not fitted yet. A call that raises
+        leaves the estimator as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, p)
+            A batch of all p candidate features, integer level codes.
+        y : array-like of shape (n_samples,)
+            The batch's labels, each one of ``classes``.
+        classes : array-like, optional
+            All class labels (at least two); required on the first call (scikit-learn's convention), checked
+            against ``classes_`` on later ones.
+
+        Returns
+        -------
+        self
+            The estimator, updated with the batch.
+        """
+        first = not hasattr(self, "statistics_")
+        if first and classes is None:
+            raise InputValueError("classes must be passed on the first call to partial_fit")
+        self._check_params()
+        self._check_selection_params()
+        check_class_labels(y, single_class_allowed=True)
+        classes_ = check_class_labels(np.unique(np.asarray(classes))) if first else self.classes_
+        if not first and classes is not None and not np.array_equal(np.unique(np.asarray(classes)), classes_):
+            raise InputValueError(
+                f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
+                f"{classes_.tolist()}"
+            )
+        with unchanged_on_error(self):
+            X, y = validate_input(
+                self, X, y, reset=first, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True,
+                ensure_min_samples=1,
+            )  # fmt: skip
+            y = np.asarray(y)
+            known = np.isin(y, classes_)
+            if not known.all():
+                raise InputValueError(
+                    f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes_.tolist()}"
+                )
+            self.classes_ = classes_
+            X = self._levels(X, training=True)
+            batch = CategoricalClassCounts._from_checked(
+                X, np.searchsorted(classes_, y), classes_, _levels_seen(X, self.n_levels),
+                getattr(self, "feature_names_in_", None),
+            )  # fmt: skip
+            self.statistics_ = batch if first else self.statistics_ + batch
+            if (self.statistics_.class_counts > 0).all():
+                self._fit_statistics(self.statistics_)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_statistics(self, statistics: CategoricalClassCounts) -> Self:
+        """Fit from the class × level tables of the training data alone.
+
+        For data that are never in one place: the sum of the statistics of several shards or sites
+        (:class:`hdbayes.statistics.CategoricalClassCounts`) gives the same model as ``fit`` on their union.
+        ``classes_`` are the statistics' classes, ``feature_names_in_`` their feature names (if any); with
+        ``n_levels`` set, the tables are widened to it (a level beyond it is refused).
+
+        Parameters
+        ----------
+        statistics : hdbayes.statistics.CategoricalClassCounts
+            At least two classes, each with at least one case.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
+        if not isinstance(statistics, CategoricalClassCounts):
+            raise InputTypeError(f"statistics must be a CategoricalClassCounts, got {type(statistics).__name__}")
+        self._check_params()
+        self._check_selection_params()
+        empty = np.flatnonzero(statistics.class_counts == 0)
+        if empty.size:
+            raise InputValueError(
+                f"the statistics hold no case of class {plain_value(statistics.classes[empty[0]])}; every class "
+                "needs at least one case"
+            )
+        check_class_labels(statistics.classes)
+        if self.n_levels is not None:
+            statistics = statistics.with_levels(self.n_levels)
+        with unchanged_on_error(self):
+            self._start_from(statistics)
+            self._fit_statistics(statistics)
+        return self
+
+    def _fit_dask(self, X, y):
+        """``fit`` on a dask array X: the tables counted on the workers, the model on the client."""
+        if X.ndim == 2 and X.shape[1] == 0:
+            raise InputValueError("X has 0 features; at least 1 is required")
+        statistics = CategoricalClassCounts.from_dask(X, y, n_levels=self.n_levels)
+        check_class_labels(statistics.classes)
+        if statistics.n_samples < 2:
+            raise InputValueError(
+                f"Found array with {statistics.n_samples} sample(s) while a minimum of 2 is required."
+            )
+        self._start_from(statistics)
+        return self._fit_statistics(statistics)
+
+    def _start_from(self, statistics):
+        """The fitted attributes of the input set from statistics gathered without validating X here
+        (``fit_statistics``, a dask X)."""
+        for name in ("feature_names_in_", "statistics_"):
+            self.__dict__.pop(name, None)
+        self.classes_ = statistics.classes
+        self.n_features_in_ = statistics.n_features
+        if statistics.feature_names is not None:
+            self.feature_names_in_ = np.asarray(statistics.feature_names, dtype=object)
+
+    def _fit_statistics(self, statistics):
+        """Selection and model from the class × level tables (every path of ``fit`` comes here)."""
+        self.statistics_ = statistics
+        self.n_levels_ = statistics.n_levels
+        self.class_count_ = np.array(statistics.class_counts)
+        return self._fit_counts(np.array(statistics.level_counts))  # writable: the compiled X² takes it as is
+
+    def __sklearn_is_fitted__(self):
+        # partial_fit may have accumulated statistics without a case of every class, and no model yet
+        return hasattr(self, "alpha_posterior_")
 
     def _fit_counts(self, counts):
         sizes = self.class_count_
@@ -537,6 +659,22 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
     def _validate_for_prediction(self, X):
         X = validate_input(self, X, reset=False, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True)
         return self._levels(X, training=False)
+
+    def _predict_dask(self, X, method, **kwargs):
+        """``method`` on a dask array X, as a dask array: only the k selected columns are taken, and each row
+        chunk is predicted where it lives by a copy of the model restricted to them (the same computation as
+        in memory)."""
+        X, n_outputs, dtype = check_prediction_chunks(self, X, method)
+        selected = np.asarray(self.selected_features_)
+        view = copy.copy(self)  # the model of the selected columns alone, small enough to ship with every task
+        for name in ("statistics_", "selection_", "feature_names_in_", "posterior_density_of_log_alpha_"):
+            view.__dict__.pop(name, None)
+        view.n_features_in_ = selected.shape[0]
+        view.selected_features_ = np.arange(selected.shape[0])
+        return map_row_chunks(
+            X[:, selected], _predict_chunk, n_outputs=n_outputs, dtype=dtype, view=view, method=method, kwargs=kwargs,
+            selected=selected, names=getattr(self, "feature_names_in_", None),
+        )  # fmt: skip
 
     def _joint_log_likelihood(self, X):
         """log P(y* = g, x* | train, S) (eq. C6): Σ_j log Q_j(α_m, g, x*_j) by one product of the one-hot test
