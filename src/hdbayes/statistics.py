@@ -389,7 +389,37 @@ def _count_ones(X, y01):
     return class_counts, ones
 
 
-class BinaryClassCounts:
+class _Statistics:
+    """What the mergeable statistics share: equality by value over their arrays (``_fields``, the constructor's
+    arguments before ``feature_names``, and the feature names), pickling by those arguments, ``sum(shards)``
+    starting from 0, and the checks before adding two of them."""
+
+    __hash__ = None  # compared by value (arrays), so not hashable
+    _fields: tuple[str, ...] = ()
+
+    def _addable(self, other):
+        """The feature names of ``self + other``, after refusing statistics of other features."""
+        if other.n_features != self.n_features:
+            raise InputValueError(f"cannot add the statistics of {self.n_features} and of {other.n_features} features")
+        return _merged_names(self.feature_names, other.feature_names)
+
+    def __radd__(self, other):
+        if isinstance(other, int) and other == 0:  # sum(shards) starts from 0
+            return self
+        return NotImplemented
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return _same_names(self.feature_names, other.feature_names) and all(
+            np.array_equal(getattr(self, name), getattr(other, name)) for name in self._fields
+        )
+
+    def __reduce__(self):
+        return (type(self), tuple(getattr(self, name) for name in self._fields) + (self.feature_names,))
+
+
+class BinaryClassCounts(_Statistics):
     """The sufficient statistics of binary features and a binary class.
 
     ``class_counts[c]`` = N_c, the number of cases of class c (c = 0, 1), and ``ones[c, j]``
@@ -423,7 +453,7 @@ class BinaryClassCounts:
     array([1., 0.])
     """
 
-    __hash__ = None  # compared by value (arrays), so not hashable
+    _fields = ("class_counts", "ones")
 
     def __init__(self, class_counts, ones, feature_names=None):
         class_counts = self._integers("class_counts", class_counts)
@@ -574,29 +604,8 @@ class BinaryClassCounts:
     def __add__(self, other):
         if not isinstance(other, BinaryClassCounts):
             return NotImplemented
-        if other.n_features != self.n_features:
-            raise InputValueError(
-                f"cannot add the statistics of {self.n_features} and of {other.n_features} features"
-            )
-        names = _merged_names(self.feature_names, other.feature_names)
+        names = self._addable(other)
         return BinaryClassCounts(self.class_counts + other.class_counts, self.ones + other.ones, names)
-
-    def __radd__(self, other):
-        if isinstance(other, int) and other == 0:  # sum(shards) starts from 0
-            return self
-        return NotImplemented
-
-    def __eq__(self, other):
-        if not isinstance(other, BinaryClassCounts):
-            return NotImplemented
-        return (
-            _same_names(self.feature_names, other.feature_names)
-            and np.array_equal(self.class_counts, other.class_counts)
-            and np.array_equal(self.ones, other.ones)
-        )
-
-    def __reduce__(self):
-        return (type(self), (self.class_counts, self.ones, self.feature_names))
 
     def __repr__(self):
         counts = ", ".join(str(int(c)) for c in self.class_counts)
@@ -653,7 +662,7 @@ def _join_moments(parts):
     )  # fmt: skip
 
 
-class GaussianClassMoments:
+class GaussianClassMoments(_Statistics):
     """The sufficient statistics of real features and a class with G values: per-class moments.
 
     ``class_counts[g]`` = n_g, ``means[g, j]`` = x̄_gj, the class mean of feature j, and
@@ -694,7 +703,7 @@ class GaussianClassMoments:
     True
     """
 
-    __hash__ = None
+    _fields = ("classes", "class_counts", "means", "scatter")
 
     def __init__(self, classes, class_counts, means, scatter, feature_names=None):
         classes = np.array(classes, copy=True)
@@ -830,9 +839,7 @@ class GaussianClassMoments:
     def __add__(self, other):
         if not isinstance(other, GaussianClassMoments):
             return NotImplemented
-        if other.n_features != self.n_features:
-            raise InputValueError(f"cannot add the statistics of {self.n_features} and of {other.n_features} features")
-        names = _merged_names(self.feature_names, other.feature_names)
+        names = self._addable(other)
         classes = _merged_classes(self.classes, other.classes)
         n_a, mean_a, m_a = self._on_classes(classes)
         n_b, mean_b, m_b = other._on_classes(classes)
@@ -842,25 +849,6 @@ class GaussianClassMoments:
         means = mean_a + delta * (n_b[:, None] / safe)
         scatter = m_a + m_b + delta**2 * (n_a[:, None].astype(np.float64) * n_b[:, None] / safe)
         return GaussianClassMoments(classes, n, means, scatter, names)
-
-    def __radd__(self, other):
-        if isinstance(other, int) and other == 0:
-            return self
-        return NotImplemented
-
-    def __eq__(self, other):
-        if not isinstance(other, GaussianClassMoments):
-            return NotImplemented
-        return (
-            _same_names(self.feature_names, other.feature_names)
-            and np.array_equal(self.classes, other.classes)
-            and np.array_equal(self.class_counts, other.class_counts)
-            and np.array_equal(self.means, other.means)
-            and np.array_equal(self.scatter, other.scatter)
-        )
-
-    def __reduce__(self):
-        return (type(self), (self.classes, self.class_counts, self.means, self.scatter, self.feature_names))
 
     def __repr__(self):
         return (
@@ -919,7 +907,7 @@ def _join_levels(parts):
     )
 
 
-class CategoricalClassCounts:
+class CategoricalClassCounts(_Statistics):
     """The sufficient statistics of categorical features and a class with G values.
 
     ``class_counts[g]`` = N_g, the number of cases of class g, and ``level_counts[j, g, l]`` = I_jgl, the
@@ -956,7 +944,7 @@ class CategoricalClassCounts:
     array([2., 4.])
     """
 
-    __hash__ = None
+    _fields = ("classes", "class_counts", "level_counts")
 
     def __init__(self, classes, class_counts, level_counts, feature_names=None):
         classes = np.array(classes, copy=True)
@@ -1140,32 +1128,12 @@ class CategoricalClassCounts:
     def __add__(self, other):
         if not isinstance(other, CategoricalClassCounts):
             return NotImplemented
-        if other.n_features != self.n_features:
-            raise InputValueError(f"cannot add the statistics of {self.n_features} and of {other.n_features} features")
-        names = _merged_names(self.feature_names, other.feature_names)
+        names = self._addable(other)
         classes = _merged_classes(self.classes, other.classes)
         n_levels = max(self.n_levels, other.n_levels)
         n_a, levels_a = self._on(classes, n_levels)
         n_b, levels_b = other._on(classes, n_levels)
         return CategoricalClassCounts(classes, n_a + n_b, levels_a + levels_b, names)
-
-    def __radd__(self, other):
-        if isinstance(other, int) and other == 0:
-            return self
-        return NotImplemented
-
-    def __eq__(self, other):
-        if not isinstance(other, CategoricalClassCounts):
-            return NotImplemented
-        return (
-            _same_names(self.feature_names, other.feature_names)
-            and np.array_equal(self.classes, other.classes)
-            and np.array_equal(self.class_counts, other.class_counts)
-            and np.array_equal(self.level_counts, other.level_counts)
-        )
-
-    def __reduce__(self):
-        return (type(self), (self.classes, self.class_counts, self.level_counts, self.feature_names))
 
     def __repr__(self):
         return (
