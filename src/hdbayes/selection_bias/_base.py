@@ -21,8 +21,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from hdbayes._validation import (
     check_binary_features,
     check_binary_target,
+    check_class_labels,
     feature_label,
     fit_binarize_thresholds,
+    plain_value,
     validate_input,
 )
 from hdbayes.base import BayesianClassifier
@@ -69,6 +71,31 @@ class SelectionBiasClassifier(BayesianClassifier):
     (see :class:`hdbayes.base.BayesianClassifier`). Subclasses have parameters
     ``n_features_to_select`` and ``threshold`` (constrained by
     :data:`SELECTION_PARAMETER_CONSTRAINTS`, with ``correct`` and ``class_pseudo_count``)."""
+
+    def _batch_classes(self, y, classes, first):
+        """``classes_`` for a ``partial_fit`` batch: ``classes`` is required on the first call (scikit-learn's
+        convention; checked labels) and, when given later, must be the first call's; the batch's ``y`` may hold
+        one class."""
+        if first and classes is None:
+            raise InputValueError("classes must be passed on the first call to partial_fit")
+        check_class_labels(y, single_class_allowed=True)
+        if first:
+            return check_class_labels(np.asarray(classes))
+        if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+            raise InputValueError(
+                f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
+                f"{self.classes_.tolist()}"
+            )
+        return self.classes_
+
+    @staticmethod
+    def _check_batch_labels(y, classes):
+        """Refuse a batch label outside ``classes`` (the batch's y, validated)."""
+        known = np.isin(y, classes)
+        if not known.all():
+            raise InputValueError(
+                f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes.tolist()}"
+            )
 
     def _check_selection_params(self):
         """The cross-parameter check (single parameters are checked by ``_parameter_constraints``)."""

@@ -513,28 +513,16 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
             The estimator, updated with the batch.
         """
         first = not hasattr(self, "statistics_")
-        if first and classes is None:
-            raise InputValueError("classes must be passed on the first call to partial_fit")
         self._check_params()
         self._check_selection_params()
-        check_class_labels(y, single_class_allowed=True)
-        classes_ = check_class_labels(np.unique(np.asarray(classes))) if first else self.classes_
-        if not first and classes is not None and not np.array_equal(np.unique(np.asarray(classes)), classes_):
-            raise InputValueError(
-                f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
-                f"{classes_.tolist()}"
-            )
+        classes_ = self._batch_classes(y, classes, first)
         with unchanged_on_error(self):
             X, y = validate_input(
                 self, X, y, reset=first, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True,
                 ensure_min_samples=1,
             )  # fmt: skip
             y = np.asarray(y)
-            known = np.isin(y, classes_)
-            if not known.all():
-                raise InputValueError(
-                    f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes_.tolist()}"
-                )
+            self._check_batch_labels(y, classes_)
             self.classes_ = classes_
             X = self._levels(X, training=True)
             batch = CategoricalClassCounts._from_checked(

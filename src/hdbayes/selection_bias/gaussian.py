@@ -1201,22 +1201,12 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         self._validate_params()
         self._check_selection_params()
         self._check_variant()
-        check_class_labels(y, single_class_allowed=True)
-        classes_ = check_class_labels(np.asarray(classes)) if first else self.classes_
-        if not first and classes is not None and not np.array_equal(np.unique(np.asarray(classes)), classes_):
-            raise InputValueError(
-                f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
-                f"{classes_.tolist()}"
-            )
+        classes_ = self._batch_classes(y, classes, first)
         with unchanged_on_error(self):
             X, y = validate_input(self, X, y, reset=first, dtype="numeric", ensure_all_finite=True,
                                   ensure_min_samples=1)  # fmt: skip
             y = np.asarray(y)
-            known = np.isin(y, classes_)
-            if not known.all():
-                raise InputValueError(
-                    f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes_.tolist()}"
-                )
+            self._check_batch_labels(y, classes_)
             self.classes_ = classes_
             batch = GaussianClassMoments.from_data(X, y, classes=classes_)
             self.statistics_ = batch if first else self.statistics_ + batch

@@ -35,11 +35,9 @@ from hdbayes._special_kernels import log_rising_factorial_scalar
 from hdbayes._validation import (
     check_binarize,
     check_binary_target,
-    check_class_labels,
     check_count,
     check_finite_output,
     fit_binarize_thresholds,
-    plain_value,
     unchanged_on_error,
     validate_input,
 )
@@ -597,29 +595,16 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             )
         self._check_params()
         self._check_selection_params()
-        check_class_labels(y, single_class_allowed=True)
-        if first:
-            classes_ = check_class_labels(np.asarray(classes))
-            if classes_.shape[0] != 2:
-                raise InputValueError(f"classes must hold two labels, got {classes_.shape[0]}")
-        else:
-            classes_ = self.classes_
-            if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), classes_):
-                raise InputValueError(
-                    f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
-                    f"{classes_.tolist()}"
-                )
+        classes_ = self._batch_classes(y, classes, first)
+        if first and classes_.shape[0] != 2:
+            raise InputValueError(f"classes must hold two labels, got {classes_.shape[0]}")
         with unchanged_on_error(self):
             X, y = validate_input(
                 self, X, y, reset=first, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True,
                 ensure_min_samples=1,
             )  # fmt: skip
             y = np.asarray(y)
-            known = np.isin(y, classes_)
-            if not known.all():
-                raise InputValueError(
-                    f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes_.tolist()}"
-                )
+            self._check_batch_labels(y, classes_)
             if first:
                 self.classes_ = classes_
                 self.binarize_thresholds_ = fit_binarize_thresholds(X, self.binarize)
