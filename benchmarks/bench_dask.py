@@ -20,7 +20,13 @@ present), never persisted, so every pass generates X again:
    moments (``GaussianClassMoments.from_dask``: counts, means and centred sums of squares merged over the chunks) and
    the one-way F statistics from them, checked against ``hdbayes.selection.f_statistic`` on 300 genes; the top k are
    the selection of the Gaussian classifier; then ``BiasCorrectedGaussianClassifier(k).fit`` on the dask array (its
-   moments on the workers, the n × k selected columns gathered for the sampler on the client).
+   moments on the workers, the n × k selected columns gathered for the sampler on the client);
+7. *categorical*: the genotype codes 0/1/2 themselves (``binarize=None``), ``BiasCorrectedCategoricalNB(k,
+   n_levels=3, correct=False)`` fitted on the cluster (the 2 × 3 tables of every variant counted on the workers,
+   ``CategoricalClassCounts.from_dask``; the exact correction enumerates Π_g C(N_g + 2, 2) tables, out of reach at
+   this n), against the binary statistics pass on the same cluster and the same fit in memory; its own n
+   (``--categorical-samples``, default 2000), because the exact θ integrals of L = 3 cost O(n²) per selected
+   variant and α point.
 
 Peak memory per worker is the largest resident set size the worker's own system monitor recorded (every 100 ms)
 during the pass. Throughput is cells (n × p) per second per worker thread. ``--json PATH`` writes every figure.
@@ -39,9 +45,9 @@ import dask
 import dask.array as da
 import numpy as np
 
-from hdbayes import BiasCorrectedGaussianClassifier, BiasCorrectedNaiveBayes
+from hdbayes import BiasCorrectedCategoricalNB, BiasCorrectedGaussianClassifier, BiasCorrectedNaiveBayes
 from hdbayes.datasets import simulate_genotypes
-from hdbayes.statistics import BinaryClassCounts, GaussianClassMoments
+from hdbayes.statistics import BinaryClassCounts, CategoricalClassCounts, GaussianClassMoments
 
 PRESENT = "minor-allele-present"
 
@@ -83,9 +89,9 @@ def cluster(n_workers, memory_limit):
     return local, Client(local)
 
 
-def genotypes(args, n, p, n_test=0):
+def genotypes(args, n, p, n_test=0, binarize=PRESENT):
     return simulate_genotypes(n, p, n_informative=args.informative, odds_ratio=args.odds_ratio, n_test=n_test,
-                              binarize=PRESENT, chunks=tuple(args.chunks), random_state=args.seed)  # fmt: skip
+                              binarize=binarize, chunks=tuple(args.chunks), random_state=args.seed)  # fmt: skip
 
 
 RULES = {"default": {}, "thesis": {"alpha_rule": "midpoint", "theta_rule": "simpson", "n_theta": 21}}
@@ -194,6 +200,42 @@ def scaling(args, report):
         return BinaryClassCounts.from_dask(data.X, data.y)
 
     report["scaling"] = one_then_two_workers(args, n, p, statistics_pass, "scaling")
+
+
+def categorical(args, report):
+    """Genotype codes 0/1/2 on the cluster: the categorical model's tables against the binary counts."""
+    n, p, k = args.categorical_samples, args.categorical_features, args.categorical_k
+
+    def model():
+        return BiasCorrectedCategoricalNB(n_features_to_select=k, n_levels=3, correct=False)
+
+    tiny = simulate_genotypes(60, 300, chunks=(-1, -1), random_state=0)
+    model().fit(tiny.X.compute(scheduler="sync"), tiny.y)  # numba's compilation, not timed below
+    local, client = cluster(args.workers, args.memory_limit)
+    with local, client:
+        client.run(warm_up, args.rules)
+        codes, binary = genotypes(args, n, p, binarize=None), genotypes(args, n, p)
+        binary_seconds, _, _ = timed(client, lambda: BinaryClassCounts.from_dask(binary.X, binary.y), "binary counts")
+        tables_seconds, tables, peaks = timed(client, lambda: CategoricalClassCounts.from_dask(codes.X, codes.y),
+                                              "categorical tables")  # fmt: skip
+        fitted = model()
+        fit_seconds, _, _ = timed(client, lambda: fitted.fit(codes.X, codes.y), "categorical fit")
+    start = time.perf_counter()
+    model().fit_statistics(tables)
+    client_model = time.perf_counter() - start
+    n_memory = min(n, 4000)
+    X = codes.X[:n_memory].compute(scheduler="threads")
+    start = time.perf_counter()
+    model().fit(X, codes.y[:n_memory])
+    memory_seconds = time.perf_counter() - start
+    report["categorical"] = {"n": n, "p": p, "k": k, "cells": n * p, "binary_counts_seconds": binary_seconds,
+                             "tables_seconds": tables_seconds, "fit_seconds": fit_seconds,
+                             "client_model_seconds": client_model, "peak_memory_per_worker": peaks,
+                             "tables_cells_per_s_per_core": rate(n * p, tables_seconds, args.workers),
+                             "memory_n": n_memory, "memory_fit_seconds": memory_seconds,
+                             "memory_cells_per_s_per_core": rate(n_memory * p, memory_seconds, 1),
+                             "informative_selected": int(np.isin(codes.informative_features,
+                                                                 fitted.selected_features_).sum())}  # fmt: skip
 
 
 def _gaussian_block(seed, n_informative, shift, labels, block_info=None):
@@ -351,6 +393,17 @@ def print_report(report):
             print(f"Gaussian chunked scan / in-memory throughput per core: {ratio:.2f}")
     if "gaussian_scaling" in report:
         print_scaling("Gaussian scaling, statistics pass (generation + moments + F)", report["gaussian_scaling"])
+    if "categorical" in report:
+        c = report["categorical"]
+        print(f"\nCategorical: genotype codes 0/1/2, n = {c['n']} × p = {c['p']} generated on the workers; "
+              f"CategoricalClassCounts.from_dask {c['tables_seconds']:.1f} s ({c['tables_cells_per_s_per_core']:.3g} "
+              f"cells / s / core, peak {gb(c['peak_memory_per_worker'])} GB per worker) against "
+              f"BinaryClassCounts.from_dask {c['binary_counts_seconds']:.1f} s on the same cluster (ratio "
+              f"{c['tables_seconds'] / c['binary_counts_seconds']:.2f}); BiasCorrectedCategoricalNB({c['k']}, "
+              f"n_levels=3, correct=False).fit on the dask array {c['fit_seconds']:.1f} s, of which the client's model "
+              f"{c['client_model_seconds']:.2f} s; {c['informative_selected']} of the informative variants selected. "
+              f"In memory (n = {c['memory_n']}): {c['memory_fit_seconds']:.2f} s = "
+              f"{c['memory_cells_per_s_per_core']:.3g} cells / s / core.")
 
 
 def main(argv=None):
@@ -379,8 +432,14 @@ def main(argv=None):
                         help="p of the Gaussian in-memory comparison (n = --gaussian-samples, float32)")
     parser.add_argument("--gaussian-scaling-features", type=int, default=6000,
                         help="p of the Gaussian 1 → 2 worker scaling run")
+    parser.add_argument("--categorical-samples", type=int, default=2000,
+                        help="n of the categorical (genotype codes 0/1/2) pass: its θ integrals cost O(n²) per "
+                             "selected variant and α point")
+    parser.add_argument("--categorical-features", type=int, default=100_000, help="p of the categorical pass")
+    parser.add_argument("--categorical-k", type=int, default=10, help="n_features_to_select of the categorical pass")
     parser.add_argument("--skip", nargs="*", default=[],
-                        choices=["naive-bayes", "memory", "scaling", "gaussian", "gaussian-memory", "gaussian-scaling"])
+                        choices=["naive-bayes", "memory", "scaling", "gaussian", "gaussian-memory", "gaussian-scaling",
+                                 "categorical"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     args = parser.parse_args(argv)
@@ -390,6 +449,7 @@ def main(argv=None):
         args.gaussian_samples, args.gaussian_features, args.gaussian_chunks = 3000, 2000, [1000, 700]
         args.gaussian_iterations = 200
         args.gaussian_memory_features, args.gaussian_scaling_features = 1000, 1400
+        args.categorical_samples, args.categorical_features = 600, 20_000
     report = {"argv": sys.argv[1:] if argv is None else argv, "rules": args.rules, "load_before": os.getloadavg()[0]}
     if "naive-bayes" not in args.skip:
         naive_bayes_on_cluster(args, report)
@@ -403,6 +463,8 @@ def main(argv=None):
         gaussian_in_memory(args, report)
     if "gaussian-scaling" not in args.skip:
         gaussian_scaling(args, report)
+    if "categorical" not in args.skip:
+        categorical(args, report)
     report["load_after"] = os.getloadavg()[0]
     print_report(report)
     if args.json:
