@@ -128,6 +128,7 @@ API_PACKAGES = [
     ("hdbayes.spike_slab", "Group spike-and-slab regression (``hdbayes.spike_slab``)"),
     ("hdbayes.datasets", "Data sets and simulators (``hdbayes.datasets``)"),
     ("hdbayes.metrics", "Scores and calibration (``hdbayes.metrics``)"),
+    ("hdbayes.statistics", "Mergeable sufficient statistics (``hdbayes.statistics``)"),
     ("hdbayes.exceptions", "Input errors (``hdbayes.exceptions``)"),
     ("hdbayes.mcmc", "MCMC core (``hdbayes.mcmc``)"),
     ("hdbayes.experiments", "Reproductions (``hdbayes.experiments``)"),

@@ -398,8 +398,20 @@ def check_generator(random_state) -> np.random.Generator:
 
 
 def is_dask_array(X) -> bool:
-    """Whether ``X`` is a ``dask.array.Array`` (without importing dask: an array of it can only
-    exist once ``dask.array`` has been imported)."""
+    """Tell whether ``X`` is a ``dask.array.Array``, without importing dask.
+
+    An array of it can only exist once ``dask.array`` has been imported, so dask is never loaded here.
+
+    Parameters
+    ----------
+    X : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for a dask array.
+    """
     module = sys.modules.get("dask.array")
     return module is not None and isinstance(X, module.Array)
 

@@ -7,7 +7,7 @@ gathered in one place. The objects here can be added, compared, pickled and stor
 
 * :class:`BinaryClassCounts` — binary features and a binary class: the class sizes
   (N_0, N_1) and the number of ones of every feature in each class, (I_{0,j}, I_{1,j}).
-  They determine |COR_j| (thesis eq. 2.1, the statistic of the correlation selection), the
+  They determine the absolute correlation ``|COR_j|`` (thesis eq. 2.1, the statistic of the correlation selection), the
   Bayesian naive Bayes model of the selected features and its adjustment factor (which
   needs only N_0, N_1 and γ).
 
@@ -54,7 +54,7 @@ from hdbayes._validation import (
     plain_value,
 )
 from hdbayes.exceptions import InputTypeError, InputValueError
-from hdbayes.selection import correlation_from_sums, f_from_sums_of_squares
+from hdbayes.selection import correlation_from_sums, f_from_sums_of_squares, pearson_chi_square
 
 __all__ = ["BinaryClassCounts", "CategoricalClassCounts", "GaussianClassMoments", "is_dask_array"]
 
@@ -543,6 +543,7 @@ class BinaryClassCounts(_Statistics):
         binarize : float, optional
             A fixed threshold (values above it become 1), applied chunk by chunk.
         feature_names : array-like of shape (p,), optional
+            The features' names.
         split_every : int, optional
             Fan-in of the tree reduction (dask's default if None).
 
@@ -564,7 +565,20 @@ class BinaryClassCounts(_Statistics):
 
     @classmethod
     def zero(cls, n_features, *, feature_names=None):
-        """The statistics of no data on ``n_features`` features (the neutral element of ``+``)."""
+        """The statistics of no data on ``n_features`` features (the neutral element of ``+``).
+
+        Parameters
+        ----------
+        n_features : int
+            p.
+        feature_names : array-like of shape (p,), optional
+            The features' names.
+
+        Returns
+        -------
+        BinaryClassCounts
+            Class sizes and counts all 0.
+        """
         return cls(np.zeros(2, dtype=np.int64), np.zeros((2, int(n_features)), dtype=np.int64), feature_names)
 
     # -- the counts --------------------------------------------------------------------------
@@ -579,7 +593,13 @@ class BinaryClassCounts(_Statistics):
         return int(self.ones.shape[1])
 
     def constant_features(self):
-        """Boolean mask of the features that take one value on every case (no ones, or only ones)."""
+        """Mark the features that take one value on every case (no ones, or only ones).
+
+        Returns
+        -------
+        ndarray of bool, shape (p,)
+            True for a constant feature.
+        """
         total = self.ones.sum(axis=0)
         return (total == 0) | (total == self.n_samples)
 
@@ -593,6 +613,7 @@ class BinaryClassCounts(_Statistics):
         Returns
         -------
         ndarray of shape (p,)
+            |COR_j| of every feature.
         """
         n = self.n_samples
         if n == 0:
@@ -690,6 +711,7 @@ class GaussianClassMoments(_Statistics):
     means, scatter : array-like of shape (G, p)
         x̄_gj and the centred sums of squares (≥ 0; 0 for an empty class).
     feature_names : array-like of shape (p,), optional
+        The features' names.
 
     Examples
     --------
@@ -732,8 +754,21 @@ class GaussianClassMoments(_Statistics):
     def from_data(cls, X, y, *, classes=None, feature_names=None):
         """The moments of real data X (dense or sparse, finite) with class labels y.
 
-        ``classes`` (sorted labels) fixes the classes, e.g. to include one absent from this
-        shard; a label of y outside them is an input error. Default: the labels of y.
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, p)
+            Finite numbers (any number of rows, none included).
+        y : array-like of shape (n_samples,)
+            Class labels.
+        classes : array-like, optional
+            The class labels (sorted), e.g. to include one absent from this shard; a label of y
+            outside them is an input error. Default: the labels of y.
+        feature_names : array-like of shape (p,), optional
+            Default: the columns of a pandas DataFrame whose column names are all strings.
+
+        Returns
+        -------
+        GaussianClassMoments
         """
         if feature_names is None:
             feature_names = _get_feature_names(X)
@@ -764,10 +799,13 @@ class GaussianClassMoments(_Statistics):
         Parameters
         ----------
         X : dask.array.Array of shape (n_samples, p)
+            Finite numbers.
         y : dask.array.Array or array-like of shape (n_samples,)
             Class labels; their distinct values are computed first unless ``classes`` is given.
         classes : array-like, optional
+            The class labels (sorted); default those of y.
         feature_names : array-like of shape (p,), optional
+            The features' names.
         split_every : int, optional
             Fan-in of the merge tree (default 8).
 
@@ -784,7 +822,22 @@ class GaussianClassMoments(_Statistics):
 
     @classmethod
     def zero(cls, n_features, classes, *, feature_names=None):
-        """The statistics of no data (the neutral element of ``+``)."""
+        """The statistics of no data (the neutral element of ``+``).
+
+        Parameters
+        ----------
+        n_features : int
+            p.
+        classes : array-like
+            The class labels.
+        feature_names : array-like of shape (p,), optional
+            The features' names.
+
+        Returns
+        -------
+        GaussianClassMoments
+            Class sizes, means and sums of squares all 0.
+        """
         classes = np.unique(np.asarray(classes))
         shape = (classes.shape[0], int(n_features))
         return cls(classes, np.zeros(shape[0], dtype=np.int64), np.zeros(shape), np.zeros(shape), feature_names)
@@ -792,10 +845,12 @@ class GaussianClassMoments(_Statistics):
     # -- the moments -------------------------------------------------------------------------
     @property
     def n_samples(self) -> int:
+        """n = Σ_g n_g."""
         return int(self.class_counts.sum())
 
     @property
     def n_features(self) -> int:
+        """p."""
         return int(self.means.shape[1])
 
     def f_statistic(self):
@@ -810,6 +865,7 @@ class GaussianClassMoments(_Statistics):
         Returns
         -------
         ndarray of shape (p,)
+            F of every feature.
         """
         present = self.class_counts > 0
         G = int(present.sum())
@@ -928,6 +984,7 @@ class CategoricalClassCounts(_Statistics):
     level_counts : array-like of shape (p, G, L)
         I_jgl, integers ≥ 0 with Σ_l I_jgl = N_g; L ≥ 2.
     feature_names : array-like of shape (p,), optional
+        The features' names.
 
     Examples
     --------
@@ -1027,12 +1084,15 @@ class CategoricalClassCounts(_Statistics):
         Parameters
         ----------
         X : dask.array.Array of shape (n_samples, p)
+            Integer level codes 0, 1, 2, ….
         y : dask.array.Array or array-like of shape (n_samples,)
             Class labels; their distinct values are computed first unless ``classes`` is given.
         classes : array-like, optional
+            The class labels (sorted); default those of y.
         n_levels : int, optional
             L; default the largest code plus one (at least 2).
         feature_names : array-like of shape (p,), optional
+            The features' names.
         split_every : int, optional
             Fan-in of the merge tree (default 8).
 
@@ -1053,7 +1113,24 @@ class CategoricalClassCounts(_Statistics):
 
     @classmethod
     def zero(cls, n_features, classes, n_levels=2, *, feature_names=None):
-        """The statistics of no data (the neutral element of ``+``)."""
+        """The statistics of no data (the neutral element of ``+``).
+
+        Parameters
+        ----------
+        n_features : int
+            p.
+        classes : array-like
+            The class labels.
+        n_levels : int, default=2
+            L.
+        feature_names : array-like of shape (p,), optional
+            The features' names.
+
+        Returns
+        -------
+        CategoricalClassCounts
+            Class sizes and tables all 0.
+        """
         classes = np.unique(np.asarray(classes))
         shape = (int(n_features), classes.shape[0], int(n_levels))
         return cls(classes, np.zeros(shape[1], dtype=np.int64), np.zeros(shape, dtype=np.int64), feature_names)
@@ -1075,7 +1152,7 @@ class CategoricalClassCounts(_Statistics):
         return int(self.level_counts.shape[2])
 
     def chi_square(self):
-        """Pearson's X² of every feature's class × level table (docs/categorical_correction.md eq. C7).
+        """Compute Pearson's X² of every feature's class × level table (docs/categorical_correction.md eq. C7).
 
         The classes without cases and the levels that do not occur are left out (a constant feature has
         X² = 0); computed by the one compiled function the selection of
@@ -1084,9 +1161,8 @@ class CategoricalClassCounts(_Statistics):
         Returns
         -------
         ndarray of shape (p,)
+            X² of every feature.
         """
-        from hdbayes.selection_bias.categorical_adjustment import pearson_chi_square  # (imports this module)
-
         present = self.class_counts > 0
         return pearson_chi_square(self.level_counts[:, present], self.class_counts[present])
 
@@ -1110,7 +1186,18 @@ class CategoricalClassCounts(_Statistics):
         return counts, wide
 
     def with_levels(self, n_levels):
-        """The same statistics with L widened to ``n_levels`` (refused if a level ≥ ``n_levels`` occurs)."""
+        """The same statistics with L set to ``n_levels`` (refused if a level ≥ ``n_levels`` occurs).
+
+        Parameters
+        ----------
+        n_levels : int
+            The new L; levels the statistics do not have count 0.
+
+        Returns
+        -------
+        CategoricalClassCounts
+            The same classes, class sizes and counts.
+        """
         n_levels = int(n_levels)
         if n_levels < self.n_levels:
             used = np.flatnonzero(self.level_counts[:, :, n_levels:].sum(axis=(0, 1)))

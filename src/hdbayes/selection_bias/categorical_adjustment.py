@@ -42,7 +42,7 @@ from hdbayes._threads import map_in_threads, threads_for
 from hdbayes._validation import check_count
 from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule
-from hdbayes.selection import THRESHOLD_RTOL
+from hdbayes.selection import THRESHOLD_RTOL, _chi_square_table, pearson_chi_square
 from hdbayes.selection_bias.adjustment import _beta_binomial_scaled, exact_points, half_rule
 
 if TYPE_CHECKING:
@@ -197,88 +197,6 @@ def symmetric_simplex_rule(rule):
     folded = np.zeros(n_groups)
     np.add.at(folded, rank[labels], weights)
     return SimplexRule(np.ascontiguousarray(images[first[order]]), folded)
-
-
-# ---------------------------------------------------------------------------
-# Pearson's X² (eq. C7), one compiled function for features and tables
-# ---------------------------------------------------------------------------
-
-
-@jit(error_model="numpy")  # no zero-division checks (the divisors are > 0 for class sizes ≥ 1): ~1.25x faster
-def _chi_square_table(table, sizes, n, parts):
-    """X² of one G × L table (eq. C7) with row sums ``sizes`` and total n; levels that do not occur are left
-    out (a constant feature has X² = 0). ``parts`` is scratch space of length ≥ L (the caller's, allocated once
-    for many tables).
-
-    Canonical in the order of the levels: each level's contribution Σ_g (T_gl − E_gl)²/E_gl (E_gl = N_g c_l/n,
-    c_l the level's column sum) depends only on that level's column, the class sizes and n, and the L
-    contributions are added in increasing order. A table and every permutation of its columns therefore get
-    the same X² to the last bit, so the discarded region {X² < γ} is exactly invariant under permutations of
-    the levels, as the symmetric θ rule (:func:`symmetric_simplex_rule`, eq. C11a) requires; added in column
-    order, the two could differ in the last bit and fall on either side of the bound γ(1 ± THRESHOLD_RTOL).
-    The features' X² (the selection) is computed by this same function, so a table with a feature's counts
-    is classified as the selection classified the feature.
-    """
-    n_classes, n_levels = table.shape
-    n_parts = 0  # parts[:n_parts]: the contributions of the levels seen so far, in increasing order
-    for level in range(n_levels):
-        column = 0
-        for g in range(n_classes):
-            column += table[g, level]
-        if column == 0:
-            continue
-        share = column / n
-        part = 0.0
-        for g in range(n_classes):
-            expected = sizes[g] * share
-            deviation = table[g, level] - expected
-            part += deviation * deviation / expected
-        for i in range(n_parts):  # insert into the sorted parts (min/max: no data-dependent branches)
-            smaller = min(parts[i], part)
-            part = max(parts[i], part)
-            parts[i] = smaller
-        parts[n_parts] = part
-        n_parts += 1
-    total = 0.0
-    for i in range(n_parts):
-        total += parts[i]
-    return total
-
-
-@jit
-def _chi_square_many(counts, sizes, n):
-    out = np.empty(counts.shape[0])
-    parts = np.empty(counts.shape[2])
-    for r in range(counts.shape[0]):
-        out[r] = _chi_square_table(counts[r], sizes, n, parts)
-    return out
-
-
-def pearson_chi_square(counts, class_sizes):
-    """Pearson's X² (eq. C7) of tables of counts, the same to the last bit for every order of the levels (the
-    levels' contributions are added in increasing order).
-
-    Parameters
-    ----------
-    counts : array_like of int, shape (R, G, L)
-        R tables of class by level; row g sums to ``class_sizes[g]``.
-    class_sizes : array_like of int, shape (G,)
-        Each ≥ 1.
-
-    Returns
-    -------
-    ndarray of shape (R,)
-
-    Examples
-    --------
-    >>> float(pearson_chi_square([[[3, 0], [0, 3]]], [3, 3])[0])  # n · COR² with COR = 1
-    6.0
-    """
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
-    sizes = np.ascontiguousarray(class_sizes, dtype=np.int64)
-    if sizes.ndim != 1 or np.any(sizes < 1):
-        raise InputValueError(f"class_sizes must be a 1-D array of integers >= 1, got {sizes.tolist()}")
-    return _chi_square_many(counts, sizes, float(sizes.sum()))
 
 
 # ---------------------------------------------------------------------------
