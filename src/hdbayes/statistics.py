@@ -938,8 +938,10 @@ def _levels_seen(X, n_levels):
     return max(int(values.max(initial=0)) + 1, 2)
 
 
-def _chunk_levels(x, codes, *, where, columns, classes, n_levels, feature_names):
-    """The :class:`CategoricalClassCounts` of one block of a dask X (its columns ``columns``), checked."""
+def check_level_chunk(x, where, columns, n_levels=None, feature_names=None, limit_source="n_levels"):
+    """A block of a dask X of level codes (dense, or CSR when sparse), checked as in memory: numbers, finite,
+    integer codes below ``n_levels`` (see :func:`hdbayes._validation.check_level_codes`); errors name the
+    block (``where``) and the feature (``columns``: the global index of its first column, or of each)."""
     x = sp.csr_matrix(x) if sp.issparse(x) else np.asarray(x)
     if x.dtype.kind not in "biuf":
         raise InputTypeError(f"X must hold numbers; {where} has dtype {x.dtype}")
@@ -948,9 +950,14 @@ def _chunk_levels(x, codes, *, where, columns, classes, n_levels, feature_names)
         bad = ~np.isfinite(values)
         if bad.any():
             column, value = first_entry(x, bad)
-            label = feature_label(columns.start + column, feature_names)
-            raise InputValueError(f"{where} holds {value:g} in {label}; X must be finite")
-    check_level_codes(x, n_levels, feature_names=feature_names, columns=columns.start)
+            j = int(columns[column]) if isinstance(columns, np.ndarray) else int(columns) + column
+            raise InputValueError(f"{where} holds {value:g} in {feature_label(j, feature_names)}; X must be finite")
+    return check_level_codes(x, n_levels, limit_source=limit_source, feature_names=feature_names, columns=columns)
+
+
+def _chunk_levels(x, codes, *, where, columns, classes, n_levels, feature_names):
+    """The :class:`CategoricalClassCounts` of one block of a dask X (its columns ``columns``), checked."""
+    x = check_level_chunk(x, where, columns.start, n_levels, feature_names)
     return CategoricalClassCounts(classes, *_count_levels(x, codes, classes.shape[0], _levels_seen(x, n_levels)))
 
 

@@ -50,6 +50,7 @@ from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes, alpha_po
 from hdbayes.statistics import (
     CategoricalClassCounts,
     _levels_seen,
+    check_level_chunk,
     check_prediction_chunks,
     map_row_chunks,
 )
@@ -65,6 +66,7 @@ __all__ = ["BiasCorrectedCategoricalNB", "categorical_feature_integrals"]
 
 #: Largest simplex rule (nodes) used for the feature integrals; beyond it the exact moment expansion is used.
 _MAX_QUADRATURE_NODES = 20_000
+
 
 @jit
 def _integrals_by_quadrature(counts, sizes, alpha, theta, log_weights):
@@ -291,17 +293,14 @@ def _table_integrals(tables, class_sizes, alpha, *, n_theta=None, method="auto")
     return _integrals_by_moments(tables, sizes, alpha, log_factorial)
 
 
+#: Where the limit on a test case's level codes comes from, for messages.
+_FITTED_LEVELS = "the levels of the training data or n_levels"
+
+
 def _predict_chunk(block, *, where, view, method, kwargs, selected, names):
     """One row chunk of the selected columns predicted by ``view`` (see ``_predict_dask``), its level codes
     checked with the features named as in the whole X."""
-    block = sp.csr_matrix(block) if sp.issparse(block) else np.asarray(block)
-    values = block.data if sp.issparse(block) else block
-    if values.dtype.kind not in "biuf":
-        raise InputTypeError(f"X must hold numbers; {where} has dtype {values.dtype}")
-    if values.dtype.kind == "f" and not np.isfinite(values).all():
-        raise InputValueError(f"{where} holds a value that is not finite; X must be finite")
-    check_level_codes(block, view.n_levels_, limit_source="the levels of the training data or n_levels",
-                      feature_names=names, columns=selected)  # fmt: skip
+    block = check_level_chunk(block, where, selected, view.n_levels_, names, _FITTED_LEVELS)
     return getattr(view, method)(block, **kwargs)
 
 
@@ -441,7 +440,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         X = X.tocsr() if sp.issparse(X) else np.asarray(X)
         check_level_codes(
             X, self.n_levels if training else self.n_levels_,
-            limit_source="n_levels" if training else "the levels of the training data or n_levels",
+            limit_source="n_levels" if training else _FITTED_LEVELS,
             feature_names=getattr(self, "feature_names_in_", None),
         )  # fmt: skip
         return X.astype(np.int64)
