@@ -915,17 +915,24 @@ class GaussianClassMoments(_Statistics):
 
 def _count_levels(X, codes, n_classes, n_levels):
     """(class sizes, level counts (p, G, L)) of checked level codes X (dense, or sparse with the implicit
-    entries at level 0, kept sparse) and class codes 0..G−1: levels 1..L − 1 by one product of the class
-    indicator with X == l each, level 0 as the rest of each class. Exact integers."""
+    entries at level 0, kept sparse) and class codes 0..G−1: levels 1..L − 1 counted per class (dense: the
+    class's rows compared with l, in X's own dtype; sparse: one product of the class indicator with X == l),
+    level 0 as the rest of each class. Exact integers."""
     codes = np.asarray(codes, dtype=np.int64)
     n_samples, n_features = X.shape
     class_counts = np.bincount(codes, minlength=n_classes).astype(np.int64)
-    indicator = sp.csr_matrix((np.ones(n_samples), (codes, np.arange(n_samples))), shape=(n_classes, n_samples))
     counts = np.zeros((n_features, n_classes, n_levels), dtype=np.int64)
-    for level in range(1, n_levels):
-        product = indicator @ (X == level)
-        product = product.toarray() if sp.issparse(product) else np.asarray(product)
-        counts[:, :, level] = np.rint(product).astype(np.int64).T
+    if sp.issparse(X):
+        indicator = sp.csr_matrix((np.ones(n_samples), (codes, np.arange(n_samples))), shape=(n_classes, n_samples))
+        for level in range(1, n_levels):
+            product = (indicator @ (X == level)).toarray()
+            counts[:, :, level] = np.rint(product).astype(np.int64).T
+    else:
+        X = np.asarray(X)
+        for g in range(n_classes):
+            rows = X[codes == g]
+            for level in range(1, n_levels):
+                counts[:, g, level] = np.count_nonzero(rows == level, axis=0)
     counts[:, :, 0] = class_counts[None, :] - counts[:, :, 1:].sum(axis=2)
     return class_counts, counts
 

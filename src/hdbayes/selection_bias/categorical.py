@@ -12,17 +12,19 @@ G = L = 2 it is n·COR², the binary model's ranking), and with ``correct=True``
 from __future__ import annotations
 
 import copy
+from functools import lru_cache
 from math import lgamma
 from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
+from scipy.special import logsumexp, roots_legendre
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._numba import jit
+from hdbayes._special_kernels import log_rising_factorial_scalar
 from hdbayes._validation import (
     check_class_labels,
     check_count,
@@ -64,8 +66,17 @@ if TYPE_CHECKING:
 
 __all__ = ["BiasCorrectedCategoricalNB", "categorical_feature_integrals"]
 
-#: Largest simplex rule (nodes) used for the feature integrals; beyond it the exact moment expansion is used.
+#: Largest simplex rule (nodes) used for the feature integrals; beyond it the panel rules (eq. C14) for L = 3 and
+#: the exact moment expansion otherwise.
 _MAX_QUADRATURE_NODES = 20_000
+
+#: The two panel rules of eq. C14 compared for every table and α: (half-width of the middle panel in standard
+#: deviations of the Laplace approximation, Gauss–Legendre nodes of the middle panel, of each outer panel).
+_PANEL_RULES = ((6.0, 24, 12), (8.0, 32, 16))
+
+#: Largest difference between the two panel rules' log integrals accepted; beyond it the table and α are
+#: integrated exactly (the moment expansion).
+_PANEL_TOLERANCE = 1e-9
 
 
 @jit
@@ -238,6 +249,193 @@ def _integrals_by_moments(counts, sizes, alpha, log_factorial):
     return log_marginal, log_q
 
 
+@jit
+def _log_integrand(table, sizes, alpha, u1, u2):
+    """log of the integrand of eq. C4 for L = 3 in collapsed coordinates (θ_1 = u_1, θ_2 = (1 − u_1) u_2,
+    θ_0 = (1 − u_1)(1 − u_2)) with its Jacobian 1 − u_1, up to the constant log 2!."""
+    theta = ((1.0 - u1) * (1.0 - u2), u1, (1.0 - u1) * u2)
+    value = np.log(1.0 - u1)
+    for g in range(table.shape[0]):
+        value -= log_rising_factorial_scalar(alpha, float(sizes[g]))
+        for level in range(3):
+            value += log_rising_factorial_scalar(alpha * theta[level], float(table[g, level]))
+    return value
+
+
+@jit
+def _scale(table, sizes, alpha, u1, u2, f0, axis, edge):
+    """The scale of the integrand along one collapsed coordinate at (u1, u2): 1/|slope| inward from an edge, else
+    1/sqrt(−curvature) (1 when neither is usable)."""
+    u = u1 if axis == 0 else u2
+    if edge:
+        h = 1e-7 if u < 0.5 else -1e-7
+        f1 = _log_integrand(table, sizes, alpha, u1 + h, u2) if axis == 0 else _log_integrand(
+            table, sizes, alpha, u1, u2 + h)
+        slope = abs((f1 - f0) / h)
+        return min(max(1.0 / slope, 1e-12), 1.0) if slope > 0.0 else 1.0
+    h = 1e-4 * min(u, 1.0 - u)
+    if axis == 0:
+        d = (_log_integrand(table, sizes, alpha, u1 + h, u2) - 2.0 * f0
+             + _log_integrand(table, sizes, alpha, u1 - h, u2)) / (h * h)  # fmt: skip
+    else:
+        d = (_log_integrand(table, sizes, alpha, u1, u2 + h) - 2.0 * f0
+             + _log_integrand(table, sizes, alpha, u1, u2 - h)) / (h * h)  # fmt: skip
+    return min(1.0 / np.sqrt(-d), 1.0) if d < 0.0 else 1.0
+
+
+@jit
+def _laplace(table, sizes, alpha):
+    """(û_1, û_2, s_1, s_2): the mode of the L = 3 integrand in collapsed coordinates and the marginal standard
+    deviations of its Laplace approximation there (eq. C14). The mode in θ is the fixed point θ_l ∝
+    e_l(θ_l) = Σ_g Σ_{i<I_gl} αθ_l/(αθ_l + i) (the stationarity condition of the log-concave integrand on the
+    simplex, iterated with damping); the Hessian is taken by central differences. The rule built on these is
+    checked by refinement (:func:`_integrals_by_panels`), so they need not be exact."""
+    n_classes = table.shape[0]
+    total = 0
+    for g in range(n_classes):
+        for level in range(3):
+            total += table[g, level]
+    theta = np.empty(3)
+    exponent = np.empty(3)
+    for level in range(3):
+        column = 0
+        for g in range(n_classes):
+            column += table[g, level]
+        theta[level] = (column + 1.0) / (total + 3.0)
+    for _ in range(60):
+        norm = 0.0
+        for level in range(3):
+            a = alpha * theta[level]
+            e = 0.0
+            for g in range(n_classes):
+                for i in range(table[g, level]):
+                    e += a / (a + i)
+            exponent[level] = e
+            norm += e
+        if norm <= 0.0:
+            break
+        for level in range(3):
+            theta[level] = 0.5 * theta[level] + 0.5 * max(exponent[level] / norm, 1e-300)
+    u1 = min(max(theta[1], 1e-12), 1.0 - 1e-12)
+    u2 = min(max(theta[2] / (theta[0] + theta[2]), 1e-12), 1.0 - 1e-12)
+    f0 = _log_integrand(table, sizes, alpha, u1, u2)
+    edge1 = u1 < 1e-9 or u1 > 1.0 - 1e-9  # a level that never occurs puts the mode on an edge
+    edge2 = u2 < 1e-9 or u2 > 1.0 - 1e-9
+    if not (edge1 or edge2):
+        h1 = 1e-4 * min(u1, 1.0 - u1)
+        h2 = 1e-4 * min(u2, 1.0 - u2)
+        d11 = (_log_integrand(table, sizes, alpha, u1 + h1, u2) - 2.0 * f0
+               + _log_integrand(table, sizes, alpha, u1 - h1, u2)) / (h1 * h1)  # fmt: skip
+        d22 = (_log_integrand(table, sizes, alpha, u1, u2 + h2) - 2.0 * f0
+               + _log_integrand(table, sizes, alpha, u1, u2 - h2)) / (h2 * h2)  # fmt: skip
+        d12 = (_log_integrand(table, sizes, alpha, u1 + h1, u2 + h2)
+               - _log_integrand(table, sizes, alpha, u1 + h1, u2 - h2)
+               - _log_integrand(table, sizes, alpha, u1 - h1, u2 + h2)
+               + _log_integrand(table, sizes, alpha, u1 - h1, u2 - h2)) / (4.0 * h1 * h2)  # fmt: skip
+        det = d11 * d22 - d12 * d12  # the covariance is the inverse of minus the Hessian
+        if d11 < 0.0 and d22 < 0.0 and det > 0.0:
+            return u1, u2, np.sqrt(-d22 / det), np.sqrt(-d11 / det)
+    # on an edge (or without a negative definite Hessian), each coordinate on its own: the distance over which
+    # the log integrand falls by one, from its slope at an edge, else from its curvature
+    s1 = _scale(table, sizes, alpha, u1, u2, f0, 0, edge1)
+    s2 = _scale(table, sizes, alpha, u1, u2, f0, 1, edge2)
+    return u1, u2, s1, s2
+
+
+@lru_cache(maxsize=16)
+def _legendre(count):
+    """Gauss–Legendre nodes and weights on [−1, 1], cached (every table and α of a fit uses the same few)."""
+    return roots_legendre(count)
+
+
+def _panels(center, sd, half_width, middle, outer):
+    """Composite Gauss–Legendre nodes and weights on [0, 1]: ``middle`` nodes on the window center ±
+    half_width·sd (clipped to [0, 1]), then on each side panels of ``outer`` nodes whose widths double from
+    half_width·sd until they reach the end (eq. C14): the integrand's tails, skewed when the mode is near an
+    end, are resolved wherever they have mass, with O(log(1/sd)) panels."""
+    width = half_width * sd
+    lo, hi = max(0.0, center - width), min(1.0, center + width)
+    spans = [(lo, hi, middle)]
+    step, a = width, hi
+    while a < 1.0:
+        b = min(1.0, a + step)
+        spans.append((a, b, outer))
+        a, step = b, 2.0 * step
+    step, b = width, lo
+    while b > 0.0:
+        a = max(0.0, b - step)
+        spans.append((a, b, outer))
+        b, step = a, 2.0 * step
+    nodes, weights = [], []
+    for a, b, count in spans:
+        if b > a:
+            x, w = _legendre(count)
+            nodes.append(a + (b - a) * (x + 1.0) / 2.0)
+            weights.append(w * (b - a) / 2.0)
+    return np.concatenate(nodes), np.concatenate(weights)
+
+
+@jit
+def _panel_integrals(table, sizes, alpha, x1, w1, x2, w2):
+    """log ∫ L (eq. C4) and log Q(g, l) (eq. C5) of one L = 3 table at one α by the product of the panel rules
+    (x1, w1) in u_1 and (x2, w2) in u_2 (eq. C14)."""
+    n_classes = table.shape[0]
+    values = np.empty((x1.shape[0], x2.shape[0]))
+    peak = -np.inf
+    for i in range(x1.shape[0]):
+        for j in range(x2.shape[0]):
+            value = np.log(w1[i]) + np.log(w2[j]) + _log_integrand(table, sizes, alpha, x1[i], x2[j])
+            values[i, j] = value
+            peak = max(peak, value)
+    total = 0.0
+    moments = np.zeros(3)  # Σ w f θ_l
+    for i in range(x1.shape[0]):
+        for j in range(x2.shape[0]):
+            weight = np.exp(values[i, j] - peak)
+            total += weight
+            moments[0] += weight * (1.0 - x1[i]) * (1.0 - x2[j])
+            moments[1] += weight * x1[i]
+            moments[2] += weight * (1.0 - x1[i]) * x2[j]
+    log_marginal = np.log(2.0) + peak + np.log(total)  # (L − 1)! = 2: the uniform probability measure
+    log_q = np.empty((n_classes, 3))
+    for g in range(n_classes):
+        for level in range(3):
+            part = alpha * moments[level] + table[g, level] * total
+            log_q[g, level] = np.log(2.0) + peak + np.log(part) - np.log(alpha + sizes[g])
+    return log_marginal, log_q
+
+
+def _integrals_by_panels(tables, sizes, alpha, log_factorial):
+    """The feature integrals of L = 3 tables for many training cases (eq. C14): for each table and α, the
+    product of composite Gauss–Legendre rules in collapsed coordinates, a middle panel around the mode
+    (:func:`_laplace`) and doubling panels out to the ends (:func:`_panels`), by the two rules of
+    ``_PANEL_RULES``; the second's values where the two agree to ``_PANEL_TOLERANCE`` in every log integral,
+    the exact moment expansion elsewhere. Returns the arrays of :func:`categorical_feature_integrals` and the
+    number of (α, table) pairs integrated exactly."""
+    n_tables, n_classes, n_levels = tables.shape
+    log_marginal = np.empty((alpha.shape[0], n_tables))
+    log_q = np.empty((alpha.shape[0], n_tables, n_classes, n_levels))
+    exact = []
+    for m, a in enumerate(alpha):
+        for u in range(n_tables):
+            u1, u2, s1, s2 = _laplace(tables[u], sizes, float(a))
+            results = []
+            for half_width, middle, outer in _PANEL_RULES:
+                x1, w1 = _panels(u1, s1, half_width, middle, outer)
+                x2, w2 = _panels(u2, s2, half_width, middle, outer)
+                results.append(_panel_integrals(tables[u], sizes, float(a), x1, w1, x2, w2))
+            (marginal_a, q_a), (marginal_b, q_b) = results
+            difference = max(abs(marginal_a - marginal_b), float(np.max(np.abs(q_a - q_b))))
+            if difference <= _PANEL_TOLERANCE:  # NaN (a failed rule) is not accepted
+                log_marginal[m, u], log_q[m, u] = marginal_b, q_b
+            else:
+                exact.append((m, u))
+    for m, u in exact:
+        marginal, q = _integrals_by_moments(tables[u:u + 1], sizes, alpha[m:m + 1], log_factorial)
+        log_marginal[m, u], log_q[m, u] = marginal[0, 0], q[0, 0]
+    return log_marginal, log_q, len(exact)
+
+
 def categorical_feature_integrals(counts, class_sizes, alpha, *, n_theta=None, method="auto"):
     """θ integrals of every feature at every α point (eq. C4–C5).
 
@@ -249,10 +447,13 @@ def categorical_feature_integrals(counts, class_sizes, alpha, *, n_theta=None, m
     alpha : ndarray of shape (K,)
     n_theta : int, optional
         Nodes per dimension of the simplex rule (default exact: :func:`exact_simplex_points` (n)).
-    method : {"auto", "quadrature", "moments"}
+    method : {"auto", "quadrature", "moments", "panels"}
         ``"quadrature"``: the product Gauss–Jacobi rule (:func:`simplex_rule`); ``"moments"``: the exact
-        moment expansion (cost O(L n²) per feature and α, for many levels); ``"auto"``: quadrature unless the
-        rule has more than 20 000 nodes.
+        moment expansion (cost O(L n²) per feature and α); ``"panels"`` (L = 3 only): two composite
+        Gauss–Legendre rules around the integrand's mode (eq. C14; cost independent of n), kept where they agree
+        to 1e-9 in every log integral, the moment expansion elsewhere; ``"auto"``: the exact quadrature unless
+        its rule has more than 20 000 nodes (L = 3: n > 280), then ``"panels"`` for L = 3 (``"moments"`` for
+        more levels, or when ``n_theta`` is given).
 
     Returns
     -------
@@ -261,8 +462,8 @@ def categorical_feature_integrals(counts, class_sizes, alpha, *, n_theta=None, m
     log_q : ndarray of shape (K, k, G, L)
         log Q_j(α, g, l) = log ∫ L_j φ̂_gl dθ.
     """
-    if method not in ("auto", "quadrature", "moments"):
-        raise InputValueError(f"method must be 'auto', 'quadrature' or 'moments', got {method!r}")
+    if method not in ("auto", "quadrature", "moments", "panels"):
+        raise InputValueError(f"method must be 'auto', 'quadrature', 'moments' or 'panels', got {method!r}")
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     tables, inverse = _unique_tables(counts)
     log_marginal, log_q = _table_integrals(tables, class_sizes, alpha, n_theta=n_theta, method=method)
@@ -285,11 +486,18 @@ def _table_integrals(tables, class_sizes, alpha, *, n_theta=None, method="auto")
     n = int(sizes.sum())
     points = n_theta if n_theta is not None else exact_simplex_points(n)
     if method == "auto":
-        method = "quadrature" if points ** (n_levels - 1) <= _MAX_QUADRATURE_NODES else "moments"
+        if points ** (n_levels - 1) <= _MAX_QUADRATURE_NODES:
+            method = "quadrature"
+        else:  # the exact rule is too large: panels (checked) for L = 3 unless n_theta asks for a rule
+            method = "panels" if n_levels == 3 and n_theta is None else "moments"
     if method == "quadrature":
         rule = simplex_rule(n_levels, points)
         return _integrals_by_quadrature(tables, sizes, alpha, rule.nodes, rule.log_weights)
     log_factorial = np.array([lgamma(i + 1.0) for i in range(n + n_levels + 2)])
+    if method == "panels":
+        if n_levels != 3:
+            raise InputValueError(f'method="panels" is for features with 3 levels, got {n_levels}')
+        return _integrals_by_panels(tables, sizes, alpha, log_factorial)[:2]
     return _integrals_by_moments(tables, sizes, alpha, log_factorial)
 
 
@@ -435,15 +643,18 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         return tags
 
     def _levels(self, X, *, training):
-        """X as int64 level codes (sparse input stays sparse: its implicit entries are level 0); non-integers,
-        negative codes and (after fit) codes ≥ L are refused, naming the feature."""
+        """X as level codes in the smallest unsigned integer type that holds them (uint8 or uint16; sparse input
+        stays sparse: its implicit entries are level 0); non-integers, negative codes and (after fit) codes ≥ L
+        are refused, naming the feature."""
         X = X.tocsr() if sp.issparse(X) else np.asarray(X)
         check_level_codes(
             X, self.n_levels if training else self.n_levels_,
             limit_source="n_levels" if training else _FITTED_LEVELS,
             feature_names=getattr(self, "feature_names_in_", None),
         )  # fmt: skip
-        return X.astype(np.int64)
+        values = X.data if sp.issparse(X) else X
+        largest = int(values.max(initial=0))  # below 2^16 (checked)
+        return X.astype(np.uint8 if largest < 256 else np.uint16, copy=False)
 
     def _check_params(self):
         if self.n_alpha is not None and self.alpha_rule == "adaptive":
