@@ -425,8 +425,8 @@ def _integrals_by_panels(tables, sizes, alpha, log_factorial):
                 x2, w2 = _panels(u2, s2, half_width, middle, outer)
                 results.append(_panel_integrals(tables[u], sizes, float(a), x1, w1, x2, w2))
             (marginal_a, q_a), (marginal_b, q_b) = results
-            difference = max(abs(marginal_a - marginal_b), float(np.max(np.abs(q_a - q_b))))
-            if difference <= _PANEL_TOLERANCE:  # NaN (a failed rule) is not accepted
+            difference = np.max(np.abs(np.append(q_a - q_b, marginal_a - marginal_b)))  # NaN propagates
+            if difference <= _PANEL_TOLERANCE:  # so a failed rule (NaN) is not accepted
                 log_marginal[m, u], log_q[m, u] = marginal_b, q_b
             else:
                 exact.append((m, u))
