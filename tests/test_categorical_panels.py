@@ -135,3 +135,21 @@ def test_panels_on_random_tables_with_absent_levels_and_extreme_alpha():
         exact_marginal, exact_q = module._integrals_by_moments(table[None].astype(np.int64), sizes, alphas, lf)
         np.testing.assert_allclose(marginal, exact_marginal, rtol=0, atol=2e-9)
         np.testing.assert_allclose(q, exact_q, rtol=0, atol=2e-9)
+
+
+def test_a_rule_that_fails_is_not_accepted(monkeypatch):
+    tables, sizes = tables_of(300, 2, 30.0, seed=4, n_tables=1)
+    original = module._panel_integrals
+    calls = []
+
+    def failing(table, sizes, alpha, x1, w1, x2, w2):  # a NaN in one log Q of the first rule of each pair only
+        marginal, q = original(table, sizes, alpha, x1, w1, x2, w2)
+        calls.append(1)
+        if len(calls) % 2 == 1:
+            q = q.copy()
+            q[0, 1] = np.nan
+        return marginal, q
+
+    monkeypatch.setattr(module, "_panel_integrals", failing)
+    _, q, n_exact = module._integrals_by_panels(tables, sizes, ALPHAS[:2], log_factorials(300))
+    assert n_exact == 2 and np.isfinite(q).all()
