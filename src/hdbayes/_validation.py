@@ -40,6 +40,7 @@ __all__ = [
     "check_generator",
     "check_level_codes",
     "check_positive",
+    "column_label",
     "feature_label",
     "feature_thresholds",
     "first_entry",
@@ -244,6 +245,13 @@ def check_binary_features(X, binarize=None, feature_names=None):
 MAX_LEVEL_CODE = 1 << 16
 
 
+def column_label(column, columns=0, feature_names=None):
+    """How a message names column ``column`` of a block of X: ``columns`` is the global index of the block's
+    first column (an int) or of each of its columns (an array); see :func:`feature_label`."""
+    j = int(columns[column]) if isinstance(columns, np.ndarray) else int(columns) + column
+    return feature_label(j, feature_names)
+
+
 def check_level_codes(X, limit=None, *, limit_source="n_levels", feature_names=None, columns=0):
     """Refuse what are not categorical level codes 0, 1, 2, … (below ``limit`` when given).
 
@@ -256,8 +264,7 @@ def check_level_codes(X, limit=None, *, limit_source="n_levels", feature_names=N
     values = X.data if sp.issparse(X) else np.asarray(X)
 
     def feature(column):
-        j = int(columns[column]) if isinstance(columns, np.ndarray) else int(columns) + column
-        return feature_label(j, feature_names)
+        return column_label(column, columns, feature_names)
 
     bad = values != np.round(values)
     if bad.any():

@@ -48,6 +48,7 @@ from hdbayes._validation import (
     check_class_labels,
     check_count,
     check_level_codes,
+    column_label,
     feature_label,
     first_entry,
     is_dask_array,
@@ -87,8 +88,7 @@ def check_binary_chunk(x, threshold, where, columns, feature_names=None):
         raise InputTypeError(f"X must hold numbers; {where} has dtype {values.dtype}")
 
     def feature(column):
-        j = int(columns[column]) if isinstance(columns, np.ndarray) else int(columns) + column
-        return feature_label(j, feature_names)
+        return column_label(column, columns, feature_names)
 
     if values.dtype.kind == "f":
         bad = ~np.isfinite(values)
@@ -397,6 +397,25 @@ class _Statistics:
     __hash__ = None  # compared by value (arrays), so not hashable
     _fields: tuple[str, ...] = ()
 
+    @staticmethod
+    def _integers(name, values):
+        """``values`` as a new int64 array (integers, or floats with integer values), else a type error."""
+        values = np.array(values, copy=True)
+        if values.dtype.kind in "biu":
+            return values.astype(np.int64)
+        if values.dtype.kind == "f" and np.all(np.isfinite(values)) and np.array_equal(values, np.rint(values)):
+            return values.astype(np.int64)
+        raise InputTypeError(f"{name} must hold integer counts, got dtype {values.dtype}")
+
+    @staticmethod
+    def _classes(classes):
+        """(a new array of the class labels, G), refusing labels that are not 1-D, sorted and distinct."""
+        classes = np.array(classes, copy=True)
+        G = classes.shape[0] if classes.ndim == 1 else -1
+        if G < 0 or (G > 1 and not (classes[1:] > classes[:-1]).all()):
+            raise InputValueError("classes must be a 1-D array of sorted distinct labels")
+        return classes, G
+
     def _addable(self, other):
         """The feature names of ``self + other``, after refusing statistics of other features."""
         if other.n_features != self.n_features:
@@ -471,15 +490,6 @@ class BinaryClassCounts(_Statistics):
         self.feature_names = _names_array(feature_names, ones.shape[1])
         if self.feature_names is not None:
             self.feature_names.setflags(write=False)
-
-    @staticmethod
-    def _integers(name, values):
-        values = np.array(values, copy=True)
-        if values.dtype.kind in "biu":
-            return values.astype(np.int64)
-        if values.dtype.kind == "f" and np.all(np.isfinite(values)) and np.array_equal(values, np.rint(values)):
-            return values.astype(np.int64)
-        raise InputTypeError(f"{name} must hold integer counts, got dtype {values.dtype}")
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -728,13 +738,10 @@ class GaussianClassMoments(_Statistics):
     _fields = ("classes", "class_counts", "means", "scatter")
 
     def __init__(self, classes, class_counts, means, scatter, feature_names=None):
-        classes = np.array(classes, copy=True)
-        counts = BinaryClassCounts._integers("class_counts", class_counts)
+        counts = self._integers("class_counts", class_counts)
         means = np.array(means, dtype=np.float64, copy=True)
         scatter = np.array(scatter, dtype=np.float64, copy=True)
-        G = classes.shape[0] if classes.ndim == 1 else -1
-        if G < 0 or (G > 1 and not (classes[1:] > classes[:-1]).all()):
-            raise InputValueError("classes must be a 1-D array of sorted distinct labels")
+        classes, G = self._classes(classes)  # after the conversions, as they were checked before
         if counts.shape != (G,) or means.ndim != 2 or means.shape[0] != G or scatter.shape != means.shape:
             raise InputValueError(
                 f"class_counts must have shape ({G},) and means and scatter ({G}, n_features); got {counts.shape}, "
@@ -957,8 +964,8 @@ def check_level_chunk(x, where, columns, n_levels=None, feature_names=None, limi
         bad = ~np.isfinite(values)
         if bad.any():
             column, value = first_entry(x, bad)
-            j = int(columns[column]) if isinstance(columns, np.ndarray) else int(columns) + column
-            raise InputValueError(f"{where} holds {value:g} in {feature_label(j, feature_names)}; X must be finite")
+            label = column_label(column, columns, feature_names)
+            raise InputValueError(f"{where} holds {value:g} in {label}; X must be finite")
     return check_level_codes(x, n_levels, limit_source=limit_source, feature_names=feature_names, columns=columns)
 
 
@@ -1018,12 +1025,9 @@ class CategoricalClassCounts(_Statistics):
     _fields = ("classes", "class_counts", "level_counts")
 
     def __init__(self, classes, class_counts, level_counts, feature_names=None):
-        classes = np.array(classes, copy=True)
-        counts = BinaryClassCounts._integers("class_counts", class_counts)
-        levels = BinaryClassCounts._integers("level_counts", level_counts)
-        G = classes.shape[0] if classes.ndim == 1 else -1
-        if G < 0 or (G > 1 and not (classes[1:] > classes[:-1]).all()):
-            raise InputValueError("classes must be a 1-D array of sorted distinct labels")
+        counts = self._integers("class_counts", class_counts)
+        levels = self._integers("level_counts", level_counts)
+        classes, G = self._classes(classes)
         if counts.shape != (G,) or levels.ndim != 3 or levels.shape[1] != G:
             raise InputValueError(
                 f"class_counts must have shape ({G},) and level_counts (n_features, {G}, n_levels); got "
