@@ -263,23 +263,33 @@ def _log_integrand(table, sizes, alpha, u1, u2):
 
 
 @jit
+def _shifted(table, sizes, alpha, u1, u2, axis, h):
+    """:func:`_log_integrand` at (u1, u2) moved by h along collapsed coordinate ``axis`` (0 or 1)."""
+    if axis == 0:
+        return _log_integrand(table, sizes, alpha, u1 + h, u2)
+    return _log_integrand(table, sizes, alpha, u1, u2 + h)
+
+
+@jit
+def _curvature(table, sizes, alpha, u1, u2, f0, axis):
+    """The second derivative of the log integrand along one collapsed coordinate at (u1, u2), by central
+    differences with a step of 1e-4 of the distance to the nearer end (f0: the value at (u1, u2))."""
+    u = u1 if axis == 0 else u2
+    h = 1e-4 * min(u, 1.0 - u)
+    return (_shifted(table, sizes, alpha, u1, u2, axis, h) - 2.0 * f0
+            + _shifted(table, sizes, alpha, u1, u2, axis, -h)) / (h * h)  # fmt: skip
+
+
+@jit
 def _scale(table, sizes, alpha, u1, u2, f0, axis, edge):
     """The scale of the integrand along one collapsed coordinate at (u1, u2): 1/|slope| inward from an edge, else
     1/sqrt(−curvature) (1 when neither is usable)."""
-    u = u1 if axis == 0 else u2
     if edge:
+        u = u1 if axis == 0 else u2
         h = 1e-7 if u < 0.5 else -1e-7
-        f1 = _log_integrand(table, sizes, alpha, u1 + h, u2) if axis == 0 else _log_integrand(
-            table, sizes, alpha, u1, u2 + h)
-        slope = abs((f1 - f0) / h)
+        slope = abs((_shifted(table, sizes, alpha, u1, u2, axis, h) - f0) / h)
         return min(max(1.0 / slope, 1e-12), 1.0) if slope > 0.0 else 1.0
-    h = 1e-4 * min(u, 1.0 - u)
-    if axis == 0:
-        d = (_log_integrand(table, sizes, alpha, u1 + h, u2) - 2.0 * f0
-             + _log_integrand(table, sizes, alpha, u1 - h, u2)) / (h * h)  # fmt: skip
-    else:
-        d = (_log_integrand(table, sizes, alpha, u1, u2 + h) - 2.0 * f0
-             + _log_integrand(table, sizes, alpha, u1, u2 - h)) / (h * h)  # fmt: skip
+    d = _curvature(table, sizes, alpha, u1, u2, f0, axis)
     return min(1.0 / np.sqrt(-d), 1.0) if d < 0.0 else 1.0
 
 
@@ -324,10 +334,8 @@ def _laplace(table, sizes, alpha):
     if not (edge1 or edge2):
         h1 = 1e-4 * min(u1, 1.0 - u1)
         h2 = 1e-4 * min(u2, 1.0 - u2)
-        d11 = (_log_integrand(table, sizes, alpha, u1 + h1, u2) - 2.0 * f0
-               + _log_integrand(table, sizes, alpha, u1 - h1, u2)) / (h1 * h1)  # fmt: skip
-        d22 = (_log_integrand(table, sizes, alpha, u1, u2 + h2) - 2.0 * f0
-               + _log_integrand(table, sizes, alpha, u1, u2 - h2)) / (h2 * h2)  # fmt: skip
+        d11 = _curvature(table, sizes, alpha, u1, u2, f0, 0)
+        d22 = _curvature(table, sizes, alpha, u1, u2, f0, 1)
         d12 = (_log_integrand(table, sizes, alpha, u1 + h1, u2 + h2)
                - _log_integrand(table, sizes, alpha, u1 + h1, u2 - h2)
                - _log_integrand(table, sizes, alpha, u1 - h1, u2 + h2)
