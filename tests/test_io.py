@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from hdbayes._io import MANIFEST, write_file, write_folder
+from hdbayes._io import MANIFEST, check_distinct_files, write_file, write_folder
 from hdbayes.exceptions import InputValueError
 
 
@@ -183,3 +183,69 @@ def test_dev_stdout_redirected_to_a_file_is_written_through(tmp_path):
     assert target.read_text() == "csv\n"
     assert os.stat(target).st_ino == inode
     assert os.listdir(tmp_path) == ["redirected.txt"]
+
+
+# check_distinct_files: an output must not be an input or another output
+
+
+def test_distinct_files_pass(tmp_path):
+    train = tmp_path / "train.csv"
+    train.write_text("x\n")
+    check_distinct_files({"--train": train, "--test": None, "--data": "-"}, {"--out": tmp_path / "p.csv", "-o": "-"})
+
+
+@pytest.mark.parametrize("spelling", ["same", "relative", "dotdot", "symlink", "hardlink"])
+def test_output_that_is_an_input_is_refused(tmp_path, monkeypatch, spelling):
+    data = tmp_path / "data"
+    data.mkdir()
+    train = data / "train.csv"
+    train.write_text("precious\n")
+    monkeypatch.chdir(tmp_path)
+    if spelling == "same":
+        out = str(train)
+    elif spelling == "relative":
+        out = "data/train.csv"
+    elif spelling == "dotdot":
+        out = "./data/../data/train.csv"
+    elif spelling == "symlink":
+        out = tmp_path / "link.csv"
+        out.symlink_to(train)
+    else:
+        out = tmp_path / "hard.csv"
+        os.link(train, out)
+    with pytest.raises(InputValueError, match=r"^--out is the same file as --train \(.*train\.csv\); choose another"):
+        check_distinct_files({"--train": str(train)}, {"--out": out})
+    assert train.read_text() == "precious\n"
+
+
+def test_dangling_symlink_output_to_a_missing_path_named_elsewhere(tmp_path):
+    link = tmp_path / "link.png"
+    link.symlink_to(tmp_path / "figure.png")
+    with pytest.raises(InputValueError, match="--plot is the same file as --out"):
+        check_distinct_files({}, {"--out": tmp_path / "figure.png", "--plot": link})
+    with pytest.raises(InputValueError, match="--out is the same file as --test"):
+        check_distinct_files({"--test": tmp_path / "figure.png"}, {"--out": link})
+
+
+def test_two_outputs_the_same_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputValueError, match=r"--plot is the same file as --out \(a\.csv\)"):
+        check_distinct_files({}, {"--out": "a.csv", "--plot": str(tmp_path / "a.csv")})
+    (tmp_path / "a.csv").write_text("x")
+    os.link(tmp_path / "a.csv", tmp_path / "b.csv")
+    with pytest.raises(InputValueError, match="--plot is the same file as --out"):
+        check_distinct_files({}, {"--out": "a.csv", "--plot": "b.csv"})
+
+
+def test_special_outputs_may_repeat_but_not_be_inputs(tmp_path):
+    check_distinct_files({}, {"--out": os.devnull, "--plot": os.devnull})
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    check_distinct_files({}, {"--out": fifo, "--plot": fifo})
+    with pytest.raises(InputValueError, match="--out is the same file as --train"):
+        check_distinct_files({"--train": fifo}, {"--out": fifo})
+
+
+def test_a_character_device_may_be_read_and_written():
+    """``--test /dev/stdin --out /dev/stdout`` on a terminal: both are the same device, nothing is replaced."""
+    check_distinct_files({"--test": os.devnull}, {"--out": os.devnull})

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from hdbayes.exceptions import InputValueError
 
-__all__ = ["MANIFEST", "STDOUT", "current_umask", "write_file", "write_folder"]
+__all__ = ["MANIFEST", "STDOUT", "check_distinct_files", "current_umask", "write_file", "write_folder"]
 
 MANIFEST = ".hdbayes-output"
 """Name of the file that marks a folder as written by hdbayes (one written file name a line)."""
@@ -134,6 +134,64 @@ def check_output_file(path) -> None:
     path = Path(path).expanduser()
     if path.is_dir():
         raise InputValueError(f"{path} is a folder, not a file")
+
+
+def _file_identity(path) -> tuple[tuple, int | None]:
+    """The identity of the file ``path`` names, and its type bits (None when it does not exist).
+
+    An existing file (links followed) is known by ``(st_dev, st_ino)``, so hard links,
+    symbolic links and ``./a/../a.csv`` all meet; a missing one by its normalised path
+    (:func:`os.path.realpath`, which also resolves a dangling link to its target).
+    """
+    path = os.path.expanduser(os.fspath(path))
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(path)), None
+    return ("inode", info.st_dev, info.st_ino), stat.S_IFMT(info.st_mode)
+
+
+def check_distinct_files(inputs, outputs) -> None:
+    """Refuse, before any work, an output that is the same file as an input or as another output.
+
+    Parameters
+    ----------
+    inputs, outputs : mapping of str to path-like or None
+        The option name as the user typed it (``"--train"``, ``"--out"``) to its path.
+        ``None`` and ``"-"`` (standard input or output) are ignored.
+
+    Raises
+    ------
+    InputValueError
+        An output names the same file as an input (hard links, symbolic links and
+        different spellings of one path included; a missing output is compared by its
+        normalised path), or as an earlier output. Writing and reading a character device
+        (``/dev/null``, a terminal) is allowed; two outputs that are the same existing
+        special file (``/dev/null``, a FIFO) are allowed too, since they are written
+        through rather than replaced.
+    """
+    seen_inputs = []
+    for option, path in inputs.items():
+        if path is None or str(path) == STDOUT:
+            continue
+        seen_inputs.append((_file_identity(path)[0], option, path))
+    seen_outputs = []
+    for option, path in outputs.items():
+        if path is None or str(path) == STDOUT:
+            continue
+        identity, kind = _file_identity(path)
+        for other_identity, other_option, other_path in seen_inputs:
+            if identity == other_identity and kind != stat.S_IFCHR:
+                raise InputValueError(
+                    f"{option} is the same file as {other_option} ({other_path}); choose another output file"
+                )
+        if kind is None or kind == stat.S_IFREG:
+            for other_identity, other_option, other_path in seen_outputs:
+                if identity == other_identity:
+                    raise InputValueError(
+                        f"{option} is the same file as {other_option} ({other_path}); choose another output file"
+                    )
+            seen_outputs.append((identity, option, path))
 
 
 def _read_manifest(folder: Path) -> list[str] | None:
