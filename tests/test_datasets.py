@@ -61,12 +61,12 @@ def _sha(data: bytes) -> str:
 
 @pytest.fixture
 def env(tmp_path, monkeypatch):
-    """Isolated environment: no HDBAYES_DATA, user cache under tmp_path, no digests."""
+    """Isolated environment: no HDBAYES_DATA, user cache under tmp_path, no parsed files cached."""
     monkeypatch.delenv("HDBAYES_DATA", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    _fetch._clear_digest_cache()
+    real._parsed_cache.clear()
     yield tmp_path
-    _fetch._clear_digest_cache()
+    real._parsed_cache.clear()
 
 
 @pytest.fixture
@@ -126,8 +126,10 @@ def test_get_data_home_precedence(env, monkeypatch):
     assert not (env / "xdg").exists()  # nothing is created
 
 
+MICROARRAY = ["alon", "christensen", "golub", "gordon", "gravier", "khan", "shipp", "singh", "sorlie", "su"]
+
+
 def test_registry_matches_manifest():
-    manifest = (SHARED / "MANIFEST.md") if SHARED is not None else None
     expected = {
         "colon.rda",
         "alon.RData",
@@ -136,15 +138,19 @@ def test_registry_matches_manifest():
         "prostate.RData",
         "golub.RData",
         "alice-gutenberg-11.txt",
-    }
+    } | {f"microarray/{stem}.RData" for stem in MICROARRAY}
     assert set(_fetch.REGISTRY) == expected
     for entry in _fetch.REGISTRY.values():
         assert len(entry.sha256) == 64 and entry.url.startswith("https://")
-    if manifest is not None and manifest.is_file():
-        text = manifest.read_text()
-        for name, entry in _fetch.REGISTRY.items():
+    if SHARED is None:
+        return
+    for name, entry in _fetch.REGISTRY.items():
+        manifest = SHARED / Path(name).parent / "MANIFEST.md"  # microarray/ has its own manifest
+        if manifest.is_file():
+            text = manifest.read_text()
             assert entry.sha256 in text, name
-            assert entry.url in text, name
+            base = "https://raw.githubusercontent.com/ramhiser/datamicroarray/"
+            assert entry.url in text or (name.startswith("microarray/") and entry.url.startswith(base)), name
 
 
 @needs_shared
@@ -193,22 +199,108 @@ def test_found_in_env_dir_then_cache(env, fake_entry, monkeypatch):
     assert data_path(FAKE) == folder / FAKE  # HDBAYES_DATA comes first
 
 
-def test_digest_cache_sees_changed_file(env, fake_entry, monkeypatch):
+def _change_in_place(path: Path, content: bytes) -> None:
+    """Overwrite ``path`` with ``content`` (same size), keeping its inode and modification time."""
+    st = path.stat()
+    assert len(content) == st.st_size
+    with open(path, "r+b") as fh:
+        fh.write(content)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_mtime_ns == st.st_mtime_ns and path.stat().st_size == st.st_size
+
+
+def test_file_changed_in_place_is_hashed_again(env, fake_entry, monkeypatch):
+    """Issue 26: a file changed in place with the same size and modification time is refused, not served
+    from a digest cached by (path, inode, mtime, size)."""
     monkeypatch.setattr(urllib.request, "urlopen", _no_network)
     path = env / FAKE
     path.write_bytes(PAYLOAD)
     assert data_path(FAKE, data_home=env) == path
-    assert len(_fetch._digest_cache) == 1
-    assert data_path(FAKE, data_home=env) == path  # served from the cache
-    assert len(_fetch._digest_cache) == 1
-    # same size, different content and mtime: must be re-hashed and rejected
     corrupted = bytearray(PAYLOAD)
     corrupted[0] ^= 0xFF
-    path.write_bytes(bytes(corrupted))
-    st = path.stat()
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    _change_in_place(path, bytes(corrupted))
     with pytest.raises(ValueError, match="checksum mismatch"):
         data_path(FAKE, data_home=env)
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        _fetch.data_bytes(FAKE, data_home=env)
+
+
+def test_data_bytes_returns_the_verified_bytes(env, fake_entry, monkeypatch):
+    monkeypatch.setattr(urllib.request, "urlopen", _no_network)
+    (env / FAKE).write_bytes(PAYLOAD)
+    path, data = _fetch.data_bytes(FAKE, data_home=env, download=False)
+    assert path == env / FAKE and data == PAYLOAD
+
+
+def _colon_file(X, y, path: Path) -> bytes:
+    """Bytes of an uncompressed R file holding the list ``colon`` with ``X`` and ``y``, as ``colon.rda`` does."""
+    rdata = pytest.importorskip("rdata")
+    rdata.write_rda(path, {"colon": {"X": X, "y": y}}, compression=None)
+    return path.read_bytes()
+
+
+def _two_colon_files(tmp_path) -> tuple[bytes, bytes]:
+    """Two valid colon files of the same size that differ in their data."""
+    y = np.array([0.0, 1.0, 1.0])
+    first = _colon_file(np.arange(6.0).reshape(3, 2), y, tmp_path / "first.rda")
+    second = _colon_file(np.arange(6.0).reshape(3, 2) + 100.0, y, tmp_path / "second.rda")
+    assert len(first) == len(second) and first != second
+    return first, second
+
+
+def test_loader_refuses_file_changed_in_place(env, monkeypatch):
+    """Issue 26: after a load, a data file changed in place (same size and mtime) is refused by the next load,
+    not answered from a parse cache keyed by (path, mtime, size)."""
+    first, second = _two_colon_files(env)
+    _register_local(monkeypatch, env, "colon.rda", first)
+    assert load_colon(data_home=env, download=False).X[2, 1] == 5.0
+    _change_in_place(env / "colon.rda", second)
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        load_colon(data_home=env, download=False)
+
+
+def test_loader_parses_the_bytes_it_verified(env, monkeypatch):
+    """Issue 26: the file is read once; a change on disk after the checksum is computed does not reach the
+    parser (before, the file was hashed, then parsed again by path)."""
+    first, second = _two_colon_files(env)
+    _register_local(monkeypatch, env, "colon.rda", first)
+    real_sha256 = hashlib.sha256
+    swapped = []
+
+    class SwapAfterHashing:
+        """hashlib.sha256 whose hexdigest() replaces the colon file on disk by ``second`` (once)."""
+
+        def __init__(self, data=b""):
+            self._h = real_sha256(data)
+
+        def update(self, data):
+            self._h.update(data)
+
+        def hexdigest(self):
+            digest = self._h.hexdigest()
+            if not swapped:
+                swapped.append(True)
+                (env / "colon.rda").write_bytes(second)
+            return digest
+
+    monkeypatch.setattr(hashlib, "sha256", SwapAfterHashing)
+    colon = load_colon(data_home=env, download=False)
+    monkeypatch.setattr(hashlib, "sha256", real_sha256)
+    assert swapped and (env / "colon.rda").read_bytes() == second
+    np.testing.assert_array_equal(colon.X, np.arange(6.0).reshape(3, 2))  # the verified content
+
+
+def test_parse_cache_is_keyed_by_digest(env, monkeypatch):
+    first, _ = _two_colon_files(env)
+    _register_local(monkeypatch, env, "colon.rda", first)
+    load_colon(data_home=env, download=False)
+    other = env / "other"
+    other.mkdir()
+    (other / "colon.rda").write_bytes(first)  # same bytes elsewhere: served from the cache
+    calls = []
+    monkeypatch.setattr(real, "_read_r_file", lambda *args: calls.append(args) or {})
+    assert load_colon(data_home=other, download=False).X.shape == (3, 2)
+    assert calls == [] and len(real._parsed_cache) == 1
 
 
 def test_missing_without_download(env, fake_entry, monkeypatch):
@@ -285,6 +377,41 @@ def test_download_interrupted_leaves_no_file(env, fake_entry, monkeypatch):
     with pytest.raises(DataDownloadError, match="could not download fake.bin from"):
         data_path(FAKE)
     assert _leftovers(env / "xdg" / "hdbayes") == []
+
+
+def test_folder_at_target_name(env, fake_entry, monkeypatch):
+    """Issue 26: a folder standing at the file's target name is a DataDownloadError, not a bare
+    IsADirectoryError, and nothing is downloaded or left behind."""
+    cache = env / "xdg" / "hdbayes"
+    (cache / FAKE).mkdir(parents=True)
+    (cache / FAKE / "keep.txt").write_text("mine")
+    _serve(monkeypatch, PAYLOAD)
+    with pytest.raises(DataDownloadError, match="not a regular file") as info:
+        data_path(FAKE)
+    assert str(cache / FAKE) in str(info.value)
+    assert _leftovers(cache) == [FAKE] and (cache / FAKE / "keep.txt").read_text() == "mine"
+    with pytest.raises(DataDownloadError, match="not a regular file"):
+        _fetch.data_bytes(FAKE)
+
+
+def test_folder_appearing_during_download(env, fake_entry, monkeypatch):
+    cache = env / "xdg" / "hdbayes"
+
+    def make_folder():
+        (cache / FAKE).mkdir(exist_ok=True)
+
+    _serve(monkeypatch, PAYLOAD, on_read=make_folder)
+    with pytest.raises(DataDownloadError, match="not a regular file"):
+        data_path(FAKE)
+    assert _leftovers(cache) == [FAKE] and (cache / FAKE).is_dir()
+
+
+def test_download_into_sub_folder(env, fake_entry, monkeypatch):
+    monkeypatch.setitem(_fetch.REGISTRY, "sub/" + FAKE, fake_entry)
+    _serve(monkeypatch, PAYLOAD)
+    path, data = _fetch.data_bytes("sub/" + FAKE, data_home=env / "home")
+    assert path == env / "home" / "sub" / FAKE and data == PAYLOAD
+    assert _leftovers(env / "home" / "sub") == [FAKE]
 
 
 def test_download_network_error(env, fake_entry, monkeypatch):

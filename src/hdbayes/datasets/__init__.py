@@ -3,7 +3,8 @@
 Real data files are never shipped with the package; they are found in a data
 directory (``HDBAYES_DATA`` or the per-user cache ``~/.cache/hdbayes``), checked
 against their sha256 and downloaded from their public source when missing.
-See :func:`data_path`.
+See :func:`data_path` and :func:`data_bytes` (which returns the verified bytes
+themselves, what the loaders parse).
 
 Every simulator and loader returns one :class:`sklearn.utils.Bunch` layout: ``X``, ``y``
 (the training cases), ``X_test``, ``y_test`` (when there is a test set), ``feature_names``,
@@ -16,7 +17,7 @@ Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily
 from hdbayes import _lazy_exports
 
 _EXPORTS = {  # module -> the names it exports
-    "._fetch": ("DataDownloadError", "data_path", "get_data_home"),
+    "._fetch": ("DataDownloadError", "data_bytes", "data_path", "get_data_home"),
     ".categorical": ("simulate_categorical_naive_bayes",),
     ".documents": ("sample_polya_urn", "simulate_bursty_documents"),
     ".genotypes": ("read_plink", "simulate_genotypes"),
@@ -27,8 +28,9 @@ _EXPORTS = {  # module -> the names it exports
 }
 
 __all__ = [
-    "DataDownloadError", "data_path", "encode_english_text", "get_data_home", "load_colon", "load_english_text",
-    "load_lymphoma", "load_srbct", "measurement_rows", "read_plink", "sample_polya_urn", "simulate_block_sparse",
+    "DataDownloadError", "data_bytes", "data_path", "encode_english_text", "get_data_home", "load_colon",
+    "load_english_text", "load_lymphoma", "load_srbct", "measurement_rows", "read_plink", "sample_polya_urn",
+    "simulate_block_sparse",
     "simulate_bursty_documents", "simulate_categorical_naive_bayes", "simulate_cauchy_classification",
     "simulate_gaussian", "simulate_genotypes", "simulate_hmm", "simulate_mixture", "simulate_naive_bayes",
 ]

@@ -16,12 +16,20 @@ the way scikit-learn's ``fetch_*`` functions do:
 Every file is checked against the sha256 digest recorded in :data:`REGISTRY`
 (taken from the project's data manifest).  A file whose digest differs is never
 used silently: :func:`data_path` raises :class:`ValueError` naming the file and
-both digests.  Digests are cached per ``(path, mtime, size)`` within a process,
-so repeated loads do not re-hash the file.
+both digests.  Nothing is cached by file metadata: every call hashes the file
+again (a file changed in place keeps its size and may keep its modification
+time).  The loaders go one step further and call :func:`data_bytes`, which
+reads the file once, hashes those bytes and hands the same bytes to the parser,
+so what is parsed is exactly what was verified.
 
 Downloads are atomic: the payload is streamed to a temporary file in the
 destination folder, its digest is checked, and only then is it moved into place
-with :func:`os.replace`.  A failed or corrupted download leaves nothing behind.
+with :func:`os.replace`.  A failed or corrupted download leaves nothing behind,
+and anything that is not a regular file standing at the destination's name (a
+folder, say) is reported as a :class:`DataDownloadError`, never overwritten.
+
+Registry names may contain ``/`` (``microarray/alon.RData``): the file is then
+looked for, and downloaded to, that sub-folder of each data directory.
 """
 
 from __future__ import annotations
@@ -29,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-import threading
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +47,7 @@ __all__ = [
     "REGISTRY",
     "DataDownloadError",
     "RemoteFile",
+    "data_bytes",
     "data_path",
     "get_data_home",
 ]
@@ -70,9 +78,14 @@ class RemoteFile:
     description: str = ""
 
 
+#: Commit of the datamicroarray repository (J. A. Ramey, MIT) the microarray files are pinned to.
+_DATAMICROARRAY = "a95f6f68ed3debf48ee54f198435fa12aa655b16"
+
 #: The data files, their sha256 digests and public URLs (from the data manifest).
 #: URLs pin a commit of the (read-only) CRAN mirror on GitHub, so the bytes do
-#: not change; the Gutenberg text is the exception (see its description).
+#: not change; the Gutenberg text is the exception (see its description).  The ten
+#: ``microarray/*.RData`` files (``../shared/data/microarray/MANIFEST.md``) live in the
+#: ``microarray`` sub-folder of a data directory.
 REGISTRY: dict[str, RemoteFile] = {
     "colon.rda": RemoteFile(
         sha256="e8eaae5150bcb3c86b6a6ce96f5aa221d48bef2b875cfe724dba95aa4296bb4d",
@@ -110,6 +123,65 @@ REGISTRY: dict[str, RemoteFile] = {
         "a95f6f68ed3debf48ee54f198435fa12aa655b16/data/golub.RData",
         description="Golub et al. (1999) leukaemia, 72 x 7129 raw Affymetrix values (datamicroarray, MIT)",
     ),
+    **{
+        f"microarray/{stem}.RData": RemoteFile(
+            sha256=digest,
+            url=f"https://raw.githubusercontent.com/ramhiser/datamicroarray/{_DATAMICROARRAY}/data/{stem}.RData",
+            description=f"{what} (datamicroarray, MIT)",
+        )
+        for stem, digest, what in [
+            (
+                "alon",
+                "76ea2ffa6226e29237bbe3f41a68ec42ca9ec3bbdbf3f19613cd254fd5fcc1c7",
+                "Alon et al. (1999) colon tissue, 62 x 2000 raw intensities",
+            ),
+            (
+                "christensen",
+                "9cdb95961f9529014db156af5cba41c8da0d25e93318ceca69ae696caaacb532",
+                "Christensen et al. (2009) methylation of normal tissues, 217 x 1413 beta values",
+            ),
+            (
+                "golub",
+                "594f5507597fb2352d210c803a88a218fbf6d1f2705372029e5738815216747b",
+                "Golub et al. (1999) leukaemia, 72 x 7129 raw Affymetrix values",
+            ),
+            (
+                "gordon",
+                "09173f9c7b7d30bbbeca08b945755a03ad7601f4560bb185d47e3e441fc096f3",
+                "Gordon et al. (2002) mesothelioma vs adenocarcinoma, 181 x 12533 raw Affymetrix values",
+            ),
+            (
+                "gravier",
+                "6e84756200a8cc3032d18c7d60a60cf79b4236d5e19ac51413d15faf434d68ee",
+                "Gravier et al. (2010) breast cancer metastasis, 168 x 2905 log ratios",
+            ),
+            (
+                "khan",
+                "06ecda9812126eb72e1a254b07b90aa8eea4cef9639d8511082c1e15bfdee802",
+                "Khan et al. (2001) small round blue cell tumours, 63 x 2308 log ratios",
+            ),
+            (
+                "shipp",
+                "2f7b5fcb6dd874a67f7b463a5fc17d7e6b2ba69bd30277f8ec953b6b0b681e65",
+                "Shipp et al. (2002) DLBCL vs FL, 77 x 7129 raw Affymetrix values",
+            ),
+            (
+                "singh",
+                "5197cdae41c6e25b9a59cfda23fd9434c25b7406ed1942c5ca074e140e5c2cff",
+                "Singh et al. (2002) prostate, 102 x 12600 raw Affymetrix values",
+            ),
+            (
+                "sorlie",
+                "bdba4227e67866862c6055528e9520fd7d082e07abf1f97215f3227d80c93ef4",
+                "Sorlie et al. (2001) breast tumour subtypes, 85 x 456 log ratios",
+            ),
+            (
+                "su",
+                "b265bcdc8019e6216d3f9e700650b8fccc4a71c50b8e0bbf9aae55d9bc7cdcb7",
+                "Su et al. (2002) four tumour types, 102 x 5565 log-scale values",
+            ),
+        ]
+    },
     "alice-gutenberg-11.txt": RemoteFile(
         sha256="d4bd6f030cd990785f6427ff7b6a6e4bdef2594fe19ee09dc78266ac6bf0e2df",
         url="https://www.gutenberg.org/cache/epub/11/pg11.txt",
@@ -188,30 +260,10 @@ def _search_dirs(data_home) -> list[Path]:
 # ---------------------------------------------------------------------------
 # checksums
 
-_digest_cache: dict[tuple[str, int, int, int], str] = {}
-_digest_lock = threading.Lock()
 
-
-def _sha256_of(path: Path) -> str:
-    """sha256 of a file, cached per (path, inode, mtime, size) within the process."""
-    st = path.stat()
-    key = (os.fspath(path.resolve()), st.st_ino, st.st_mtime_ns, st.st_size)
-    with _digest_lock:
-        cached = _digest_cache.get(key)
-    if cached is not None:
-        return cached
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(_CHUNK), b""):
-            h.update(chunk)
-    digest = h.hexdigest()
-    with _digest_lock:
-        _digest_cache[key] = digest
-    return digest
-
-
-def _check_digest(path: Path, name: str, expected: str) -> None:
-    actual = _sha256_of(path)
+def _check_digest(data: bytes, path: Path, name: str, expected: str) -> None:
+    """Raise ValueError unless ``data`` (the bytes read from ``path``) has the sha256 ``expected``."""
+    actual = hashlib.sha256(data).hexdigest()
     if actual != expected.lower():
         raise ValueError(
             f"checksum mismatch for data file {name!r} at {path}: "
@@ -225,25 +277,35 @@ def _check_digest(path: Path, name: str, expected: str) -> None:
 # download
 
 
-def _download(name: str, entry: RemoteFile, dest_dir: Path) -> Path:
-    """Download ``entry.url`` to ``dest_dir / name`` atomically and verify it."""
+def _not_a_file(name: str, entry: RemoteFile, target: Path, hint: str) -> DataDownloadError:
+    return DataDownloadError(
+        f"could not download {name} from {entry.url}: {target} exists and is not a regular file "
+        f"(a folder?); remove or rename it{hint}"
+    )
+
+
+def _download(name: str, entry: RemoteFile, dest_dir: Path) -> tuple[Path, bytes]:
+    """Download ``entry.url`` to ``dest_dir / name`` atomically, verify it, return its path and bytes."""
     hint = f"; set {ENV_VAR} to a folder holding it"
     target = dest_dir / name
+    folder = target.parent
+    if os.path.lexists(target) and not target.is_file():
+        raise _not_a_file(name, entry, target, hint)
     try:
-        dest_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=dest_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
     except OSError as exc:
         raise DataDownloadError(
-            f"could not download {name} from {entry.url}: cannot write to {dest_dir} ({exc}){hint}"
+            f"could not download {name} from {entry.url}: cannot write to {folder} ({exc}){hint}"
         ) from exc
     tmp = Path(tmp_name)
     try:
-        h = hashlib.sha256()
+        chunks = []
         try:
             with os.fdopen(fd, "wb") as out:
                 with urllib.request.urlopen(entry.url, timeout=_DOWNLOAD_TIMEOUT) as resp:
                     while chunk := resp.read(_CHUNK):
-                        h.update(chunk)
+                        chunks.append(chunk)
                         out.write(chunk)
                 out.flush()
                 os.fsync(out.fileno())
@@ -251,22 +313,88 @@ def _download(name: str, entry: RemoteFile, dest_dir: Path) -> Path:
             raise DataDownloadError(
                 f"could not download {name} from {entry.url} ({type(exc).__name__}: {exc}){hint}"
             ) from exc
-        actual = h.hexdigest()
+        data = b"".join(chunks)
+        actual = hashlib.sha256(data).hexdigest()
         if actual != entry.sha256.lower():
             raise DataDownloadError(
                 f"could not download {name} from {entry.url}: the downloaded file has "
                 f"sha256 {actual}, expected {entry.sha256}{hint}"
             )
         os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's 0o600 would hide the data from other users
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:  # e.g. a folder appeared at the target while downloading
+            if os.path.lexists(target) and not target.is_file():
+                raise _not_a_file(name, entry, target, hint) from exc
+            raise DataDownloadError(
+                f"could not download {name} from {entry.url}: cannot move it to {target} ({exc}){hint}"
+            ) from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return target
+    return target, data
 
 
 # ---------------------------------------------------------------------------
-# public entry point
+# public entry points
+
+
+def data_bytes(
+    name: str,
+    *,
+    data_home: str | os.PathLike | None = None,
+    download: bool = True,
+) -> tuple[Path, bytes]:
+    """Return the path and the verified bytes of a data file.
+
+    The file is read once; the sha256 of exactly those bytes is checked, and
+    the same bytes are returned, so a caller that parses them parses what was
+    verified (even if the file changes on disk meanwhile).  The search order,
+    the download and the errors are those of :func:`data_path`.
+
+    Parameters
+    ----------
+    name : str
+        File name, a key of :data:`REGISTRY`.
+    data_home : str or path-like, optional
+        See :func:`data_path`.
+    download : bool, default=True
+        See :func:`data_path`.
+
+    Returns
+    -------
+    path : pathlib.Path
+        Where the bytes were read from (or downloaded to).
+    data : bytes
+        The file's content; its sha256 matches the registry.
+
+    Raises
+    ------
+    ValueError, FileNotFoundError, DataDownloadError
+        As :func:`data_path`.
+    """
+    try:
+        entry = REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(REGISTRY))
+        raise ValueError(f"unknown data file {name!r}; known files: {known}") from None
+
+    dirs = _search_dirs(data_home)
+    for folder in dirs:
+        candidate = folder / name
+        if candidate.is_file():
+            data = candidate.read_bytes()
+            _check_digest(data, candidate, name, entry.sha256)
+            return candidate, data
+
+    searched = ", ".join(str(d) for d in dirs)
+    if not download:
+        raise FileNotFoundError(
+            f"data file {name!r} not found (searched: {searched}) and download=False. "
+            f"Set {ENV_VAR} to a folder holding it, or download it from {entry.url}"
+        )
+    dest = dirs[0] if data_home is not None else _user_cache_dir()
+    return _download(name, entry, dest)
 
 
 def data_path(
@@ -280,7 +408,8 @@ def data_path(
     Parameters
     ----------
     name : str
-        File name, a key of :data:`REGISTRY` (for example ``"colon.rda"``).
+        File name, a key of :data:`REGISTRY` (for example ``"colon.rda"`` or
+        ``"microarray/alon.RData"``).
     data_home : str or path-like, optional
         Folder to use instead of the default search path.  When given, only
         this folder is searched, and a missing file is downloaded into it.
@@ -293,7 +422,9 @@ def data_path(
     Returns
     -------
     pathlib.Path
-        Path of the file; its sha256 matches the registry.
+        Path of the file; its sha256 matched the registry when this function
+        read it (every call hashes it again).  To parse the verified content
+        without reading the file a second time, use :func:`data_bytes`.
 
     Raises
     ------
@@ -303,9 +434,10 @@ def data_path(
     FileNotFoundError
         If the file is not found and ``download`` is False.
     DataDownloadError
-        If the download fails or the downloaded bytes have the wrong sha256
-        (subclass of both :class:`OSError` and :class:`RuntimeError`).  No
-        partial file is left behind.
+        If the download fails, the downloaded bytes have the wrong sha256, or
+        something other than a regular file (a folder) stands at the
+        destination (subclass of both :class:`OSError` and
+        :class:`RuntimeError`).  No partial file is left behind.
 
     Examples
     --------
@@ -313,30 +445,4 @@ def data_path(
     >>> data_path("colon.rda", download=False)  # doctest: +SKIP
     PosixPath('/home/me/.cache/hdbayes/colon.rda')
     """
-    try:
-        entry = REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted(REGISTRY))
-        raise ValueError(f"unknown data file {name!r}; known files: {known}") from None
-
-    dirs = _search_dirs(data_home)
-    for folder in dirs:
-        candidate = folder / name
-        if candidate.is_file():
-            _check_digest(candidate, name, entry.sha256)
-            return candidate
-
-    searched = ", ".join(str(d) for d in dirs)
-    if not download:
-        raise FileNotFoundError(
-            f"data file {name!r} not found (searched: {searched}) and download=False. "
-            f"Set {ENV_VAR} to a folder holding it, or download it from {entry.url}"
-        )
-    dest = dirs[0] if data_home is not None else _user_cache_dir()
-    return _download(name, entry, dest)
-
-
-def _clear_digest_cache() -> None:
-    """Forget cached digests (for tests)."""
-    with _digest_lock:
-        _digest_cache.clear()
+    return data_bytes(name, data_home=data_home, download=download)[0]

@@ -4,9 +4,11 @@ Each loader locates its file with :func:`hdbayes.datasets.data_path` (data
 directory, sha256 check, optional download), reads the R serialisation with
 the pure-Python package :mod:`rdata`, checks its structure and returns a
 :class:`sklearn.utils.Bunch` with the layout of every data set (``X``, ``y``,
-``feature_names``, ``DESCR``, then ``target_names`` and the extras).  The three
-loaders share one path (:func:`_load_r_data`): parsed arrays are cached within
-the process (keyed on the file's path, modification time and size) and every
+``feature_names``, ``DESCR``, then ``target_names`` and the extras).  The
+loaders share one path (:func:`_load_r_data`): the file is read once
+(:func:`hdbayes.datasets.data_bytes`), the sha256 of those bytes is checked and
+the same bytes are parsed; parsed arrays are cached within the process, keyed
+by that digest (never by the file's path, size or modification time), and every
 call returns fresh copies, so callers may modify what they get.
 
 Data sets
@@ -23,16 +25,18 @@ lymphoma
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import os
+import threading
 import warnings
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._common import data_bunch, file_key, shared_doc
-from ._fetch import data_path
+from ._common import data_bunch, shared_doc
+from ._fetch import data_bytes
 
 if TYPE_CHECKING:
     from sklearn.utils import Bunch
@@ -44,8 +48,8 @@ __all__ = ["load_colon", "load_lymphoma", "load_srbct"]
 # reading and validating R files
 
 
-def _read_r_file(path: str) -> dict:
-    """Parse and convert an ``.rda`` / ``.RData`` file into a dict of objects."""
+def _read_r_file(data: bytes, path) -> dict:
+    """Parse and convert the bytes ``data`` of the ``.rda`` / ``.RData`` file ``path`` into a dict of objects."""
     import rdata  # imported lazily: it pulls in xarray and pandas
 
     name = Path(path).name
@@ -56,7 +60,7 @@ def _read_r_file(path: str) -> dict:
             # (Files are checksummed before parsing, so rdata's guesses about
             # unknown file types only ever concern malformed files.)
             warnings.simplefilter("ignore", UserWarning)
-            parsed = rdata.parser.parse_file(path)
+            parsed = rdata.parser.parse_data(data, extension=Path(path).suffix)
             converted = rdata.conversion.convert(parsed, default_encoding="latin_1")
     except Exception as exc:
         raise ValueError(
@@ -109,23 +113,40 @@ def _as_labels(y, n: int, allowed, what: str, file: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-@functools.lru_cache(maxsize=8)
-def _parsed(parse, path: str, mtime_ns: int, size: int) -> dict:
-    """``parse(objects, file)`` of the R file at ``path``, once per file version; arrays read-only."""
-    arrays = parse(_read_r_file(path), Path(path).name)
+_PARSED_MAX = 8  # parsed files kept per process
+_parsed_cache: OrderedDict[tuple, dict] = OrderedDict()
+_parsed_lock = threading.Lock()
+
+
+def _parsed(parse, name: str, path: Path, data: bytes) -> dict:
+    """``parse(objects, file)`` of the verified bytes ``data`` of registry file ``name``, read-only arrays.
+
+    Cached per ``(parse, name, sha256 of data)``: a digest, never the file's metadata, says whether two reads
+    hold the same content (a file changed in place may keep its size and modification time).
+    """
+    key = (parse, name, hashlib.sha256(data).hexdigest())
+    with _parsed_lock:
+        if key in _parsed_cache:
+            _parsed_cache.move_to_end(key)
+            return _parsed_cache[key]
+    arrays = parse(_read_r_file(data, path), Path(name).name)
     for value in arrays.values():
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
+    with _parsed_lock:
+        _parsed_cache[key] = arrays
+        while len(_parsed_cache) > _PARSED_MAX:
+            _parsed_cache.popitem(last=False)
     return arrays
 
 
 def _load_r_data(name, parse, *, data_home, download, DESCR, target_names):
-    """The one loading path of the R files: locate and verify file ``name`` (:func:`data_path`), parse it
-    with ``parse(objects, file) -> dict`` (keys ``X``, ``y``, optionally ``feature_names``, then extras;
-    cached per file version) and return the data-set Bunch holding fresh copies."""
-    path = data_path(name, data_home=data_home, download=download)
+    """The one loading path of the R files: read and verify file ``name`` once (:func:`data_bytes`), parse
+    those bytes with ``parse(objects, file) -> dict`` (keys ``X``, ``y``, optionally ``feature_names``, then
+    extras; cached per digest) and return the data-set Bunch holding fresh copies."""
+    path, data = data_bytes(name, data_home=data_home, download=download)
     arrays = {key: value.copy() if isinstance(value, np.ndarray) else value
-              for key, value in _parsed(parse, *file_key(path)).items()}  # fmt: skip
+              for key, value in _parsed(parse, name, path, data).items()}  # fmt: skip
     X, y, feature_names = arrays.pop("X"), arrays.pop("y"), arrays.pop("feature_names", None)
     return data_bunch(X, y, feature_names=feature_names, DESCR=DESCR, target_names=np.array(target_names), **arrays,
                       filename=os.fspath(path))  # fmt: skip

@@ -23,7 +23,6 @@ import functools
 import itertools
 import math
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,8 +30,8 @@ import numpy as np
 from hdbayes._validation import check_count, check_generator
 from hdbayes.exceptions import InputValueError
 
-from ._common import check_probability, check_sizes, data_bunch, file_key, numbered_names
-from ._fetch import data_path
+from ._common import check_probability, check_sizes, data_bunch, numbered_names
+from ._fetch import REGISTRY, data_bytes
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -311,9 +310,11 @@ def _gutenberg_body(text: str, file: str = "the text") -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def _alice_codes(path: str, mtime_ns: int, size: int) -> np.ndarray:
-    text = Path(path).read_text(encoding="utf-8-sig")
-    codes = encode_english_text(_gutenberg_body(text, Path(path).name))
+def _alice_codes(digest: str, data: bytes, file: str) -> np.ndarray:
+    """The encoded text of the verified bytes ``data`` (cached per digest; ``data`` and ``file`` are equal for
+    equal digests, so they do not split the cache)."""
+    text = data.decode("utf-8-sig")
+    codes = encode_english_text(_gutenberg_body(text, file))
     codes.flags.writeable = False
     return codes
 
@@ -439,8 +440,9 @@ def load_english_text(
         start = check_count("start", start, minimum=0)
     rng = check_generator(random_state) if start == "random" else None
 
-    path = data_path("alice-gutenberg-11.txt", data_home=data_home, download=download)
-    codes = _alice_codes(*file_key(path))
+    name = "alice-gutenberg-11.txt"
+    path, data = data_bytes(name, data_home=data_home, download=download)  # read once, verified, parsed
+    codes = _alice_codes(REGISTRY[name].sha256, data, name)
     n_symbols = codes.shape[0]
     n_windows_total = n_symbols - order  # windows of order + 1 symbols
 
