@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import stat
+import subprocess
+import sys
 import threading
 
 import pytest
 
-from hdbayes._io import MANIFEST, check_distinct_files, write_file, write_folder
+from hdbayes import _io
+from hdbayes._io import MANIFEST, check_distinct_files, check_output_folder, write_file, write_folder
 from hdbayes.exceptions import InputValueError
 
 
@@ -152,16 +157,210 @@ def test_empty_existing_folder_is_used(tmp_path):
     assert sorted(os.listdir(tmp_path)) == [MANIFEST, "summary.md"]
 
 
-def test_second_run_replaces_only_its_files(tmp_path):
+def test_second_run_replaces_the_whole_set(tmp_path, umask):
+    umask(0o022)
     folder = tmp_path / "out"
     write_folder(folder, {"summary.md": _text("run 1\n"), "old.csv": _text("1\n")})
-    (folder / "notes.txt").write_text("the user's own file")
+    os.chmod(folder, 0o750)
+    os.chmod(folder / "summary.md", 0o600)
+    write_folder(folder, {"summary.md": _text("run 2\n"), "new.csv": _text("2\n")})
+    assert sorted(os.listdir(folder)) == [MANIFEST, "new.csv", "summary.md"]  # old.csv was hdbayes's: gone
+    assert (folder / "summary.md").read_text() == "run 2\n"
+    assert [line for line in (folder / MANIFEST).read_text().splitlines() if not line.startswith("#")] == [
+        "new.csv",
+        "summary.md",
+    ]
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o750
+    assert stat.S_IMODE(os.stat(folder / "summary.md").st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(folder / "new.csv").st_mode) == 0o644
+    assert os.listdir(tmp_path) == ["out"]
+
+
+def test_fallback_swap_without_renameat2(tmp_path, monkeypatch):
+    monkeypatch.setattr(_io, "_renameat2", lambda: None)
+    folder = tmp_path / "out"
+    write_folder(folder, {"summary.md": _text("run 1\n")})
     write_folder(folder, {"summary.md": _text("run 2\n")})
     assert (folder / "summary.md").read_text() == "run 2\n"
-    assert (folder / "notes.txt").read_text() == "the user's own file"
-    assert (folder / "old.csv").read_text() == "1\n"  # nothing is removed
-    assert sorted(os.listdir(folder)) == [MANIFEST, "notes.txt", "old.csv", "summary.md"]
-    assert "summary.md" in (folder / MANIFEST).read_text()
+    assert os.listdir(tmp_path) == ["out"]
+
+
+def test_exchange_swaps_two_folders(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x").write_text("a")
+    if not _io._exchange(tmp_path / "a", tmp_path / "b"):
+        pytest.skip("renameat2(RENAME_EXCHANGE) is not available here")
+    assert os.listdir(tmp_path / "a") == [] and (tmp_path / "b" / "x").read_text() == "a"
+
+
+def test_failed_rerun_keeps_the_old_set(tmp_path):
+    folder = tmp_path / "out"
+    write_folder(folder, {"summary.md": _text("run 1\n"), "t.csv": _text("1\n")})
+
+    def full(path):
+        open(path, "w").write("half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        write_folder(folder, {"summary.md": _text("run 2\n"), "t.csv": full})
+    assert (folder / "summary.md").read_text() == "run 1\n" and (folder / "t.csv").read_text() == "1\n"
+    assert os.listdir(tmp_path) == ["out"]
+
+
+@pytest.mark.parametrize("kind", ["file", "folder", "fifo", "unlisted-dotfile"])
+def test_entries_hdbayes_did_not_write_are_refused_untouched(tmp_path, kind):
+    folder = tmp_path / "out"
+    write_folder(folder, {"summary.md": _text("run 1\n")})
+    name = {"file": "notes.txt", "folder": "data", "fifo": "pipe", "unlisted-dotfile": ".summary.md.swp"}[kind]
+    if kind == "folder":
+        (folder / name).mkdir()
+    elif kind == "fifo":
+        os.mkfifo(folder / name)
+    else:
+        (folder / name).write_text("the user's own file")
+    before = sorted(os.listdir(folder))
+    for call in (check_output_folder, lambda f: write_folder(f, {"summary.md": _text("run 2\n")})):
+        with pytest.raises(InputValueError, match=rf"out/{re.escape(name)} was not written by hdbayes.*move it"):
+            call(folder)
+    assert sorted(os.listdir(folder)) == before and (folder / "summary.md").read_text() == "run 1\n"
+    assert os.listdir(tmp_path) == ["out"]
+
+
+# links inside an output folder are never followed
+
+
+def _victim(tmp_path):
+    victim = tmp_path / "elsewhere" / "thesis.tex"
+    victim.parent.mkdir()
+    victim.write_text("years of work")
+    return victim
+
+
+@pytest.mark.parametrize("name", ["summary.md", "results.csv", "figure.png", "unlisted.csv"])
+def test_a_link_inside_the_folder_is_refused(tmp_path, name):
+    victim = _victim(tmp_path)
+    folder = tmp_path / "out"
+    write_folder(folder, {"summary.md": _text("1"), "results.csv": _text("1"), "figure.png": _text("1")})
+    if name != "unlisted.csv":
+        os.unlink(folder / name)
+    (folder / name).symlink_to(victim)
+    files = {"summary.md": _text("2"), "results.csv": _text("2"), "figure.png": _text("2")}
+    for call in (check_output_folder, lambda f: write_folder(f, files)):
+        with pytest.raises(InputValueError, match=rf"out/{re.escape(name)} is a symbolic link; hdbayes does not"):
+            call(folder)
+    assert victim.read_text() == "years of work" and os.listdir(victim.parent) == ["thesis.tex"]
+    assert (folder / name).is_symlink() and sorted(os.listdir(tmp_path)) == ["elsewhere", "out"]
+
+
+def test_a_dangling_link_inside_the_folder_is_refused_and_creates_nothing(tmp_path):
+    folder = tmp_path / "out"
+    write_folder(folder, {"summary.md": _text("1")})
+    os.unlink(folder / "summary.md")
+    (folder / "summary.md").symlink_to(tmp_path / "missing" / "deeper" / "summary.md")
+    with pytest.raises(InputValueError, match=r"out/summary.md is a symbolic link"):
+        write_folder(folder, {"summary.md": _text("2")})
+    assert sorted(os.listdir(tmp_path)) == ["out"]
+
+
+@pytest.mark.parametrize("alone", [True, False])
+def test_a_manifest_link_is_refused(tmp_path, alone):
+    victim = _victim(tmp_path)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    if not alone:
+        (folder / "summary.md").write_text("1")
+    (folder / MANIFEST).symlink_to(victim)
+    with pytest.raises(InputValueError, match=rf"out/{MANIFEST} is a symbolic link"):
+        write_folder(folder, {"summary.md": _text("2")})
+    assert victim.read_text() == "years of work"
+    assert sorted(os.listdir(folder)) == sorted([MANIFEST] + ([] if alone else ["summary.md"]))
+
+
+def test_the_folder_named_may_be_a_link(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "out"
+    link.symlink_to(real)
+    assert write_folder(link, {"summary.md": _text("1")}) == link
+    write_folder(link, {"summary.md": _text("2")})
+    assert link.is_symlink() and (real / "summary.md").read_text() == "2"
+    assert sorted(os.listdir(tmp_path)) == ["out", "real"]
+
+
+def test_a_dangling_folder_link_is_followed_but_its_parents_are_not_created(tmp_path):
+    link = tmp_path / "out"
+    link.symlink_to(tmp_path / "made")
+    write_folder(link, {"summary.md": _text("1")})
+    assert (tmp_path / "made" / "summary.md").read_text() == "1" and link.is_symlink()
+    far = tmp_path / "far"
+    far.symlink_to(tmp_path / "missing" / "deeper" / "out")
+    for call in (check_output_folder, lambda f: write_folder(f, {"summary.md": _text("1")})):
+        with pytest.raises(InputValueError, match="whose folder does not exist"):
+            call(far)
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_dangling_file_link_does_not_create_folders(tmp_path):
+    link = tmp_path / "out.csv"
+    link.symlink_to(tmp_path / "missing" / "out.csv")
+    with pytest.raises(InputValueError, match="whose folder does not exist"):
+        write_file(link, _text("x"))
+    assert os.listdir(tmp_path) == ["out.csv"]
+
+
+# leftovers of killed runs
+
+
+def _dead_pid():
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    with pytest.raises(ProcessLookupError):
+        os.kill(child.pid, 0)
+    return child.pid
+
+
+def test_leftovers_of_dead_runs_are_removed_and_nothing_else(tmp_path):
+    folder = tmp_path / "out"
+    write_folder(folder, {"summary.md": _text("1")})
+    dead, alive = _dead_pid(), os.getpid()
+    remove = [f".out.hdbayes-{dead}-abc_1234.tmp", f".out.hdbayes-{dead}-zz99.old"]
+    keep = [f".out.hdbayes-{alive}-abc12345.tmp", f".other.hdbayes-{dead}-abc12345.tmp", ".out.notes.tmp", "out.bak"]
+    for name in remove + keep:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "x.csv").write_text("x")
+    (tmp_path / f".out.hdbayes-{dead}-link0001.tmp").symlink_to(tmp_path / "out.bak")  # not ours: kept
+    keep.append(f".out.hdbayes-{dead}-link0001.tmp")
+    write_folder(folder, {"summary.md": _text("2")})
+    assert sorted(os.listdir(tmp_path)) == sorted(["out", *keep])
+    assert (tmp_path / "out.bak" / "x.csv").read_text() == "x"
+
+
+def test_an_old_set_left_by_a_killed_swap_is_restored(tmp_path):
+    old = tmp_path / f".out.hdbayes-{_dead_pid()}-abcd1234.old"
+    write_folder(old, {"summary.md": _text("run 1\n")})
+    check_output_folder(tmp_path / "out")
+    assert sorted(os.listdir(tmp_path)) == ["out"] and (tmp_path / "out" / "summary.md").read_text() == "run 1\n"
+
+
+def test_leftover_temporary_files_beside_a_file_are_removed(tmp_path):
+    dead = _dead_pid()
+    names = [f".out.csv.hdbayes-{dead}-abcd1234.tmp", f".out.csv.hdbayes-{os.getpid()}-abcd1234.tmp", ".out.csv.x.tmp"]
+    for name in names:
+        (tmp_path / name).write_text("x")
+    write_file(tmp_path / "out.csv", _text("y"))
+    assert sorted(os.listdir(tmp_path)) == sorted(["out.csv", *names[1:]])
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root can write anywhere")
+def test_a_folder_whose_parent_is_read_only_is_refused_before_work(tmp_path):
+    (tmp_path / "locked" / "out").mkdir(parents=True)
+    os.chmod(tmp_path / "locked", 0o555)
+    try:
+        with pytest.raises(InputValueError, match="cannot write in"):
+            check_output_folder(tmp_path / "locked" / "out")
+    finally:
+        os.chmod(tmp_path / "locked", 0o755)
 
 
 def test_file_names_must_be_plain(tmp_path):
@@ -172,9 +371,6 @@ def test_file_names_must_be_plain(tmp_path):
 
 def test_dev_stdout_redirected_to_a_file_is_written_through(tmp_path):
     """``> file`` makes /dev/stdout a link to a regular file: write into that file, do not replace it."""
-    import subprocess
-    import sys
-
     target = tmp_path / "redirected.txt"
     code = "from hdbayes._io import write_file; write_file('/dev/stdout', lambda p: open(p, 'w').write('csv\\n'))"
     with open(target, "w") as handle:

@@ -2,11 +2,12 @@
 
 An experiment returns a :class:`Report`: a markdown summary, named result tables
 (lists of row dicts, written as CSV) and named matplotlib figures (written as PNG).
-:meth:`Report.write` writes through :func:`hdbayes._io.write_folder`: a new folder is
-built beside its final place and renamed into it (an interrupted or failed run leaves
-nothing); a folder written by hdbayes before (marked by its manifest file) gets its
-files replaced one by one, atomically, and keeps any other file; a non-empty folder
-that hdbayes did not write is refused and left untouched.
+:meth:`Report.write` writes through :func:`hdbayes._io.write_folder`: the complete set
+of files is built beside the folder and swapped in at once, so the folder holds one run's
+complete set, the old or the new, even if a run is killed or fails; a folder written by
+hdbayes before (marked by its manifest file) is replaced as a whole; a non-empty folder
+that hdbayes did not write, or one holding any entry hdbayes did not write (a user's file,
+a subfolder, a symbolic link), is refused and left untouched.
 """
 
 from __future__ import annotations
@@ -86,9 +87,11 @@ class Report:
     def write(self, out_dir):
         """Write ``summary.md``, the CSV tables, the timing CSVs and the PNG figures into ``out_dir``.
 
-        A missing folder is built beside its final place and renamed into it; a folder that
-        hdbayes wrote before has each of these files replaced atomically (other files are
-        kept); a non-empty folder that hdbayes did not write raises
+        The complete set is built beside ``out_dir`` and swapped in at once: a folder that
+        hdbayes wrote before is replaced as a whole (the files of its previous run that this
+        run does not write are gone), and a failed or killed run leaves it as it was. A
+        non-empty folder that hdbayes did not write, or one holding any entry it did not
+        write (a user's file, a subfolder, a symbolic link), raises
         :class:`~hdbayes.exceptions.InputValueError` and is left untouched (see
         :func:`hdbayes._io.write_folder`).
 
