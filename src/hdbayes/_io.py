@@ -109,7 +109,7 @@ def _process_is_gone(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    except OSError:  # PermissionError: it exists, it is someone else's
+    except (OSError, OverflowError):  # PermissionError: it exists, it is someone else's; no such process id
         return False
     return False
 
