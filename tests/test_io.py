@@ -445,3 +445,21 @@ def test_special_outputs_may_repeat_but_not_be_inputs(tmp_path):
 def test_a_character_device_may_be_read_and_written():
     """``--test /dev/stdin --out /dev/stdout`` on a terminal: both are the same device, nothing is replaced."""
     check_distinct_files({"--test": os.devnull}, {"--out": os.devnull})
+
+
+def test_a_folder_hdbayes_cannot_build_beside_is_refused_before_work(tmp_path, monkeypatch):
+    monkeypatch.setattr(_io.os, "access", lambda *args, **kwargs: False)
+    with pytest.raises(InputValueError, match=r"beside it and cannot write in .*; choose another --out folder"):
+        check_output_folder(tmp_path / "out")
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_unreadable_manifest_is_refused(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / MANIFEST).write_bytes(b"\xff\xfe summary.md\n")
+    (folder / "summary.md").write_text("x")
+    with pytest.raises(InputValueError, match="is not a manifest written by hdbayes"):
+        write_folder(folder, {"summary.md": _text("2")})
+    assert (folder / "summary.md").read_text() == "x"

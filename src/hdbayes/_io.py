@@ -102,8 +102,8 @@ def _leftover_match(entry_name: str, name: str):
 
 
 def _process_is_gone(pid: int) -> bool:
-    """Whether no process ``pid`` exists (a process of another user counts as alive)."""
-    if pid <= 0:
+    """Whether no process ``pid`` exists (a process of another user counts as alive; on Windows, all do)."""
+    if pid <= 0 or os.name != "posix":  # Windows' os.kill(pid, 0) would terminate the process
         return False
     try:
         os.kill(pid, 0)
@@ -347,7 +347,7 @@ def _resolve_folder(folder) -> tuple[Path, Path]:
 
 def _read_manifest(path: Path, shown: Path) -> set[str]:
     """The file names listed in the manifest ``path`` (opened without following a link)."""
-    descriptor = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    descriptor = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0))
     with open(descriptor, "rb") as handle:
         content = handle.read()
     try:
@@ -397,7 +397,7 @@ def _inspect_folder(named: Path, target: Path) -> tuple[os.stat_result | None, d
             raise InputValueError(f"{named / name} {_LINK}; move it or choose another --out folder")
         if name != MANIFEST and not (stat.S_ISREG(entry.st_mode) and name in listed):
             raise InputValueError(
-                f"{named / name} was not written by hdbayes (it is not a file listed in {MANIFEST}) and the next run "
+                f"{named / name} was not written by hdbayes (it is not a file listed in {MANIFEST}), and hdbayes "
                 "replaces the whole folder; move it or choose another --out folder"
             )
         entries[name] = entry
