@@ -21,6 +21,7 @@ _EXPORTS = {  # module -> the names it exports
     ".categorical": ("simulate_categorical_naive_bayes",),
     ".documents": ("sample_polya_urn", "simulate_bursty_documents"),
     ".genotypes": ("read_plink", "simulate_genotypes"),
+    ".microarray": ("MICROARRAY_DATASETS", "load_microarray"),
     ".real": ("load_colon", "load_lymphoma", "load_srbct"),
     ".regression": ("measurement_rows", "simulate_block_sparse"),
     ".sequences": ("encode_english_text", "load_english_text", "simulate_cauchy_classification", "simulate_hmm"),
@@ -28,11 +29,11 @@ _EXPORTS = {  # module -> the names it exports
 }
 
 __all__ = [
-    "DataDownloadError", "data_bytes", "data_path", "encode_english_text", "get_data_home", "load_colon",
-    "load_english_text", "load_lymphoma", "load_srbct", "measurement_rows", "read_plink", "sample_polya_urn",
-    "simulate_block_sparse",
-    "simulate_bursty_documents", "simulate_categorical_naive_bayes", "simulate_cauchy_classification",
-    "simulate_gaussian", "simulate_genotypes", "simulate_hmm", "simulate_mixture", "simulate_naive_bayes",
+    "DataDownloadError", "MICROARRAY_DATASETS", "data_bytes", "data_path", "encode_english_text", "get_data_home",
+    "load_colon", "load_english_text", "load_lymphoma", "load_microarray", "load_srbct", "measurement_rows",
+    "read_plink", "sample_polya_urn", "simulate_block_sparse", "simulate_bursty_documents",
+    "simulate_categorical_naive_bayes", "simulate_cauchy_classification", "simulate_gaussian", "simulate_genotypes",
+    "simulate_hmm", "simulate_mixture", "simulate_naive_bayes",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
