@@ -463,3 +463,16 @@ def test_an_unreadable_manifest_is_refused(tmp_path):
     with pytest.raises(InputValueError, match="is not a manifest written by hdbayes"):
         write_folder(folder, {"summary.md": _text("2")})
     assert (folder / "summary.md").read_text() == "x"
+
+
+def test_report_write_refuses_a_planted_link(tmp_path):
+    from hdbayes.experiments._report import Report
+
+    victim = _victim(tmp_path)
+    report = Report(name="x", summary="# run 1\n", tables={"results": [{"a": 1}]})
+    folder = report.write(tmp_path / "out")
+    os.unlink(folder / "results.csv")
+    (folder / "results.csv").symlink_to(victim)
+    with pytest.raises(InputValueError, match=r"out/results.csv is a symbolic link"):
+        report.write(folder)
+    assert victim.read_text() == "years of work" and (folder / "summary.md").read_text() == "# run 1\n"

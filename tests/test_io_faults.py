@@ -167,6 +167,14 @@ def test_killed_inside_the_swap(tmp_path, fallback, kill_at, visible):
     assert _complete_run(folder) == 2 and os.listdir(tmp_path) == ["out"]
 
 
+def test_a_killed_first_run_leaves_no_folder_and_its_leftover_goes(tmp_path):
+    folder = tmp_path / "out"
+    _run_child(folder, 1, False, kill_after=0.02)
+    assert not os.path.lexists(folder) and len(os.listdir(tmp_path)) == 1  # only the killed run's staging folder
+    _run_child(folder, 2, False)
+    assert _complete_run(folder) == 2 and os.listdir(tmp_path) == ["out"]
+
+
 def _text(content):
     def write(path):
         with open(path, "w", encoding="utf-8") as handle:
