@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -85,6 +86,21 @@ def _complete_run(folder):
     return run
 
 
+def _write(folder, run, fallback):
+    """One complete run in this process, at full speed (the runs before and after the killed ones)."""
+
+    def writer(name):
+        return lambda path: Path(path).write_text(_expected(run, name), encoding="utf-8")
+
+    renameat2 = _io._renameat2
+    if fallback:
+        _io._renameat2 = lambda: None
+    try:
+        write_folder(folder, {name: writer(name) for name in _names(run)})
+    finally:
+        _io._renameat2 = renameat2
+
+
 def _run_child(folder, run, fallback, kill_after=None, kill_at=None):
     """Run one child write; kill it ``kill_after`` seconds into its write phase (None: let it finish)."""
     args = [folder, run, DELAY, CHUNKS, LINES, int(fallback)]
@@ -114,14 +130,12 @@ def _run_child(folder, run, fallback, kill_after=None, kill_at=None):
 def _trials(tmp_path, n_trials, seed, fallback):
     rng = random.Random(seed)
     folder = tmp_path / "out"
-    _run_child(folder, 0, fallback)
+    _write(folder, 0, fallback)
     assert _complete_run(folder) == 0
     write_phase = len(_names(0)) * CHUNKS * DELAY
-    finished = killed = 0
-    last = 0
+    killed = last = 0
     for run in range(1, n_trials + 1):
         done = _run_child(folder, run, fallback, kill_after=rng.uniform(0, 1.3 * write_phase))
-        finished += done
         killed += not done
         if fallback:
             check_output_folder(folder)  # the next run restores an old set left between the two renames
@@ -129,7 +143,7 @@ def _trials(tmp_path, n_trials, seed, fallback):
         assert found in (last, run) and (found == run or not done)
         last = found
     assert killed >= 1  # the seeded delays kill most runs inside their write phase
-    _run_child(folder, n_trials + 1, fallback)
+    _write(folder, n_trials + 1, fallback)
     assert _complete_run(folder) == n_trials + 1
     assert os.listdir(tmp_path) == ["out"], "a temporary file or staging folder was left beside the folder"
 
@@ -154,7 +168,7 @@ def test_killed_reruns_leave_one_complete_set_many(tmp_path, fallback):
 )
 def test_killed_inside_the_swap(tmp_path, fallback, kill_at, visible):
     folder = tmp_path / "out"
-    _run_child(folder, 0, fallback)
+    _write(folder, 0, fallback)
     _run_child(folder, 1, fallback, kill_at=kill_at)
     assert len(os.listdir(tmp_path)) == 2  # the folder or the old set moved aside, and the killed run's leftover
     if visible is None:
@@ -163,7 +177,7 @@ def test_killed_inside_the_swap(tmp_path, fallback, kill_at, visible):
         assert _complete_run(folder) == 0 and os.listdir(tmp_path) == ["out"]
     else:
         assert _complete_run(folder) == visible
-    _run_child(folder, 2, fallback)
+    _write(folder, 2, fallback)
     assert _complete_run(folder) == 2 and os.listdir(tmp_path) == ["out"]
 
 
@@ -171,7 +185,7 @@ def test_a_killed_first_run_leaves_no_folder_and_its_leftover_goes(tmp_path):
     folder = tmp_path / "out"
     _run_child(folder, 1, False, kill_after=0.02)
     assert not os.path.lexists(folder) and len(os.listdir(tmp_path)) == 1  # only the killed run's staging folder
-    _run_child(folder, 2, False)
+    _write(folder, 2, False)
     assert _complete_run(folder) == 2 and os.listdir(tmp_path) == ["out"]
 
 
