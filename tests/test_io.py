@@ -476,3 +476,12 @@ def test_report_write_refuses_a_planted_link(tmp_path):
     with pytest.raises(InputValueError, match=r"out/results.csv is a symbolic link"):
         report.write(folder)
     assert victim.read_text() == "years of work" and (folder / "summary.md").read_text() == "# run 1\n"
+
+
+def test_a_dangling_link_among_the_parents_creates_nothing(tmp_path):
+    (tmp_path / "results").symlink_to(tmp_path / "missing" / "results")
+    with pytest.raises(OSError):
+        write_folder(tmp_path / "results" / "exp1", {"summary.md": _text("1")})
+    with pytest.raises(OSError):
+        write_file(tmp_path / "results" / "exp1.csv", _text("1"))
+    assert os.listdir(tmp_path) == ["results"] and not (tmp_path / "missing").exists()
