@@ -22,12 +22,33 @@ kernel of arrays and scalars and is cached with its callee's code inside it.
 
 The cache goes where numba puts it (``NUMBA_CACHE_DIR`` if the user set it, else the
 package's ``__pycache__`` folders, else numba's user-wide cache folder).
+
+Every index and compiled object is signed: the file holds an HMAC-SHA256 of its contents
+(and of its file name and numba's version) under a secret key of 32 random bytes, kept in
+the cache folder as ``hdbayes-<uid>.key``, created with mode 0600 and used only while it
+is a regular file owned by this user and readable by no one else (else it is replaced by
+a fresh key). The signature is checked before anything is unpickled, and a compiled
+object also records its signature and package fingerprint, checked after. So an entry
+that is truncated, garbled, overwritten in place, written by another user, copied from
+another function or signature, or left by another numba version is a cache miss: the
+kernel is compiled again and the entry overwritten, so the cache heals itself, and no
+file that this user did not write is ever unpickled or run. The user's id is part of
+every file name, so users who share a cache folder keep apart instead of overwriting
+each other's entries on every run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import hmac
+import itertools
+import os
+import pickle
+import secrets
+import stat
+import warnings
 from pathlib import Path
 
 import numba
@@ -35,6 +56,7 @@ from numba.core import config
 from numba.core.caching import (
     CompileResultCacheImpl,
     FunctionCache,
+    IndexDataCacheFile,
     InTreeCacheLocator,
     UserProvidedCacheLocator,
     UserWideCacheLocator,
@@ -43,6 +65,10 @@ from numba.core.caching import (
 __all__ = ["jit", "package_fingerprint"]
 
 _PACKAGE = Path(__file__).resolve().parent
+_MAGIC = b"hdbayes numba cache 1\n"  # first bytes of every signed file (numba's own files start otherwise)
+_KEY_BYTES = _TAG_BYTES = 32
+_POSIX = os.name == "posix"  # owner and mode bits mean something (elsewhere the folder's ACL protects the key)
+_USER = str(os.getuid()) if _POSIX else "user"
 
 
 @functools.cache
@@ -66,6 +92,10 @@ class _PackageStamp:
     def get_source_stamp(self):
         return package_fingerprint()
 
+    def get_disambiguator(self):
+        # the user's id in every file name: users sharing a cache folder do not overwrite each other's entries
+        return f"{super().get_disambiguator()}-u{_USER}"
+
 
 class _UserProvidedLocator(_PackageStamp, UserProvidedCacheLocator):
     pass
@@ -83,8 +113,145 @@ class _PackageCacheImpl(CompileResultCacheImpl):
     _locator_classes = [_UserProvidedLocator, _InTreeLocator, _UserWideLocator]
 
 
+def _read_key(path: Path) -> bytes | None:
+    """The key stored at ``path``; None if it is absent or not this user's secret (a link, shared, too short)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)  # no link, no FIFO wait
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if _POSIX and (info.st_uid != os.getuid() or info.st_mode & 0o077):
+            return None
+        key = file.read(_KEY_BYTES + 1)
+    return key if len(key) == _KEY_BYTES else None
+
+
+def _create_key(path: Path) -> bytes:
+    """Store a fresh random key at ``path`` (mode 0600) unless a usable one appeared meanwhile; return the key."""
+    key = secrets.token_bytes(_KEY_BYTES)
+    temporary = path.with_name(f"{path.name}.tmp.{secrets.token_hex(8)}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            if _POSIX:
+                os.fchmod(fd, 0o600)  # whatever the umask
+            file.write(key)
+        try:
+            os.link(temporary, path)  # created only if absent: processes starting together agree on one key
+        except FileExistsError:
+            existing = _read_key(path)
+            if existing is not None:
+                return existing
+            os.replace(temporary, path)  # not this user's secret: replaced (its entries become misses)
+        except OSError:  # a file system without hard links
+            os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+    return key
+
+
+@functools.cache
+def _cache_key(folder: str) -> bytes | None:
+    """This user's secret key for the cache folder ``folder``, created on first use; None if it cannot be."""
+    path = Path(folder) / f"hdbayes-{_USER}.key"
+    try:
+        return _read_key(path) or _create_key(path)
+    except OSError:  # a folder that is not writable: nothing is read from it or written to it
+        return None
+
+
+class _SignedCacheFile(IndexDataCacheFile):
+    """numba's index and data files, signed with the user's key; an entry that does not verify is a miss.
+
+    A file is ``_MAGIC``, an HMAC-SHA256 tag, then the pickled record; the tag covers the file's
+    name, numba's version and the record, and is checked before unpickling. The index record is
+    ``(fingerprint, {key: data file name})``, a data record ``(fingerprint, key, compiled object)``,
+    so a data file is loaded only for the signature and the package version it was compiled for.
+    """
+
+    def _secret(self) -> bytes | None:
+        return _cache_key(self._cache_path)
+
+    def _tag(self, secret: bytes, name: str, body) -> bytes:
+        mac = hmac.new(secret, _MAGIC, hashlib.sha256)
+        mac.update(f"{name}\0{self._version}\0".encode())
+        mac.update(body)
+        return mac.digest()
+
+    def _write(self, path: str, record) -> None:
+        secret = self._secret()
+        if secret is None:
+            return
+        body = self._dump(record)
+        with self._open_for_write(path) as file:  # a temporary file and a rename
+            file.write(_MAGIC + self._tag(secret, os.path.basename(path), body) + body)
+
+    def _read(self, path: str):
+        """The record in ``path``; None if it is absent, unreadable, or not signed with this user's key."""
+        secret = self._secret()
+        if secret is None:
+            return None
+        try:
+            with open(path, "rb") as file:
+                raw = file.read()
+        except OSError:
+            return None
+        head = len(_MAGIC) + _TAG_BYTES
+        body = memoryview(raw)[head:]
+        if raw[: len(_MAGIC)] != _MAGIC or not hmac.compare_digest(
+            raw[len(_MAGIC) : head], self._tag(secret, os.path.basename(path), body)
+        ):
+            return None
+        try:
+            return pickle.loads(body)
+        except Exception as error:  # signed by this user, yet unreadable: say so, and compile again
+            warnings.warn(f"hdbayes: ignoring the cache entry {path} ({error!r})", RuntimeWarning, stacklevel=1)
+            return None
+
+    def _load_index(self):
+        record = self._read(self._index_path)
+        if record is None or record[0] != self._source_stamp:
+            return {}
+        return record[1]
+
+    def _save_index(self, overloads):
+        self._write(self._index_path, (self._source_stamp, overloads))
+
+    def load(self, key):
+        name = self._load_index().get(key)
+        record = None if name is None else self._read(self._data_path(name))
+        if record is None or record[0] != self._source_stamp or record[1] != key:
+            return None
+        return record[2]
+
+    def save(self, key, data):
+        if self._secret() is None:
+            return
+        overloads = self._load_index()
+        try:
+            name = overloads.get(key)
+            if name is None:
+                taken = set(overloads.values())
+                name = next(name for name in map(self._data_name, itertools.count(1)) if name not in taken)
+                overloads[key] = name
+                self._save_index(overloads)
+            self._write(self._data_path(name), (self._source_stamp, key, data))
+        except OSError:  # a cache that cannot be written costs a compile in the next run, never this one
+            pass
+
+
 class _PackageFunctionCache(FunctionCache):
     _impl_class = _PackageCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        stamp = self._impl.locator.get_source_stamp()
+        self._cache_file = _SignedCacheFile(self._cache_path, self._impl.filename_base, stamp)
 
 
 def jit(function=None, *, cache=True, **options):
