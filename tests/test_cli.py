@@ -208,7 +208,7 @@ def test_classify_gaussian_per_class_variances(tmp_path, capsys):
     np.testing.assert_allclose(pd.read_csv(out).iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
     assert "log_s_x" in capsys.readouterr().out
     assert main([*argv, "--out", str(out), "--class-variance", "per-class"]) == 2
-    assert '--class-variance "per-class" needs spread="per-feature"' in capsys.readouterr().err
+    assert "--class-variance applies only with --spread per-feature" in capsys.readouterr().err
     assert main([*argv, "--out", str(out), "--spread", "per-feature", "--class-variance", "per-class",
                  "--alpha2-x", "0"]) == 2  # fmt: skip
     assert "--alpha2-x" in capsys.readouterr().err
@@ -239,7 +239,7 @@ def test_classify_gaussian_plug_in_class_scale(tmp_path, capsys):
     refused = tmp_path / "refused.csv"
     assert main([*argv, "--out", str(refused), "--class-scale", "plug-in"]) == 2
     err = capsys.readouterr().err
-    assert "--class-scale needs --class-variance" in err and len(err.strip().splitlines()) == 1
+    assert "--class-scale applies only with --class-variance per-class" in err and len(err.strip().splitlines()) == 1
     assert not refused.exists()
 
 
@@ -311,8 +311,10 @@ def test_classify_discrete_model_options_and_counts(count_files, tmp_path, capsy
     base = ["classify", "--train", str(train), "--test", str(test), "--target", "topic"]
     out = tmp_path / "pred.csv"
     assert main([*base, "--model", "dcm", "--no-correct", "--out", str(out)]) == 2
-    assert ("--no-correct applies to --model categorical-naive-bayes or gaussian or mixture or naive-bayes only"
-            in capsys.readouterr().err)
+    assert (
+        "--no-correct applies to --model categorical-naive-bayes or gaussian or mixture or naive-bayes only"
+        in capsys.readouterr().err
+    )
     assert main([*base, "--model", "dcm", "--method", "map", "--out", str(out)]) == 2
     assert "--method applies to --model" in capsys.readouterr().err
     assert main([*base, "--model", "categorical-nb", "--out", str(out)]) == 2  # counts as category codes
@@ -394,7 +396,7 @@ def test_regress_groups_file_and_errors(regression_files, tmp_path, capsys):
     assert "lists feature 'x0' twice" in capsys.readouterr().err
     assert regress(train, test, out, "--prior-inclusion", "1.5") == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "--prior-inclusion must be in (0, 1], got 1.5" in error
+    assert error.count("\n") == 1 and "--prior-inclusion must be in (0, 1), got 1.5" in error
     assert not out.exists()
 
 
@@ -442,7 +444,9 @@ def test_a_foreign_folder_is_refused_and_untouched(tmp_path, monkeypatch, capsys
     assert [p.name for p in tmp_path.iterdir()] == ["thesis.tex"]
 
 
-def test_reproduce_twice_into_the_same_folder_keeps_the_users_files(tmp_path, monkeypatch, capsys):
+def test_reproduce_twice_into_the_same_folder_refuses_a_users_file(tmp_path, monkeypatch, capsys):
+    """A second run replaces the folder hdbayes wrote as a whole; a file the user added there is refused before
+    any work (exit 2, one line) and left alone."""
     from hdbayes.experiments import interaction_counts
     from hdbayes.experiments._report import Report
 
@@ -455,11 +459,15 @@ def test_reproduce_twice_into_the_same_folder_keeps_the_users_files(tmp_path, mo
     monkeypatch.setattr(interaction_counts, "run", run)
     out = tmp_path / "results"
     assert main(["reproduce", "interaction-counts", "--out", str(out)]) == 0
-    (out / "my-notes.txt").write_text("mine")
     assert main(["reproduce", "interaction-counts", "--out", str(out)]) == 0
     assert (out / "summary.md").read_text() == "# run 2\n"
-    assert (out / "my-notes.txt").read_text() == "mine"
     assert "results in" in capsys.readouterr().out
+    (out / "my-notes.txt").write_text("mine")
+    assert main(["reproduce", "interaction-counts", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "my-notes.txt was not written by hdbayes" in err
+    assert len(runs) == 2 and (out / "my-notes.txt").read_text() == "mine"
+    assert (out / "summary.md").read_text() == "# run 2\n"
 
 
 def test_reproduce_exits_3_on_a_failed_check_and_caps_n_jobs(tmp_path, monkeypatch, capsys):
@@ -751,9 +759,11 @@ def test_categorical_naive_bayes_is_the_estimator(tmp_path):
     argv = _argv(tmp_path / "train.csv", tmp_path / "test.csv", out, "--n-features", "3", "--n-categories", "3",
                  model="categorical-naive-bayes")  # fmt: skip
     assert main(argv) == 0
-    expected = BiasCorrectedCategoricalNB(n_features_to_select=3, n_levels=3, random_state=0).fit(
-        frame.iloc[:30][columns], y[:30]
-    ).predict_proba(frame.iloc[30:][columns])
+    expected = (
+        BiasCorrectedCategoricalNB(n_features_to_select=3, n_levels=3, random_state=0)
+        .fit(frame.iloc[:30][columns], y[:30])
+        .predict_proba(frame.iloc[30:][columns])
+    )
     np.testing.assert_allclose(pd.read_csv(out)[["P(cls=a)", "P(cls=b)", "P(cls=c)"]], expected, rtol=1e-10)
 
 

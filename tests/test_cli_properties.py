@@ -250,3 +250,209 @@ def test_non_finite_threshold_is_one_line(tmp_path, capsys, value):
                              "--out", str(out), f"--threshold={value}"], capsys)  # fmt: skip
     assert status == 2 and captured.err.count("\n") == 1 and "--threshold must be a finite number" in captured.err
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# faults (issue 26): outputs that are inputs, links planted in output folders, numeric-looking labels, options
+# foreign to the model or variant, huge sizes. Each case: exit status 0 or 2, never 1 or a traceback, one line
+# and nothing written on 2, the victim file unchanged. The refusals come before any work, so the cases are fast.
+
+_TRAIN = "f0,f1,f2,cls\n1,0,1,a\n0,1,0,b\n1,1,1,a\n0,0,0,b\n1,0,0,a\n0,1,1,b\n"
+_REGRESS = "x0,x1,x2,x3,y\n1,0,2,1,1.5\n0,1,1,0,2.5\n1,1,0,2,0.3\n0,0,1,1,1.1\n2,1,0,0,0.2\n0,2,1,1,2.0\n"
+
+
+def _snapshot(folder):
+    """Every file under ``folder`` with its bytes (links by their target), to compare before and after."""
+    import os
+
+    return sorted((str(p.relative_to(folder)), os.readlink(p) if p.is_symlink() else p.read_bytes())
+                  for p in folder.rglob("*") if p.is_symlink() or not p.is_dir())  # fmt: skip
+
+
+def _fault_case(argv, capsys, folder, before, *, refused):
+    """Run ``argv``; status 0 or 2 (2 when ``refused``), one line and an unchanged folder on 2."""
+    status, captured = _run(argv, capsys)
+    assert "Traceback" not in captured.err, captured.err
+    assert status in (0, 2), (status, captured.err)
+    if refused:
+        assert status == 2, captured.err
+    if status == 2:
+        assert captured.err.count("\n") == 1 and captured.err.startswith("hdbayes"), captured.err
+        assert _snapshot(folder) == before
+    return status, captured
+
+
+def _another_name(folder, victim, how, draw):
+    """Another name of the existing file ``victim`` inside ``folder``."""
+    import os
+
+    if how == "same":
+        return victim
+    if how == "symlink":
+        link = folder / f"link{draw(st.integers(0, 10**6))}.csv"
+        if not link.exists():
+            link.symlink_to(victim if draw(st.booleans()) else os.path.relpath(victim, folder))
+        return link if link.resolve() == victim.resolve() else victim
+    if how == "hardlink":
+        link = folder / f"hard{draw(st.integers(0, 10**6))}.csv"
+        if not link.exists():
+            os.link(victim, link)
+        return link if link.samefile(victim) else victim
+    sub = folder / "sub"
+    sub.mkdir(exist_ok=True)
+    return folder / "sub" / ".." / "." / victim.name  # "dotdot"
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(data=st.data(), command=st.sampled_from(["classify", "regress"]),
+       how=st.sampled_from(["same", "symlink", "hardlink", "dotdot"]))  # fmt: skip
+def test_an_output_that_is_an_input_is_refused(tmp_path, capsys, data, command, how):
+    folder = tmp_path / f"alias{next(_case)}"
+    folder.mkdir()
+    paths = {"train": folder / "train.csv", "test": folder / "test.csv", "groups": folder / "groups.csv",
+             "out": folder / "pred.csv"}  # fmt: skip
+    paths["train"].write_text(_TRAIN if command == "classify" else _REGRESS)
+    paths["test"].write_text(_TRAIN if command == "classify" else _REGRESS)
+    paths["groups"].write_text("feature,group\nx0,0\nx1,0\nx2,1\nx3,1\n")
+    paths["out"].write_text("earlier predictions")
+    if command == "classify":
+        output, victim = "--out", data.draw(st.sampled_from(["train", "test"]))
+        argv = ["classify", "--target", "cls", "--model", data.draw(st.sampled_from(["naive-bayes", "bernoulli-nb"]))]
+    else:
+        output = data.draw(st.sampled_from(["--out", "--plot"]))
+        victim = data.draw(st.sampled_from(["train", "test", "groups"] + (["out"] if output == "--plot" else [])))
+        argv = ["regress", "--target", "y", "--groups", str(paths["groups"])]
+    alias = _another_name(folder, paths[victim], how, data.draw)
+    argv += ["--train", str(paths["train"]), "--test", str(paths["test"])]
+    argv += ["--out", str(alias)] if output == "--out" else ["--out", str(paths["out"]), "--plot", str(alias)]
+    before = _snapshot(folder)
+    _, captured = _fault_case(argv, capsys, folder, before, refused=True)
+    assert f"{output} is the same file as --{victim}" in captured.err, captured.err
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(data=st.data(), command=st.sampled_from(["demo", "reproduce"]),
+       plant=st.sampled_from(["summary.md", "results.csv", "figure.png", "notes", "sub/inner"]),
+       target=st.sampled_from(["file", "folder", "dangling", "parent"]))  # fmt: skip
+def test_links_planted_in_an_output_folder_are_refused(tmp_path, capsys, data, command, plant, target):
+    """A folder hdbayes wrote before (its manifest present) with a symbolic link planted inside: refused before
+    any work, the link and its target untouched."""
+    from hdbayes._io import MANIFEST
+
+    folder = tmp_path / f"planted{next(_case)}"
+    out = folder / "out"
+    out.mkdir(parents=True)
+    (out / MANIFEST).write_text("# written by hdbayes; files listed here are replaced by the next run\nsummary.md\n")
+    (out / "summary.md").write_text("# an earlier run\n")
+    victim = folder / "victim.txt"
+    victim.write_text("someone's thesis")
+    link = out / plant
+    link.parent.mkdir(exist_ok=True)
+    link.unlink(missing_ok=True)  # summary.md: the link takes the place of the file hdbayes wrote
+    link.symlink_to({"file": victim, "folder": folder, "dangling": folder / "nothing", "parent": ".."}[target])
+    before = _snapshot(folder)
+    argv = ["demo", "--out", str(out)] if command == "demo" else ["reproduce", "interaction-counts", "--out", str(out)]
+    argv += ["--seed", str(data.draw(st.integers(0, 2**32 - 1)))]
+    _fault_case(argv, capsys, folder, before, refused=True)
+
+
+_LABELS = ["1", "01", "+1", "1.0", "1e0", "-0", "0", "00", "2", "10", "-3", "0.5", "1.50", "a", "NaNa"]
+
+
+@settings(max_examples=80, **SETTINGS)
+@given(labels=st.lists(st.sampled_from(_LABELS), min_size=1, max_size=3, unique=True),
+       model=st.sampled_from(["bernoulli-nb", "multinomial-nb"]), data=st.data())  # fmt: skip
+def test_numeric_looking_labels_stay_distinct(tmp_path, capsys, labels, model, data):
+    folder = tmp_path / f"labels{next(_case)}"
+    folder.mkdir()
+    n = 4 * len(labels)
+    X = np.array(data.draw(st.lists(st.integers(0, 1), min_size=3 * (n + 2), max_size=3 * (n + 2)))).reshape(-1, 3)
+    X[: len(labels), 0] = 0  # every feature varies in training
+    X[len(labels) : 2 * len(labels), 0] = 1
+    rows = [",".join(map(str, X[i])) + "," + labels[i % len(labels)] for i in range(n)]
+    (folder / "train.csv").write_text("f0,f1,f2,cls\n" + "\n".join(rows) + "\n")
+    (folder / "test.csv").write_text("f0,f1,f2\n" + "\n".join(",".join(map(str, X[i])) for i in (n, n + 1)) + "\n")
+    out = folder / "p.csv"
+    argv = ["classify", "--train", str(folder / "train.csv"), "--test", str(folder / "test.csv"), "--target", "cls",
+            "--model", model, "--out", str(out)]  # fmt: skip
+    before = _snapshot(folder)
+    status, captured = _fault_case(argv, capsys, folder, before, refused=len(labels) == 1)
+    if status == 2:
+        assert "single class" in captured.err
+        return
+    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert sorted(written.columns[1:]) == sorted(f"P(cls={label})" for label in labels)
+    assert set(written["prediction"]) <= set(labels)
+    if all(label.lstrip("-").isdigit() and str(int(label)) == label for label in labels):  # integers: numeric order
+        assert list(written.columns[1:]) == [f"P(cls={label})" for label in sorted(labels, key=int)]
+
+
+def _valid_values(action):
+    if action.nargs == 0:
+        return st.just([action.option_strings[0]])
+    if action.choices:
+        return st.sampled_from(sorted(action.choices)).map(lambda v: [action.option_strings[0], v])
+    return st.sampled_from(["1", "2", "3"]).map(lambda v: [action.option_strings[0], v])
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(data=st.data(), model=st.sampled_from(["naive-bayes", "categorical-naive-bayes", "gaussian", "mixture",
+                                              "bernoulli-nb", "categorical-nb", "multinomial-nb", "dcm"]))  # fmt: skip
+def test_options_foreign_to_the_model_are_refused(tmp_path, capsys, data, model):
+    """Random options with valid values, given to a missing training file: refused as foreign exactly when one
+    is foreign to the model or its variant (_MODEL_OPTIONS), else the file is reported missing."""
+    import argparse
+
+    from hdbayes import cli
+
+    parser = cli._build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["classify"]
+    actions = {a.dest: a for a in sub._actions if a.dest in cli._MODEL_OPTIONS}
+    chosen = data.draw(st.lists(st.sampled_from(sorted(actions)), max_size=4, unique=True))
+    extra, values = [], {}
+    for dest in chosen:
+        option = data.draw(_valid_values(actions[dest]))
+        extra += option
+        values[dest] = option[1] if len(option) > 1 else True
+    foreign = [dest for dest in chosen if model not in cli._MODEL_OPTIONS[dest].models
+               or (cli._MODEL_OPTIONS[dest].needs is not None
+                   and values.get(cli._MODEL_OPTIONS[dest].needs[0]) != cli._MODEL_OPTIONS[dest].needs[1])]  # fmt: skip
+    missing = tmp_path / "missing.csv"
+    argv = ["classify", "--train", str(missing), "--test", str(missing), "--target", "cls", "--model", model,
+            "--out", str(tmp_path / "p.csv"), *extra]  # fmt: skip
+    status, captured = _fault_case(argv, capsys, tmp_path, _snapshot(tmp_path), refused=True)
+    if foreign:
+        assert any(f"--{dest.replace('_', '-')} applies " in captured.err for dest in foreign), captured.err
+    else:
+        assert "training file not found" in captured.err, captured.err
+
+
+def _estimators_check_sizes():
+    """Whether the estimators refuse a size whose memory would not fit (the estimator side of issue 26)."""
+    from hdbayes import BayesianCategoricalNB
+
+    try:
+        BayesianCategoricalNB(n_categories=10**15).fit(np.array([[0, 1], [1, 0]]), [0, 1])
+    except MemoryError:
+        return False
+    except ValueError as error:
+        return "n_categories" in str(error)
+    return False
+
+
+@pytest.mark.skipif(not _estimators_check_sizes(), reason="the estimators' memory check (issue 26) has not landed: "
+                    "a billion MCMC chains would run for ever")  # fmt: skip
+@settings(max_examples=50, **SETTINGS)
+@given(option=st.sampled_from([("--chains", ("gaussian", "mixture")), ("--n-iter", ("gaussian", "mixture")),
+                               ("--n-categories", ("categorical-nb", "categorical-naive-bayes"))]),
+       size=st.integers(10**12, 10**18), data=st.data())  # fmt: skip
+def test_huge_sizes_are_refused(tmp_path, capsys, option, size, data):
+    folder = tmp_path / f"huge{next(_case)}"
+    folder.mkdir()
+    (folder / "train.csv").write_text(_TRAIN)
+    flag, models = option
+    out = folder / "p.csv"
+    argv = ["classify", "--train", str(folder / "train.csv"), "--test", str(folder / "train.csv"), "--target", "cls",
+            "--model", data.draw(st.sampled_from(models)), "--out", str(out), flag, str(size)]  # fmt: skip
+    _, captured = _fault_case(argv, capsys, folder, _snapshot(folder), refused=True)
+    assert flag in captured.err

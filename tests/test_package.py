@@ -93,6 +93,7 @@ LAYERS = [
     {"selection_bias", "discrete", "interactions", "spike_slab", "preprocessing", "binarizer", "datasets"},  # models
     {"experiments"},  # the papers' experiments
     {"cli"},  # the command line
+    {"_entry"},  # the console script: imports the command line inside its Ctrl-C handler
     {"__main__"},  # python -m hdbayes
 ]
 # inside a layer only the core may use itself (base runs chains through mcmc; the statistics use selection's

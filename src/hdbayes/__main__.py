@@ -1,5 +1,5 @@
 import sys
 
-from hdbayes.cli import main
+from hdbayes._entry import main
 
 sys.exit(main())

@@ -4,8 +4,8 @@ Subcommands::
 
     hdbayes demo [--out DIR] [--seed N]
     hdbayes reproduce NAME [--full] [--out DIR] [--seed N] [--n-jobs N]
-    hdbayes classify --train FILE --test FILE --target COLUMN --out FILE [--model MODEL] [options]
-    hdbayes regress --train FILE --test FILE --target COLUMN --out FILE [options]
+    hdbayes classify --train FILE --test FILE --target COLUMN --out FILE [--model MODEL] [--seed N] [options]
+    hdbayes regress --train FILE --test FILE --target COLUMN --out FILE [--plot PNG] [options]
 
 * ``demo`` runs the naive Bayes simulation at a small size: calibration table, expected
   vs actual error with and without correction, figures (default folder ``hdbayes-demo``).
@@ -20,36 +20,56 @@ Subcommands::
 * ``regress`` fits group spike-and-slab linear regression (EP) and writes the predictive
   mean and standard deviation of every test row.
 
-Input files are CSV (UTF-8, an optional byte-order mark) with a header row of distinct
-column names; every column but the target is a feature and must be numeric and finite.
-``classify --binarize T`` (a number, or ``median`` for each feature's training median)
-maps feature values > T to 1; ``bernoulli-nb`` then selects by mutual information on the
-binarised features. ``categorical-nb --n-categories N`` reserves categories 0..N-1 (for
-values unseen in training); ``categorical-naive-bayes`` (``BiasCorrectedCategoricalNB``) selects
-by Pearson's X² and corrects, its features integer level codes (``--n-categories`` is its
-``n_levels``). ``--n-features K`` is the estimators' ``n_features_to_select``;
-``--class-pseudo-count C`` (every model) is the Dirichlet pseudo-count of each class
-(``class_pseudo_count``); ``--alpha A`` (bernoulli-nb, categorical-nb, multinomial-nb) is the
-feature smoothing pseudo-count (scikit-learn's ``alpha``). The MCMC models (gaussian, mixture)
-print the posterior mean, R-hat and effective sample size of each variable the estimator
-monitors (its ``mcmc_summary()``).
+Input files are comma-separated CSV with a header row of distinct column names: UTF-8 (an
+optional byte-order mark) or UTF-16 with a byte-order mark, each possibly gzip-compressed
+(recognised by its first bytes, whatever the file name); a one-column header holding ';'
+or a tab is refused as semicolon- or tab-separated. Every column but the target is a
+feature and must be numeric and finite. Class labels are text: distinct texts are distinct
+classes (``1``, ``01``, ``+1`` and ``1.0`` are four); they become integers, which sort as
+numbers, only when every label is an integer spelled the way it is written back (``-3``,
+``12``), so the output columns ``P(target=label)`` spell the labels as the training file
+does. ``classify --binarize T`` (a number, or ``median`` for each feature's training
+median) maps feature values > T to 1; ``bernoulli-nb`` then selects by mutual information
+on the binarised features. ``categorical-nb --n-categories N`` reserves categories 0..N-1
+(for values unseen in training); ``categorical-naive-bayes``
+(``BiasCorrectedCategoricalNB``) selects by Pearson's X² and corrects, its features
+integer level codes (``--n-categories`` is its ``n_levels``). ``--n-features K`` is the
+estimators' ``n_features_to_select``; ``--class-pseudo-count C`` (every model) is the
+Dirichlet pseudo-count of each class (``class_pseudo_count``); ``--alpha A``
+(bernoulli-nb, categorical-nb, multinomial-nb) is the feature smoothing pseudo-count
+(scikit-learn's ``alpha``). An option that the chosen model, or the chosen variant of it,
+does not use is refused with one line naming both (``--alpha2-x applies only with
+--class-variance per-class``); the table ``_MODEL_OPTIONS`` is that one rule. ``--seed``
+(demo, reproduce, classify) is an integer from 0 to 2**32 - 1. The MCMC models (gaussian,
+mixture) print the posterior mean, R-hat and effective sample size of each variable the
+estimator monitors (its ``mcmc_summary()``).
 
-Output files: ``--out -`` writes the CSV to standard output (the report lines then go to
-standard error). A regular file is replaced atomically (a failed run leaves the old one
-intact) and keeps its permissions; a new one gets the umask's; a symbolic link's target
-is replaced, the link kept; a device or FIFO is written through. ``demo`` and
-``reproduce`` write into a new folder, an empty one, or one they wrote before (marked by
-a ``.hdbayes-output`` manifest): only their own files are replaced, nothing is removed,
-and a non-empty folder that hdbayes did not write is refused.
+Output files: ``classify`` writes the columns ``prediction`` (the most probable class) and
+``P(target=label)`` for every class, ``regress`` the columns ``prediction`` (the
+predictive mean) and ``std``; one row per test row. An output (``--out``, ``--plot``) that
+is the same file as an input or the other output, under any name (a link,
+``./x/../train.csv``), is refused before any work. Missing output folders are created.
+``--out -`` writes the CSV to standard output (the report lines then go to standard
+error). A regular file is replaced atomically (a failed run leaves the old one intact) and
+keeps its permissions; a new one gets the umask's; a symbolic link's target is replaced,
+the link kept; a device or FIFO is written through. ``demo`` and ``reproduce`` write into
+a new folder, an empty one, or one they wrote before (marked by a ``.hdbayes-output``
+manifest), whose files are replaced as one set (see :mod:`hdbayes._io`); a folder holding
+anything hdbayes did not write (a user's file, a subfolder, a symbolic link) is refused
+before any work.
 
 Exit status: 0 success; 2 bad input (missing, empty or malformed file, non-numeric or
-non-finite value, a single class or a single training row, an option out of range such
-as ``--n-features`` larger than the number of feature columns, a result that would not
-be finite), with one line on standard error and no output written; 3 ``reproduce``
-finished but an acceptance check failed (``[FAIL]``); 1 a bug in hdbayes (a traceback
-and a request to report it); 130 interrupted. A closed output pipe ends the command
-quietly (status 141, as a process killed by SIGPIPE). Warnings are printed as one line
-each, ``hdbayes: warning: ...``, after a successful run.
+non-finite value, a single class or a single training row, an option out of range such as
+``--n-features`` larger than the number of feature columns, a result that would not be
+finite), with one line on standard error and no output written; 3 ``reproduce`` finished
+but an acceptance check failed (``[FAIL]``); 4 out of memory (one line, ``hdbayes CMD: out
+of memory while <phase>: ...``, nothing written; an impossible size option such as
+``--chains 1000000000`` is refused as bad input instead, naming the option); 1 a bug in
+hdbayes (a traceback and a request to report it); 130 interrupted (Ctrl-C, at start-up
+too: the console script imports the command inside the same handler,
+:mod:`hdbayes._entry`). A closed output pipe ends the command quietly (status 141, as a
+process killed by SIGPIPE). Warnings are printed as one line each, ``hdbayes: warning:
+...``, after a successful run.
 """
 
 from __future__ import annotations
@@ -67,9 +87,10 @@ import traceback
 import warnings
 from pathlib import Path
 from types import SimpleNamespace
+from typing import NamedTuple
 
 import hdbayes
-from hdbayes._io import STDOUT, check_output_file, check_output_folder, write_file
+from hdbayes._io import STDOUT, check_distinct_files, check_output_file, check_output_folder, write_file
 from hdbayes.exceptions import InputValueError, is_input_error
 from hdbayes.experiments.registry import EXPERIMENTS
 
@@ -84,24 +105,56 @@ _NAIVE_BAYES_FAMILY = {"bernoulli-nb", "categorical-nb", "multinomial-nb"}
 _BINARY_MODELS = {"naive-bayes", "mixture", "bernoulli-nb"}
 _COUNT_MODELS = {"multinomial-nb", "dcm"}
 _CATEGORY_MODELS = {"categorical-nb", "categorical-naive-bayes"}
-# options that only some models understand: option -> (models, estimator parameter)
+
+
+class _Rule(NamedTuple):
+    """Where a ``classify`` option applies: the models that use it, the estimator parameter it sets (None: the
+    CLI handles it), and ``needs``, None or ``(option, value)``: the variant of the model that uses it."""
+
+    models: frozenset
+    parameter: str | None
+    needs: tuple[str, str] | None = None
+
+
+# The one rule for the options that only some models or variants use: an option given to a model outside
+# ``models``, or without the variant it ``needs``, is refused with one line naming both (_check_model_options).
 _MODEL_OPTIONS = {
-    "binarize": (_BINARY_MODELS, None),
-    "theta_rule": ({"naive-bayes"}, "theta_rule"),
-    "alpha_rule": ({"naive-bayes", "categorical-naive-bayes"}, "alpha_rule"),
-    "spread": ({"gaussian"}, "spread"),
-    "class_variance": ({"gaussian"}, "class_variance"),
-    "alpha2_x": ({"gaussian"}, "alpha2_x"),
-    "class_scale": ({"gaussian"}, "class_scale"),
-    "n_iter": ({"gaussian", "mixture"}, "n_iter"),
-    "burn_in": ({"gaussian", "mixture"}, "burn_in"),
-    "thin": ({"gaussian", "mixture"}, "thin"),
-    "chains": ({"gaussian", "mixture"}, "n_chains"),
-    "method": (_NAIVE_BAYES_FAMILY, "method"),
-    "alpha": (_NAIVE_BAYES_FAMILY, "alpha"),
-    "class_pseudo_count": (set(MODELS), "class_pseudo_count"),
-    "n_categories": ({"categorical-nb", "categorical-naive-bayes"}, "n_categories"),
-    "no_correct": (set(CORRECTED_MODELS), None),
+    "binarize": _Rule(frozenset(_BINARY_MODELS), None),
+    "theta_rule": _Rule(frozenset({"naive-bayes"}), "theta_rule"),
+    "alpha_rule": _Rule(frozenset({"naive-bayes", "categorical-naive-bayes"}), "alpha_rule"),
+    "spread": _Rule(frozenset({"gaussian"}), "spread"),
+    "class_variance": _Rule(frozenset({"gaussian"}), "class_variance", ("spread", "per-feature")),
+    "alpha2_x": _Rule(frozenset({"gaussian"}), "alpha2_x", ("class_variance", "per-class")),
+    "class_scale": _Rule(frozenset({"gaussian"}), "class_scale", ("class_variance", "per-class")),
+    "n_iter": _Rule(frozenset({"gaussian", "mixture"}), "n_iter"),
+    "burn_in": _Rule(frozenset({"gaussian", "mixture"}), "burn_in"),
+    "thin": _Rule(frozenset({"gaussian", "mixture"}), "thin"),
+    "chains": _Rule(frozenset({"gaussian", "mixture"}), "n_chains"),
+    "method": _Rule(frozenset(_NAIVE_BAYES_FAMILY), "method"),
+    "alpha": _Rule(frozenset(_NAIVE_BAYES_FAMILY), "alpha"),
+    "class_pseudo_count": _Rule(frozenset(MODELS), "class_pseudo_count"),
+    "n_categories": _Rule(frozenset(_CATEGORY_MODELS), "n_categories"),
+    "no_correct": _Rule(frozenset(CORRECTED_MODELS), None),
+}
+# options every model of the command uses (--seed: the random tie-breaks of selection and the MCMC chains; a model
+# that draws nothing has nothing to seed); each other option of ``classify`` is in _MODEL_OPTIONS
+_SHARED_OPTIONS = {
+    "classify": frozenset({"train", "test", "target", "model", "n_features", "threshold", "seed", "out"}),
+    "regress": frozenset(
+        {
+            "train",
+            "test",
+            "target",
+            "group_size",
+            "groups",
+            "prior_inclusion",
+            "slab_variance",
+            "noise_variance",
+            "evidence",
+            "plot",
+            "out",
+        }
+    ),  # fmt: skip
 }
 _ESTIMATORS = {
     "naive-bayes": "BiasCorrectedNaiveBayes",
@@ -134,6 +187,9 @@ _OPTION_NAMES = {
 }
 _MISSING = {"", "na", "n/a", "nan", "null", "none"}
 _BUG_MESSAGE = "this is a bug in hdbayes, please report it (with the command and the traceback above)"
+EXIT_OUT_OF_MEMORY = 4
+"""Exit status of a command that ran out of memory (one line on standard error, nothing written)."""
+_SEED_MAX = 2**32 - 1  # the seeds every estimator and experiment accepts (numpy's RandomState)
 
 
 class InputError(InputValueError):
@@ -144,6 +200,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit status 2), like the command's other input errors."""
 
     def error(self, message):
+        message = re.sub(r"^argument (--[\w-]+): must\b", r"\1 must", message)
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
 
 
@@ -159,6 +216,18 @@ def _number_or(word):
             raise argparse.ArgumentTypeError(f"must be a number or '{word}', got {text!r}") from None
 
     return parse
+
+
+def _seed(text):
+    """The argument type of every command's --seed: an integer from 0 to 2**32 - 1 (one check, one message)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= _SEED_MAX:
+        # argparse prefixes "argument --seed: "; _Parser.error makes it "--seed must be ..."
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to {_SEED_MAX}, got {text}")
+    return value
 
 
 def _usable_cores():
@@ -180,7 +249,8 @@ def _experiments_epilog():
     width = max(len(name) for name in EXPERIMENTS)
     lines = ["experiments:"]
     lines += [f"  {name:<{width}}  {EXPERIMENTS[name].description}" for name in sorted(EXPERIMENTS)]
-    lines += ["", "Exit status: 0 all acceptance checks passed, 3 a check failed ([FAIL]), 2 bad input."]
+    lines += ["", "Exit status: 0 all acceptance checks passed, 3 a check failed ([FAIL]), 2 bad input, 4 out of "
+              "memory."]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -190,7 +260,8 @@ def _build_parser():
         description="Bayesian classification with very many features and calibrated predictions "
         "after feature selection.",
         epilog="Exit status: 0 success, 2 bad input (one line on standard error, nothing written), "
-        "3 reproduce: an acceptance check failed, 1 a bug in hdbayes.",
+        "3 reproduce: an acceptance check failed, 4 out of memory (one line, nothing written), 1 a bug in "
+        "hdbayes, 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"hdbayes {hdbayes.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -207,7 +278,7 @@ def _build_parser():
         default="hdbayes-demo",
         help="output folder: new, empty, or written by hdbayes before (default: %(default)s)",
     )
-    demo.add_argument("--seed", type=int, default=0, help="seed of the simulated data (default: %(default)s)")
+    demo.add_argument("--seed", type=_seed, default=0, help="seed of the simulated data (default: %(default)s)")
 
     reproduce = sub.add_parser(
         "reproduce",
@@ -221,7 +292,7 @@ def _build_parser():
     reproduce.add_argument(
         "--out", help="output folder: new, empty, or written by hdbayes before (default: hdbayes-output/NAME)"
     )
-    reproduce.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    reproduce.add_argument("--seed", type=_seed, default=0, help="random seed (default: %(default)s)")
     reproduce.add_argument(
         "--n-jobs",
         type=int,
@@ -293,8 +364,9 @@ def _build_parser():
     classify.add_argument(
         "--alpha-rule",
         choices=("adaptive", "midpoint"),
-        help="naive-bayes: α integration by the adaptive rule in log α (default, converged to 1e-4) or the "
-        "thesis's 30-point midpoint rule in prior quantiles (with --theta-rule simpson: the thesis's setting)",
+        help="naive-bayes, categorical-naive-bayes: α integration by the adaptive rule in log α (default, converged "
+        "to 1e-4) or the thesis's 30-point midpoint rule in prior quantiles (with --theta-rule simpson: the "
+        "thesis's setting)",
     )
     classify.add_argument(
         "--spread",
@@ -326,7 +398,7 @@ def _build_parser():
     classify.add_argument("--burn-in", type=int, metavar="N", help="gaussian, mixture: iterations discarded")
     classify.add_argument("--thin", type=int, metavar="N", help="gaussian, mixture: keep every THIN-th iteration")
     classify.add_argument("--chains", type=int, metavar="N", help="gaussian, mixture: number of chains (default: 1)")
-    classify.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    classify.add_argument("--seed", type=_seed, default=0, help="random seed (default: %(default)s)")
     classify.add_argument("--out", required=True, help="output CSV of predictions ('-': standard output)")
 
     regress = sub.add_parser(
@@ -398,22 +470,64 @@ class _Table:
             raise InputError(f"{self.where(i, names[j])}: {what}")
         return values
 
-    def labels(self, name):
-        """A column of class labels: integers or numbers when every cell is one, else strings."""
-        import numpy as np
-
+    def strings(self, name):
+        """A column of class labels as text (surrounding spaces removed); refuses a missing cell."""
         j = self.index[name]
         cells = [row[j].strip() for row in self.cells]
         for i, cell in enumerate(cells):
             if cell.lower() in _MISSING:
                 raise InputError(f"{self.where(i, name)}: missing value in the target column")
-        if all(re.fullmatch(r"[+-]?\d+", cell) for cell in cells):
-            return np.array([int(cell) for cell in cells], dtype=np.int64)
+        return cells
+
+    def labels(self, name):
+        """A column of class labels: distinct texts are distinct classes (see :func:`_typed_labels`)."""
+        return _typed_labels(self.strings(name))
+
+
+def _typed_labels(cells):
+    """Class labels from their texts: integers only when that keeps every text its own class, else the texts.
+
+    Integers when every text is an integer written the way Python writes it back (``12``, ``-3``; not ``01``,
+    ``+1``, ``-0``, ``1.0``) and fits in 64 bits; otherwise the texts (``0.5`` stays text: scikit-learn takes
+    non-integer numbers for a regression target). So distinct texts stay distinct classes, integers sort as
+    numbers, and the output columns ``P(target=label)`` spell the labels as the file does.
+    """
+    import numpy as np
+
+    if all(re.fullmatch(r"-?\d+", cell) and str(int(cell)) == cell for cell in cells):
+        values = [int(cell) for cell in cells]
+        if all(-(2**63) <= v < 2**63 for v in values):
+            return np.array(values, dtype=np.int64)
+    return np.array(cells, dtype=object).astype(str)
+
+
+def _decode(raw, path, what):
+    """The text of a file's bytes: gzip-compressed (magic bytes 1f 8b, whatever the name) or not, UTF-8 with an
+    optional byte-order mark or UTF-16 with one."""
+    if raw[:2] == b"\x1f\x8b":
+        import gzip
+        import zlib
+
         try:
-            values = np.array([float(cell) for cell in cells])
-        except ValueError:
-            return np.array(cells, dtype=object).astype(str)
-        return values if np.isfinite(values).all() else np.array(cells, dtype=object).astype(str)
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as error:
+            raise InputError(f"{what} file {path} is not a valid gzip file ({error})") from None
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError as error:
+            reason = f"{error.reason} at offset {error.start}"
+            raise InputError(f"{what} file {path} is not UTF-16 text ({reason})") from None
+    if b"\x00" in raw:
+        raise InputError(
+            f"{what} file {path} has NUL bytes: UTF-16 without a byte-order mark, or not a text file; save it as UTF-8"
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{what} file {path} is not UTF-8 text (byte {raw[error.start]:#04x} at offset {error.start})"
+        ) from None
 
 
 def _read_csv(path, what):
@@ -427,14 +541,9 @@ def _read_csv(path, what):
         raw = path.read_bytes()
     except OSError as error:
         raise InputError(f"cannot read the {what} file {path}: {error.strerror or error}") from None
-    if not raw.strip() or raw.strip() == b"\xef\xbb\xbf":
+    text = _decode(raw, path, what)
+    if not text.strip():
         raise InputError(f"{what} file is empty: {path}")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"{what} file {path} is not UTF-8 text (byte {raw[error.start]:#04x} at offset {error.start})"
-        ) from None
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     cells, lines = [], []
     try:
@@ -444,6 +553,11 @@ def _read_csv(path, what):
                 continue  # blank line
             if header is None:
                 header = [name.strip() for name in row]
+                for separator, name in ((";", "semicolon"), ("\t", "tab")):
+                    if len(header) == 1 and separator in header[0]:
+                        raise InputError(
+                            f"{what} file {path} looks {name}-separated; hdbayes reads comma-separated files"
+                        )
                 continue
             if len(row) != len(header):
                 raise InputError(
@@ -565,8 +679,6 @@ def _check_classify_options(args, n_columns):
         value = getattr(args, option)
         if value is not None and value < minimum:
             raise InputError(f"--{option.replace('_', '-')} must be at least {minimum}, got {value}")
-    if args.seed < 0:
-        raise InputError(f"--seed must be a non-negative integer, got {args.seed}")
 
 
 def _check_classify_data(args, data):
@@ -640,6 +752,28 @@ def _check_classify_data(args, data):
             )
 
 
+def _flag(option):
+    return "--" + option.replace("_", "-")
+
+
+def _given(value):
+    """Whether an option was given (argparse leaves the optional ones None, a flag False)."""
+    return value is not None and value is not False
+
+
+def _check_model_options(args):
+    """Refuse every option the chosen model, or the chosen variant of it, does not use (:data:`_MODEL_OPTIONS`)."""
+    for option, rule in _MODEL_OPTIONS.items():
+        if not _given(getattr(args, option)):
+            continue
+        if args.model not in rule.models:
+            raise InputError(f"{_flag(option)} applies to --model {' or '.join(sorted(rule.models))} only")
+        if rule.needs is not None:
+            needed, value = rule.needs
+            if getattr(args, needed) != value:
+                raise InputError(f"{_flag(option)} applies only with {_flag(needed)} {value}")
+
+
 def _build_model(args):
     """The estimator named by --model, refusing options that belong to other models.
 
@@ -648,15 +782,12 @@ def _build_model(args):
     and ``bernoulli-nb --binarize`` by a :class:`~hdbayes.binarizer.FeatureBinarizer`, so that
     selection ranks the binarised features.
     """
+    _check_model_options(args)
     params = {}
-    for option, (models, parameter) in _MODEL_OPTIONS.items():
+    for option, rule in _MODEL_OPTIONS.items():
         value = getattr(args, option)
-        if value is None or value is False:
-            continue
-        if args.model not in models:
-            raise InputError(f"--{option.replace('_', '-')} applies to --model {' or '.join(sorted(models))} only")
-        if parameter is not None:
-            params[parameter] = value
+        if _given(value) and rule.parameter is not None:
+            params[rule.parameter] = value
     if args.model == "categorical-naive-bayes" and "n_categories" in params:
         params["n_levels"] = params.pop("n_categories")  # the levels 0..L-1 of BiasCorrectedCategoricalNB
     estimator = getattr(hdbayes, _ESTIMATORS[args.model])
@@ -765,7 +896,9 @@ def _classify(args):
     from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 
     check_output_file(args.out)
+    check_distinct_files({"--train": args.train, "--test": args.test}, {"--out": args.out})
     model = _build_model(args)  # refuses options of other models before reading anything
+    args.phase = "reading the input files"
     data = _read_train_test(args)
     _check_classify_options(args, len(data.columns))
     _check_classify_data(args, data)
@@ -773,6 +906,7 @@ def _classify(args):
     if args.model in ("naive-bayes", "mixture") and args.binarize is not None:
         X_train, X_test = data.X_train_binary, binarize_features(X_test, data.thresholds)
     X_train, X_test = _frame(X_train, data.columns), _frame(X_test, data.columns)
+    args.phase = "fitting the model"
     with warnings.catch_warnings(record=True) as fit_warnings:
         warnings.simplefilter("always")
         _fit(args, model, X_train, data.y_train)
@@ -780,6 +914,7 @@ def _classify(args):
         warnings.warn_explicit(caught.message, caught.category, caught.filename, caught.lineno)
     # the estimators may already warn about kept features with a statistic of 0: then say it once
     zero_warned = any(re.search(r"\bof the \d+ (kept|selected) features\b", str(w.message)) for w in fit_warnings)
+    args.phase = "predicting"
     proba = model.predict_proba(X_test)
     _check_finite("a predicted probability", proba, data)
     classes = model.classes_
@@ -813,19 +948,20 @@ def _classify(args):
     lines.append(f"expected error rate on the test rows: {expected_error_rate(proba):.4f}")
     if args.target in data.test.index:
         try:
-            labels = data.test.labels(args.target)
+            labels = data.test.strings(args.target)
         except InputError:
             labels = None
+        positions = {str(label): k for k, label in enumerate(classes)}  # compared as text, as the file spells them
         if labels is not None:
-            known = np.isin(labels, classes)
-            if known.all():
-                codes = np.searchsorted(classes, labels)
+            if all(label in positions for label in labels):
+                codes = np.array([positions[label] for label in labels], dtype=np.intp)
                 lines.append(
                     f"actual error rate: {error_rate(codes, proba):.4f}; average minus log probability: "
                     f"{average_minus_log_probability(codes, proba):.4f}"
                 )
     lines.append(f"wrote {len(output)} predictions to {'standard output' if args.out == STDOUT else args.out}")
 
+    args.phase = "writing the output"
     report = _report_stream(args.out)
     _write_output(args.out, lambda target: output.to_csv(target, index=False))
     for line in lines:
@@ -856,17 +992,35 @@ def _read_groups(path, columns):
     return [labels[c] for c in columns]
 
 
+def _range_text(interval):
+    """A scikit-learn ``Interval`` in words: ``in (0, 1)``, ``a finite number > 0``."""
+    closed_left = interval.closed in ("left", "both")
+    closed_right = interval.closed in ("right", "both")
+    left = None if interval.left is None or math.isinf(interval.left) else interval.left
+    right = None if interval.right is None or math.isinf(interval.right) else interval.right
+    if left is not None and right is not None:
+        return f"in {'[' if closed_left else '('}{left:g}, {right:g}{']' if closed_right else ')'}"
+    if left is not None:
+        return f"a finite number {'>=' if closed_left else '>'} {left:g}"
+    if right is not None:
+        return f"a finite number {'<=' if closed_right else '<'} {right:g}"
+    return "a finite number"
+
+
 def _check_regress_options(args, n_columns):
     if args.group_size is not None and (args.group_size < 1 or n_columns % args.group_size):
         raise InputError(
             f"--group-size {args.group_size} must be >= 1 and divide the number of feature columns ({n_columns})"
         )
-    if not (math.isfinite(args.prior_inclusion) and 0 < args.prior_inclusion <= 1):
-        raise InputError(f"--prior-inclusion must be in (0, 1], got {args.prior_inclusion:g}")
-    for option in ("slab_variance", "noise_variance"):
+    from sklearn.utils._param_validation import Interval
+
+    constraints = hdbayes.GroupSpikeSlabRegression._parameter_constraints
+    for option in ("prior_inclusion", "slab_variance", "noise_variance"):
+        # the range is the estimator's own, so that the command and the estimator cannot disagree
+        interval = next(c for c in constraints[option] if isinstance(c, Interval))
         value = getattr(args, option)
-        if not (math.isfinite(value) and value > 0):
-            raise InputError(f"--{option.replace('_', '-')} must be a finite number > 0, got {value:g}")
+        if not (math.isfinite(value) and value in interval):
+            raise InputError(f"{_flag(option)} must be {_range_text(interval)}, got {value:g}")
 
 
 def _regress(args):
@@ -878,6 +1032,9 @@ def _regress(args):
         if args.plot == STDOUT:
             raise InputError("--plot needs a file name")
         check_output_file(args.plot)
+    check_distinct_files({"--train": args.train, "--test": args.test, "--groups": args.groups},
+                         {"--out": args.out, "--plot": args.plot})  # fmt: skip
+    args.phase = "reading the input files"
     data = _read_train_test(args)
     _check_regress_options(args, len(data.columns))
     y_train = data.train.numbers([args.target], purpose="a number (the target y must be numeric)")[:, 0]
@@ -886,7 +1043,9 @@ def _regress(args):
         groups=groups, prior_inclusion=args.prior_inclusion, slab_variance=args.slab_variance,
         noise_variance=args.noise_variance, hyperparameters="evidence" if args.evidence else "fixed",
     )  # fmt: skip
+    args.phase = "fitting the model"
     model.fit(_frame(data.X_train, data.columns), y_train)
+    args.phase = "predicting"
     mean, std = model.predict(_frame(data.X_test, data.columns), return_std=True)
     target = ((data.train, y_train[:, None], [args.target]),)
     for name, values in (("a predictive mean", mean), ("a predictive standard deviation", std),
@@ -924,11 +1083,13 @@ def _regress(args):
     lines.append(f"wrote {len(output)} predictions to {'standard output' if args.out == STDOUT else args.out}")
 
     figure = None
+    args.phase = "drawing the figure"
     if args.plot:
         from matplotlib.figure import Figure
 
         figure = Figure(figsize=(7.0, 3.0), layout="constrained")
         model.plot_group_inclusion_probabilities(ax=figure.subplots())
+    args.phase = "writing the output"
     report = _report_stream(args.out)
     _write_output(args.out, lambda target: output.to_csv(target, index=False))
     if figure is not None:
@@ -941,27 +1102,25 @@ def _regress(args):
 # demo and reproduce
 
 
-def _run_experiment(name, out, full, seed, n_jobs=None):
+def _run_experiment(args, name, out, full, seed, n_jobs=None):
     check_output_folder(out)
+    args.phase = "running the experiment"
     module = EXPERIMENTS[name].load()
     start = time.perf_counter()
     report = module.run(full=full, random_state=seed, n_jobs=n_jobs)
     seconds = time.perf_counter() - start
+    args.phase = "writing the results"
     folder = report.write(out)
     return report, folder, seconds
 
 
 def _demo(args):
-    if args.seed < 0:
-        raise InputError(f"--seed must be a non-negative integer, got {args.seed}")
-    report, folder, seconds = _run_experiment("naive-bayes-simulation", args.out, False, args.seed)
+    report, folder, seconds = _run_experiment(args, "naive-bayes-simulation", args.out, False, args.seed)
     print(report.summary)
     print(f"Figures and tables written to {folder}/; the run took {seconds:.1f} s.")
 
 
 def _reproduce(args):
-    if args.seed < 0:
-        raise InputError(f"--seed must be a non-negative integer, got {args.seed}")
     n_jobs, cores = args.n_jobs, _usable_cores()
     if n_jobs is not None:
         if n_jobs == 0 or n_jobs < -1:
@@ -972,7 +1131,7 @@ def _reproduce(args):
             print(f"--n-jobs {n_jobs} capped at the {cores} usable cores")
             n_jobs = cores
     out = args.out or os.path.join("hdbayes-output", args.name)
-    report, folder, seconds = _run_experiment(args.name, out, args.full, args.seed, n_jobs)
+    report, folder, seconds = _run_experiment(args, args.name, out, args.full, args.seed, n_jobs)
     print(f"{args.name}: finished in {seconds:.1f} s; results in {folder}/")
     for name, ok in report.checks.items():
         print(f"  [{'pass' if ok else 'FAIL'}] {name}")
@@ -993,12 +1152,35 @@ def _cli_terms(message):
     message = re.sub(r"\bnp\.(?:float|int|uint|bool|str)_?\d*\(([^()]*)\)", r"\1", message)
     message = re.sub(r"binarize=<threshold>(?: \(or 'median'\))?", "--binarize T (or --binarize median)", message)
     for parameter, option in _OPTION_NAMES.items():
-        message = re.sub(rf"\b{parameter}=", f"{option} ", message)
+        message = re.sub(rf"\b{parameter} ?= ?(?!=)", f"{option} ", message)
         message = re.sub(rf"\b{parameter}\b", option, message)
-    message = re.sub(r"\b(threshold|binarize|thin)=", r"--\1 ", message)
+    # the estimators' parameter names that are also options' names; never one already written as an option
+    message = re.sub(r"(?<![\w-])(threshold|binarize|thin) ?= ?(?!=)", r"--\1 ", message)
     message = re.sub(r"\b(lower|raise|increase|decrease) (threshold|binarize|thin)\b", r"\1 --\2", message)
-    message = re.sub(r"\b(thin|binarize) must\b", r"--\1 must", message)
+    message = re.sub(r"(?<![\w-])(thin|binarize) must\b", r"--\1 must", message)
     return message
+
+
+# options that scale the arithmetic: a value this far from 1 is the likelier cause of a result that is not finite
+_SCALE_OPTIONS = ("alpha", "class_pseudo_count", "alpha2_x", "prior_inclusion", "slab_variance", "noise_variance")
+_EXTREME = 1e30
+
+
+def _blame_extreme_options(args, message):
+    """A refused non-finite result of the fit or the prediction, blamed on the options far from 1 if any (the
+    library's message then blames the data, which the user cannot tell apart)."""
+    if args.phase not in ("fitting the model", "predicting") or not re.search(r"not finite|overflow", message):
+        return message
+    extreme = []
+    for option in _SCALE_OPTIONS:
+        value = getattr(args, option, None)
+        if isinstance(value, float) and value != 0 and not 1 / _EXTREME <= abs(value) <= _EXTREME:
+            extreme.append(f"{_flag(option)} {value:g}")
+    if not extreme:
+        return message
+    verb = "is" if len(extreme) == 1 else "are"
+    return f"{message.split(';')[0]}; {' and '.join(extreme)} {verb} too extreme for floating-point arithmetic: " \
+        "choose a moderate value"  # fmt: skip
 
 
 def _warning_line(message, category, filename, lineno, file=None, line=None):
@@ -1018,9 +1200,11 @@ def main(argv=None):
     """Entry point of the ``hdbayes`` command; returns the exit status.
 
     0 success, 2 bad input (one line on standard error), 3 a failed acceptance check of
-    ``reproduce``, 1 a bug (traceback), 130 interrupted, 141 closed output pipe.
+    ``reproduce``, 4 out of memory (one line), 1 a bug (traceback), 130 interrupted, 141
+    closed output pipe.
     """
     args = _build_parser().parse_args(argv)
+    args.phase = "checking the options"
     handlers = {"demo": _demo, "reproduce": _reproduce, "classify": _classify, "regress": _regress}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
@@ -1035,9 +1219,13 @@ def main(argv=None):
         except KeyboardInterrupt:
             print("hdbayes: interrupted", file=sys.stderr)
             return 130
+        except MemoryError as error:
+            detail = _cli_terms(error) or "the system refused an allocation"
+            print(f"hdbayes {args.command}: out of memory while {args.phase}: {detail}", file=sys.stderr)
+            return EXIT_OUT_OF_MEMORY
         except Exception as error:
             if isinstance(error, (InputError, OSError)) or is_input_error(error):
-                message = _cli_terms(error) or type(error).__name__
+                message = _blame_extreme_options(args, _cli_terms(error)) or type(error).__name__
                 if isinstance(error, OSError) and error.filename is not None and error.strerror:
                     message = f"{error.filename}: {error.strerror}"
                 print(f"hdbayes {args.command}: error: {message}", file=sys.stderr)
