@@ -202,7 +202,7 @@ def _format(value):
     if value is None or value == "":
         return ""
     if isinstance(value, float):
-        return f"{value:.6g}"
+        return f"{value + 0.0:.6g}"  # + 0.0: no "-0"
     return str(value)
 
 

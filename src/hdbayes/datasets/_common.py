@@ -44,7 +44,10 @@ BLOCK_ELEMENTS = 1 << 21
 
 
 def file_key(path: Path) -> tuple[str, int, int]:
-    """``(resolved path, mtime_ns, size)``: the key under which a file's parsed content is cached."""
+    """``(resolved path, mtime_ns, size)``: a cheap name for a file version (``read_plink``'s dask task names).
+
+    Not a content check: a file changed in place can keep its size and modification time, so the loaders of the
+    registry files key their caches by the sha256 of the bytes they parsed instead."""
     st = path.stat()
     return os.fspath(path.resolve()), st.st_mtime_ns, st.st_size
 
