@@ -262,11 +262,13 @@ _REGRESS = "x0,x1,x2,x3,y\n1,0,2,1,1.5\n0,1,1,0,2.5\n1,1,0,2,0.3\n0,0,1,1,1.1\n2
 
 
 def _snapshot(folder):
-    """Every file under ``folder`` with its bytes (links by their target), to compare before and after."""
+    """Every entry under ``folder``: files with their bytes, links with their target, folders, to compare."""
     import os
 
-    return sorted((str(p.relative_to(folder)), os.readlink(p) if p.is_symlink() else p.read_bytes())
-                  for p in folder.rglob("*") if p.is_symlink() or not p.is_dir())  # fmt: skip
+    def content(path):
+        return os.readlink(path) if path.is_symlink() else b"<folder>" if path.is_dir() else path.read_bytes()
+
+    return sorted((str(p.relative_to(folder)), content(p)) for p in folder.rglob("*"))
 
 
 def _fault_case(argv, capsys, folder, before, *, refused):
@@ -298,6 +300,8 @@ def _another_name(folder, victim, how, draw):
         if not link.exists():
             os.link(victim, link)
         return link if link.samefile(victim) else victim
+    if how == "dotdot-missing":  # writing it would create the missing folder and replace the victim
+        return folder / f"gone{draw(st.integers(0, 10**6))}" / ".." / victim.name
     sub = folder / "sub"
     sub.mkdir(exist_ok=True)
     return folder / "sub" / ".." / "." / victim.name  # "dotdot"
@@ -305,7 +309,7 @@ def _another_name(folder, victim, how, draw):
 
 @settings(max_examples=150, **SETTINGS)
 @given(data=st.data(), command=st.sampled_from(["classify", "regress"]),
-       how=st.sampled_from(["same", "symlink", "hardlink", "dotdot"]))  # fmt: skip
+       how=st.sampled_from(["same", "symlink", "hardlink", "dotdot", "dotdot-missing"]))  # fmt: skip
 def test_an_output_that_is_an_input_is_refused(tmp_path, capsys, data, command, how):
     folder = tmp_path / f"alias{next(_case)}"
     folder.mkdir()

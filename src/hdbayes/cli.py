@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import errno
 import io
 import logging
 import math
@@ -141,20 +142,8 @@ _MODEL_OPTIONS = {
 _SHARED_OPTIONS = {
     "classify": frozenset({"train", "test", "target", "model", "n_features", "threshold", "seed", "out"}),
     "regress": frozenset(
-        {
-            "train",
-            "test",
-            "target",
-            "group_size",
-            "groups",
-            "prior_inclusion",
-            "slab_variance",
-            "noise_variance",
-            "evidence",
-            "plot",
-            "out",
-        }
-    ),  # fmt: skip
+        "train test target group_size groups prior_inclusion slab_variance noise_variance evidence plot out".split()
+    ),
 }
 _ESTIMATORS = {
     "naive-bayes": "BiasCorrectedNaiveBayes",
@@ -645,6 +634,21 @@ def _write_output(path, write, *, binary=False):
         raise InputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
+def _check_distinct_files(inputs, outputs):
+    """:func:`hdbayes._io.check_distinct_files`, with a missing output named by the file it would become.
+
+    ``nowhere/../train.csv`` does not exist while ``nowhere`` is missing, but writing it creates ``nowhere`` and
+    replaces ``train.csv``: a missing output is compared as its real path (missing folders taken literally, as
+    :func:`hdbayes._io.write_file` creates them), which is then the existing input when they are the same file.
+    """
+    named = {}
+    for option, path in outputs.items():
+        if path is not None and str(path) != STDOUT and not os.path.lexists(os.path.expanduser(path)):
+            path = os.path.realpath(os.path.expanduser(path))
+        named[option] = path
+    check_distinct_files(inputs, named)
+
+
 def _report_stream(out):
     """Where the report lines go: standard error when the predictions go to standard output."""
     if out == STDOUT:
@@ -896,7 +900,7 @@ def _classify(args):
     from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 
     check_output_file(args.out)
-    check_distinct_files({"--train": args.train, "--test": args.test}, {"--out": args.out})
+    _check_distinct_files({"--train": args.train, "--test": args.test}, {"--out": args.out})
     model = _build_model(args)  # refuses options of other models before reading anything
     args.phase = "reading the input files"
     data = _read_train_test(args)
@@ -1032,7 +1036,7 @@ def _regress(args):
         if args.plot == STDOUT:
             raise InputError("--plot needs a file name")
         check_output_file(args.plot)
-    check_distinct_files({"--train": args.train, "--test": args.test, "--groups": args.groups},
+    _check_distinct_files({"--train": args.train, "--test": args.test, "--groups": args.groups},
                          {"--out": args.out, "--plot": args.plot})  # fmt: skip
     args.phase = "reading the input files"
     data = _read_train_test(args)
@@ -1219,11 +1223,11 @@ def main(argv=None):
         except KeyboardInterrupt:
             print("hdbayes: interrupted", file=sys.stderr)
             return 130
-        except MemoryError as error:
-            detail = _cli_terms(error) or "the system refused an allocation"
-            print(f"hdbayes {args.command}: out of memory while {args.phase}: {detail}", file=sys.stderr)
-            return EXIT_OUT_OF_MEMORY
         except Exception as error:
+            if isinstance(error, MemoryError) or (isinstance(error, OSError) and error.errno == errno.ENOMEM):
+                detail = (error.strerror if isinstance(error, OSError) else _cli_terms(error)) or "no detail given"
+                print(f"hdbayes {args.command}: out of memory while {args.phase}: {detail}", file=sys.stderr)
+                return EXIT_OUT_OF_MEMORY
             if isinstance(error, (InputError, OSError)) or is_input_error(error):
                 message = _blame_extreme_options(args, _cli_terms(error)) or type(error).__name__
                 if isinstance(error, OSError) and error.filename is not None and error.strerror:
