@@ -17,7 +17,7 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["FeatureBinarizer"]
 
 
-class FeatureBinarizer(TransformerMixin, BaseEstimator):
+class FeatureBinarizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Map feature values above a threshold to 1 and the others to 0.
 
     Parameters
@@ -49,6 +49,12 @@ class FeatureBinarizer(TransformerMixin, BaseEstimator):
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of the features seen during ``fit`` (only when X has string column names).
+
+    Notes
+    -----
+    The output keeps the input's feature names (``get_feature_names_out``), so ``set_output(transform="pandas")``
+    (or scikit-learn's global ``transform_output`` setting) gives a DataFrame with X's column names and index;
+    sparse input gives sparse output, which pandas output cannot hold (scikit-learn refuses it).
 
     Examples
     --------
