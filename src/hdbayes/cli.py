@@ -24,25 +24,26 @@ Input files are comma-separated CSV with a header row of distinct column names: 
 optional byte-order mark) or UTF-16 with a byte-order mark, each possibly gzip-compressed
 (recognised by its first bytes, whatever the file name); a one-column header holding ';'
 or a tab is refused as semicolon- or tab-separated. Every column but the target is a
-feature and must be numeric and finite. Class labels are text: distinct texts are distinct
-classes (``1``, ``01``, ``+1`` and ``1.0`` are four); they become integers, which sort as
-numbers, only when every label is an integer spelled the way it is written back (``-3``,
-``12``), so the output columns ``P(target=label)`` spell the labels as the training file
-does. ``classify --binarize T`` (a number, or ``median`` for each feature's training
-median) maps feature values > T to 1; ``bernoulli-nb`` then selects by mutual information
-on the binarised features. ``categorical-nb --n-categories N`` reserves categories 0..N-1
-(for values unseen in training); ``categorical-naive-bayes``
-(``BiasCorrectedCategoricalNB``) selects by Pearson's X² and corrects, its features
-integer level codes (``--n-categories`` is its ``n_levels``). ``--n-features K`` is the
-estimators' ``n_features_to_select``; ``--class-pseudo-count C`` (every model) is the
-Dirichlet pseudo-count of each class (``class_pseudo_count``); ``--alpha A``
-(bernoulli-nb, categorical-nb, multinomial-nb) is the feature smoothing pseudo-count
-(scikit-learn's ``alpha``). An option that the chosen model, or the chosen variant of it,
-does not use is refused with one line naming both (``--alpha2-x applies only with
---class-variance per-class``); the table ``_MODEL_OPTIONS`` is that one rule. ``--seed``
-(demo, reproduce, classify) is an integer from 0 to 2**32 - 1. The MCMC models (gaussian,
-mixture) print the posterior mean, R-hat and effective sample size of each variable the
-estimator monitors (its ``mcmc_summary()``).
+feature and must be numeric and finite. Class labels are text (surrounding spaces
+ignored): distinct texts are distinct classes (``1``, ``01``, ``+1`` and ``1.0`` are
+four); they become integers, which sort as numbers, only when every label is an integer
+spelled the way it is written back (``-3``, ``12``), so the output columns
+``P(target=label)`` spell the labels as the training file does. ``classify --binarize T``
+(a number, or ``median`` for each feature's training median) maps feature values > T to 1;
+``bernoulli-nb`` then selects by mutual information on the binarised features.
+``categorical-nb --n-categories N`` reserves categories 0..N-1 (for values unseen in
+training); ``categorical-naive-bayes`` (``BiasCorrectedCategoricalNB``) selects by
+Pearson's X² and corrects, its features integer level codes (``--n-categories`` is its
+``n_levels``). ``--n-features K`` is the estimators' ``n_features_to_select``;
+``--class-pseudo-count C`` (every model) is the Dirichlet pseudo-count of each class
+(``class_pseudo_count``); ``--alpha A`` (bernoulli-nb, categorical-nb, multinomial-nb) is
+the feature smoothing pseudo-count (scikit-learn's ``alpha``). An option that the chosen
+model, or the chosen variant of it, does not use is refused with one line naming both
+(``--alpha2-x applies only with --class-variance per-class``); the table
+``_MODEL_OPTIONS`` is that one rule. ``--seed`` (demo, reproduce, classify) is an integer
+from 0 to 2**32 - 1. The MCMC models (gaussian, mixture) print the posterior mean, R-hat
+and effective sample size of each variable the estimator monitors (its
+``mcmc_summary()``).
 
 Output files: ``classify`` writes the columns ``prediction`` (the most probable class) and
 ``P(target=label)`` for every class, ``regress`` the columns ``prediction`` (the
