@@ -453,6 +453,7 @@ def test_cli_terms_does_not_double_dashes():
                     "lower --threshold or raise --thin", "--threshold 0.5 is too high"):  # fmt: skip
         assert cli._cli_terms(message) == message
     assert cli._cli_terms("thin must be at least 1") == "--thin must be at least 1"
+    assert cli._cli_terms("need n_iter >= burn_in + thin") == "need --n-iter >= --burn-in + --thin"
 
 
 @pytest.mark.parametrize(

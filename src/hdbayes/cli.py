@@ -1163,6 +1163,7 @@ def _cli_terms(message):
     message = re.sub(r"(?<![\w-])(threshold|binarize|thin) ?= ?(?!=)", r"--\1 ", message)
     message = re.sub(r"\b(lower|raise|increase|decrease) (threshold|binarize|thin)\b", r"\1 --\2", message)
     message = re.sub(r"(?<![\w-])(thin|binarize) must\b", r"--\1 must", message)
+    message = re.sub(r"(?<=[+*] )(thin)\b", r"--\1", message)  # "need n_iter >= burn_in + thin"
     return message
 
 
