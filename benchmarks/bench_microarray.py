@@ -49,10 +49,11 @@ row with empty figures and ``refused: <message>`` in ``note``; any other excepti
 ``--summary CSV`` turns a results file into the summary table (printed as Markdown), per method: mean AMLP, mean
 |expected − actual error|, mean rank of AMLP in a cell (a cell is a data set, seed and k; the methods that use all
 genes are in every k's cell), cells won (lowest AMLP, ties shared), the worst ratio of its AMLP to the best
-peer's in a cell (peers: the scikit-learn methods), and the cases above 10 nats (from ``--cases``; without it,
-the rows whose worst case is above 10 nats). ``--figures DIR`` also draws ``amlp_per_dataset.png`` (AMLP per
-data set, methods side by side, one panel per k, mean over seeds) and ``calibration.png`` (reliability of the
-largest probability, pooled over data sets, seeds and folds; needs ``--cases``). A run prints the summary too.
+peer's in a cell (peers: the scikit-learn methods; AMLPs below 0.01 count as 0.01), and the cases above 10 nats
+(from ``--cases``; without it, the rows whose worst case is above 10 nats). ``--figures DIR`` also draws
+``amlp_per_dataset.png`` (AMLP per data set, methods side by side, one panel per k, mean over seeds) and
+``calibration.png`` (reliability of the largest probability, pooled over data sets, seeds and folds; needs
+``--cases``). A run prints the summary too.
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ from hdbayes.metrics import average_minus_log_probability, brier_score, error_ra
 N_SPLITS = 5
 CLIP = 1e-15
 NATS_LIMIT = 10.0
+#: AMLPs below this count as this in the ratio to the best peer (a peer with AMLP 0, every case given probability
+#: 1, would make every ratio of its cell infinite).
+RATIO_FLOOR = 0.01
 COLUMNS = ["dataset", "seed", "k", "method", "amlp", "error", "expected_error", "brier", "max_neg_log_p",
            "n_clipped", "cpu_s", "note"]  # fmt: skip
 CASE_COLUMNS = ["dataset", "seed", "k", "method", "fold", "case", "true", "p_true", "p_max", "pred"]
@@ -373,7 +377,7 @@ def summarize(rows, case_rows=None):
             ranks[m].append(1 + sum(o < v for o in ordered) + 0.5 * (sum(o == v for o in ordered) - 1))
             won[m] += v == best
             if peers:
-                ratios[m].append(v / min(peers) if min(peers) > 0 else math.inf)
+                ratios[m].append(max(v, RATIO_FLOOR) / max(min(peers), RATIO_FLOOR))
     above = Counter()
     if case_rows is not None:
         for case in case_rows:

@@ -178,6 +178,8 @@ def test_summary_by_hand():
     assert lda["worst ratio to best peer"] == pytest.approx(0.4 / 0.3)  # cell k = 10: random_forest's 0.3 is best
     assert by["gaussian_nb"]["rows"] == 0 and by["gaussian_nb"]["refused or failed"] == 1
     assert math.isnan(by["gaussian_nb"]["mean AMLP"])
+    perfect = [_row("b", 0, 10, "lda", 0.0), _row("b", 0, 10, "hdbayes_gaussian", 0.05)]  # a perfect peer
+    assert bench.summarize(perfect)[0][0]["worst ratio to best peer"] == pytest.approx(0.05 / bench.RATIO_FLOOR)
     cases = [{"method": "lda", "p_true": "1e-5"}, {"method": "lda", "p_true": "0.5"}]
     table, _ = bench.summarize(rows, cases)
     assert {r["method"]: r["cases > 10 nats"] for r in table}["lda"] == 1
