@@ -485,3 +485,12 @@ def test_a_dangling_link_among_the_parents_creates_nothing(tmp_path):
     with pytest.raises(OSError):
         write_file(tmp_path / "results" / "exp1.csv", _text("1"))
     assert os.listdir(tmp_path) == ["results"] and not (tmp_path / "missing").exists()
+
+
+def test_output_through_a_missing_folder_that_is_an_input_is_refused(tmp_path, monkeypatch):
+    """``nowhere/../train.csv`` with ``nowhere`` absent becomes train.csv once the folder is made."""
+    (tmp_path / "train.csv").write_text("precious\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputValueError, match="--out is the same file as --train"):
+        check_distinct_files({"--train": "train.csv"}, {"--out": "nowhere/../train.csv"})
+    assert (tmp_path / "train.csv").read_text() == "precious\n" and not (tmp_path / "nowhere").exists()

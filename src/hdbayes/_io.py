@@ -272,7 +272,13 @@ def _file_identity(path) -> tuple[tuple, int | None]:
     try:
         info = os.stat(path)
     except (OSError, ValueError):
-        return ("path", os.path.realpath(path)), None
+        # missing as written (``nowhere/../train.csv`` with ``nowhere`` absent, a dangling link): the file it
+        # would become once the missing folders are made is its normalised path, which may exist
+        resolved = os.path.realpath(path)
+        try:
+            info = os.stat(resolved)
+        except (OSError, ValueError):
+            return ("path", resolved), None
     return ("inode", info.st_dev, info.st_ino), stat.S_IFMT(info.st_mode)
 
 
