@@ -494,3 +494,13 @@ def test_output_through_a_missing_folder_that_is_an_input_is_refused(tmp_path, m
     with pytest.raises(InputValueError, match="--out is the same file as --train"):
         check_distinct_files({"--train": "train.csv"}, {"--out": "nowhere/../train.csv"})
     assert (tmp_path / "train.csv").read_text() == "precious\n" and not (tmp_path / "nowhere").exists()
+
+
+def test_the_current_folder_is_refused(tmp_path, monkeypatch):
+    """Swapping the current folder would leave the user's shell in a deleted folder."""
+    write_folder(tmp_path / "out", {"summary.md": _text("run 1\n")})
+    monkeypatch.chdir(tmp_path / "out")
+    for named in (".", str(tmp_path / "out"), ".."):
+        with pytest.raises(InputValueError, match="current folder"):
+            write_folder(named, {"summary.md": _text("run 2\n")})
+    assert (tmp_path / "out" / "summary.md").read_text() == "run 1\n"

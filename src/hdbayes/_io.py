@@ -376,6 +376,15 @@ def _inspect_folder(named: Path, target: Path) -> tuple[os.stat_result | None, d
         The ``lstat`` of every entry (all regular files written by hdbayes, or none).
     """
     try:
+        working = Path.cwd().resolve()
+    except OSError:
+        working = None
+    if working is not None and (working == target.resolve() or target.resolve() in working.parents):
+        raise InputValueError(
+            f"{named} is the current folder or contains it, and hdbayes replaces the whole output folder; "
+            "choose another --out folder"
+        )
+    try:
         info = os.lstat(target)
     except FileNotFoundError:
         return None, {}
@@ -425,7 +434,8 @@ def check_output_folder(folder) -> None:
     ------
     InputValueError
         ``folder`` is not a folder, is not empty and was not written by hdbayes, holds an
-        entry hdbayes did not write or a symbolic link, is a link whose target's parent
+        entry hdbayes did not write or a symbolic link, is the current folder or one of its
+        parents (it would be swapped away under the user's shell), is a link whose target's parent
         is missing, or sits in a folder hdbayes cannot write in (the new set is built
         beside it).
     """
