@@ -635,21 +635,6 @@ def _write_output(path, write, *, binary=False):
         raise InputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
-def _check_distinct_files(inputs, outputs):
-    """:func:`hdbayes._io.check_distinct_files`, with a missing output named by the file it would become.
-
-    ``nowhere/../train.csv`` does not exist while ``nowhere`` is missing, but writing it creates ``nowhere`` and
-    replaces ``train.csv``: a missing output is compared as its real path (missing folders taken literally, as
-    :func:`hdbayes._io.write_file` creates them), which is then the existing input when they are the same file.
-    """
-    named = {}
-    for option, path in outputs.items():
-        if path is not None and str(path) != STDOUT and not os.path.lexists(os.path.expanduser(path)):
-            path = os.path.realpath(os.path.expanduser(path))
-        named[option] = path
-    check_distinct_files(inputs, named)
-
-
 def _report_stream(out):
     """Where the report lines go: standard error when the predictions go to standard output."""
     if out == STDOUT:
@@ -901,7 +886,7 @@ def _classify(args):
     from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 
     check_output_file(args.out)
-    _check_distinct_files({"--train": args.train, "--test": args.test}, {"--out": args.out})
+    check_distinct_files({"--train": args.train, "--test": args.test}, {"--out": args.out})
     model = _build_model(args)  # refuses options of other models before reading anything
     args.phase = "reading the input files"
     data = _read_train_test(args)
@@ -1037,7 +1022,7 @@ def _regress(args):
         if args.plot == STDOUT:
             raise InputError("--plot needs a file name")
         check_output_file(args.plot)
-    _check_distinct_files({"--train": args.train, "--test": args.test, "--groups": args.groups},
+    check_distinct_files({"--train": args.train, "--test": args.test, "--groups": args.groups},
                          {"--out": args.out, "--plot": args.plot})  # fmt: skip
     args.phase = "reading the input files"
     data = _read_train_test(args)
