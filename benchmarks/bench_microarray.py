@@ -391,7 +391,7 @@ def summarize(rows, case_rows=None):
         table.append({
             "method": m,
             "rows": len(mine),
-            "refused or failed": sum(r["method"] == m and r["amlp"] == "" for r in rows),
+            "rows without figures": sum(r["method"] == m and r["amlp"] == "" for r in rows),
             "mean AMLP": np.mean([float(r["amlp"]) for r in mine]) if mine else math.nan,
             "mean |expected - error|": np.mean([abs(float(r["expected_error"]) - float(r["error"])) for r in mine])
             if mine else math.nan,

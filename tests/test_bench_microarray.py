@@ -176,7 +176,7 @@ def test_summary_by_hand():
     assert rf["cells won"] == 1 and rf["mean rank"] == pytest.approx((2 + 1.5) / 2)
     assert rf["worst ratio to best peer"] == pytest.approx(1.0)
     assert lda["worst ratio to best peer"] == pytest.approx(0.4 / 0.3)  # cell k = 10: random_forest's 0.3 is best
-    assert by["gaussian_nb"]["rows"] == 0 and by["gaussian_nb"]["refused or failed"] == 1
+    assert by["gaussian_nb"]["rows"] == 0 and by["gaussian_nb"]["rows without figures"] == 1
     assert math.isnan(by["gaussian_nb"]["mean AMLP"])
     perfect = [_row("b", 0, 10, "lda", 0.0), _row("b", 0, 10, "hdbayes_gaussian", 0.05)]  # a perfect peer
     assert bench.summarize(perfect)[0][0]["worst ratio to best peer"] == pytest.approx(0.05 / bench.RATIO_FLOOR)
