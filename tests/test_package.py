@@ -90,7 +90,7 @@ LAYERS = [
     {"_validation", "_io"},  # input checks and file writing
     # shared statistics and rules, the core, the contract, the compiled special functions
     {"selection", "statistics", "quadrature", "mcmc", "base", "_special_kernels"},
-    {"selection_bias", "discrete", "interactions", "spike_slab", "preprocessing", "binarizer", "datasets"},  # models
+    {"selection_bias", "discrete", "interactions", "spike_slab", "linear", "preprocessing", "binarizer", "datasets"},
     {"experiments"},  # the papers' experiments
     {"cli"},  # the command line
     {"_entry"},  # the console script: imports the command line inside its Ctrl-C handler

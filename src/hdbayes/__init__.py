@@ -36,6 +36,7 @@ _EXPORTS = {  # module -> the names it exports
     "hdbayes.discrete.mutual_information": ("MutualInformationSelector",),
     "hdbayes.discrete.naive_bayes": ("BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"),
     "hdbayes.interactions.models": ("CompressedInteractionClassifier", "CompressedSequenceModel"),
+    "hdbayes.linear.estimator": ("BayesianLinearClassifier",),
     "hdbayes.preprocessing": ("ShrunkCovarianceWhitener",),
     "hdbayes.selection_bias.categorical": ("BiasCorrectedCategoricalNB",),
     "hdbayes.selection_bias.gaussian": ("BiasCorrectedGaussianClassifier",),
@@ -46,10 +47,11 @@ _EXPORTS = {  # module -> the names it exports
 }
 
 __all__ = [
-    "BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB", "BiasCorrectedCategoricalNB",
-    "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "BiasCorrectedNaiveBayes",
-    "CompressedInteractionClassifier", "CompressedSequenceModel", "DCMClassifier", "FeatureBinarizer",
-    "GroupSpikeSlabGibbs", "GroupSpikeSlabRegression", "MutualInformationSelector", "ShrunkCovarianceWhitener",
+    "BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianLinearClassifier", "BayesianMultinomialNB",
+    "BiasCorrectedCategoricalNB", "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture",
+    "BiasCorrectedNaiveBayes", "CompressedInteractionClassifier", "CompressedSequenceModel", "DCMClassifier",
+    "FeatureBinarizer", "GroupSpikeSlabGibbs", "GroupSpikeSlabRegression", "MutualInformationSelector",
+    "ShrunkCovarianceWhitener",
     "__version__",
 ]
 

@@ -1,0 +1,176 @@
+"""The inference engines of hdbayes.linear against exact references: numerical integration, dense primal forms."""
+
+import numpy as np
+import pytest
+from scipy.special import log_ndtr, logsumexp, ndtr, softmax
+
+from hdbayes.linear.ep import gaussian_marginals, probit_ep, tilted_moments
+from hdbayes.linear.laplace import softmax_laplace
+from hdbayes.linear.model import Standardiser, posterior_weights, scale_grid, span_projector
+
+
+def _problem(seed, n, p, noise=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    y = np.where(X.sum(axis=1) + noise * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _grid_posterior(X, y, s2, sb2, half_width=9.0, size=601):
+    """log prior × likelihood on a 2-d grid over (w, b) for p = 1: the exact reference."""
+    w = np.linspace(-half_width * np.sqrt(s2), half_width * np.sqrt(s2), size)
+    b = np.linspace(-half_width * np.sqrt(sb2), half_width * np.sqrt(sb2), size)
+    W, B = np.meshgrid(w, b, indexing="ij")
+    log_joint = -0.5 * W**2 / s2 - 0.5 * np.log(2 * np.pi * s2) - 0.5 * B**2 / sb2 - 0.5 * np.log(2 * np.pi * sb2)
+    for xi, yi in zip(X[:, 0], y, strict=True):
+        log_joint = log_joint + log_ndtr(yi * (B + W * xi))
+    cell = (w[1] - w[0]) * (b[1] - b[0])
+    return W, B, log_joint, cell
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ep_predictive_and_evidence_match_numerical_integration(seed):
+    # f = b + w x, w ~ N(0, s²), b ~ N(0, σ_b²): K = s² x xᵀ + σ_b²; exact answer by a 601 × 601 grid over (w, b)
+    X, y = _problem(seed, 12, 1, noise=1.5)
+    s2, sb2 = 4.0, 2.0
+    fit = probit_ep(s2 * X @ X.T + sb2, y, tol=1e-12)
+    assert fit.converged
+    W, B, log_joint, cell = _grid_posterior(X, y, s2, sb2)
+    log_z = logsumexp(log_joint) + np.log(cell)
+    # EP's evidence for probit is known to be accurate to a few hundredths of a nat on problems this small
+    assert fit.log_evidence() == pytest.approx(log_z, abs=0.05)
+    post = np.exp(log_joint - logsumexp(log_joint))
+    x_new = np.array([-1.5, -0.5, 0.0, 0.4, 1.2])
+    exact = np.array([np.sum(post * ndtr(B + W * t)) for t in x_new])
+    mean, var = fit.predict_latent(s2 * X @ x_new[None, :] + sb2, s2 * x_new**2 + sb2)
+    approx = ndtr(mean / np.sqrt(1.0 + var))
+    np.testing.assert_allclose(approx, exact, atol=0.02)
+
+
+def test_ep_latent_means_match_the_exact_posterior_means():
+    X, y = _problem(3, 14, 1, noise=1.0)
+    s2, sb2 = 2.0, 1.0
+    fit = probit_ep(s2 * X @ X.T + sb2, y, tol=1e-12)
+    W, B, log_joint, _ = _grid_posterior(X, y, s2, sb2)
+    post = np.exp(log_joint - logsumexp(log_joint))
+    exact = np.array([np.sum(post * (B + W * xi)) for xi in X[:, 0]])
+    g = gaussian_marginals(fit.K, fit.tau, fit.nu)
+    np.testing.assert_allclose(g.mean, exact, rtol=0.01, atol=0.01)  # EP's means: within 1 %
+
+
+def test_ep_fixed_point_matches_the_tilted_moments():
+    X, y = _problem(4, 15, 3)
+    K = 3.0 * X @ X.T / 3 + 5.0
+    fit = probit_ep(K, y, tol=1e-12)
+    g = gaussian_marginals(K, fit.tau, fit.nu)
+    _, _, _, hat_mean, hat_var = tilted_moments(y, g.var, g.mean, fit.tau, fit.nu)
+    np.testing.assert_allclose(hat_mean, g.mean, atol=1e-9)
+    np.testing.assert_allclose(hat_var, g.var, atol=1e-9)
+    assert np.all(fit.tau >= 0)
+
+
+def test_dual_predictive_equals_the_primal_dense_computation():
+    # the EP Gaussian over (w, b): precision A⁻¹ + Φᵀ T̃ Φ with Φ = [X/√p·s, 1], mean from ν̃
+    X, y = _problem(5, 10, 3)
+    n, p = X.shape
+    s2, sb2 = 2.5, 3.0
+    fit = probit_ep(s2 * X @ X.T / p + sb2, y, tol=1e-12)
+    design = np.column_stack([X, np.ones(n)])
+    prior_cov = np.diag([s2 / p] * p + [sb2])
+    precision = np.linalg.inv(prior_cov) + design.T @ (fit.tau[:, None] * design)
+    cov = np.linalg.inv(precision)
+    mean = cov @ design.T @ fit.nu
+    X_new = np.random.default_rng(6).normal(size=(4, p))
+    new = np.column_stack([X_new, np.ones(4)])
+    mu, var = fit.predict_latent(s2 * X @ X_new.T / p + sb2, s2 * np.sum(X_new**2, axis=1) / p + sb2)
+    np.testing.assert_allclose(mu, new @ mean, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(var, np.einsum("ij,jk,ik->i", new, cov, new), rtol=1e-9, atol=1e-10)
+
+
+def test_evidence_equals_the_dense_formula_of_rasmussen_williams():
+    # R&W eq. 3.65 with the site variances σ̃² = 1/τ̃ and means μ̃ = ν̃/τ̃ (all τ̃ > 0 here)
+    X, y = _problem(7, 9, 2)
+    K = 2.0 * X @ X.T / 2 + 1.0
+    fit = probit_ep(K, y, tol=1e-12)
+    g = gaussian_marginals(K, fit.tau, fit.nu)
+    cav_tau, cav_nu, log_z, _, _ = tilted_moments(y, g.var, g.mean, fit.tau, fit.nu)
+    site_var, site_mean = 1.0 / fit.tau, fit.nu / fit.tau
+    cav_var, cav_mean = 1.0 / cav_tau, cav_nu / cav_tau
+    total = K + np.diag(site_var)
+    reference = (
+        -0.5 * np.linalg.slogdet(total)[1]
+        - 0.5 * site_mean @ np.linalg.solve(total, site_mean)
+        + np.sum(log_z)
+        + 0.5 * np.sum(np.log(cav_var + site_var))
+        + np.sum((cav_mean - site_mean) ** 2 / (2 * (cav_var + site_var)))
+    )
+    assert fit.log_evidence() == pytest.approx(reference, abs=1e-8)
+
+
+def test_ep_is_invariant_to_the_order_of_the_training_cases():
+    X, y = _problem(8, 13, 4)
+    K = 4.0 * X @ X.T / 4 + 2.0
+    fit = probit_ep(K, y, tol=1e-12)
+    order = np.random.default_rng(0).permutation(13)
+    permuted = probit_ep(K[np.ix_(order, order)], y[order], tol=1e-12)
+    np.testing.assert_allclose(permuted.tau, fit.tau[order], atol=1e-9)
+    np.testing.assert_allclose(permuted.nu, fit.nu[order], atol=1e-9)
+    assert permuted.log_evidence() == pytest.approx(fit.log_evidence(), abs=1e-9)
+
+
+def test_ep_warns_when_it_does_not_converge():
+    X, y = _problem(9, 10, 2)
+    with pytest.warns(Warning, match="did not converge"):
+        fit = probit_ep(X @ X.T + 1.0, y, max_iter=2)
+    assert not fit.converged and fit.n_iter == 2
+
+
+def test_laplace_evidence_and_predictive_match_the_dense_computation():
+    rng = np.random.default_rng(0)
+    n, n_classes, p = 15, 3, 4
+    X = rng.normal(size=(n, p))
+    Y = np.eye(n_classes)[rng.integers(0, n_classes, n)]
+    K = 2.0 * X @ X.T / p + 1.0 + 1e-8 * np.eye(n)
+    fit = softmax_laplace(K, Y, tol=1e-14)
+    assert fit.converged
+    pi = softmax(fit.f, axis=1)
+    np.testing.assert_allclose(fit.a, Y - pi, atol=1e-8)  # the mode: K⁻¹f = y − π
+    stack = np.concatenate([np.diag(pi[:, c]) for c in range(n_classes)])
+    hessian = np.diag(pi.T.ravel()) - stack @ stack.T  # W = D − ΠΠᵀ in class-major order
+    K_big = np.kron(np.eye(n_classes), K)
+    psi = -0.5 * np.sum(fit.a * fit.f) + np.sum(Y * np.log(pi))
+    reference = psi - 0.5 * np.linalg.slogdet(np.eye(n * n_classes) + K_big @ hessian)[1]
+    assert fit.log_evidence == pytest.approx(reference, abs=1e-9)
+    X_new = rng.normal(size=(2, p))
+    k_star = 2.0 * X @ X_new.T / p + 1.0
+    k_ss = 2.0 * np.sum(X_new**2, axis=1) / p + 1.0
+    mean, cov = fit.predict_latent(k_star, k_ss)
+    posterior = np.linalg.inv(np.linalg.inv(K_big) + hessian)
+    for j in range(2):
+        Q = np.kron(np.eye(n_classes), k_star[:, [j]])
+        A = np.linalg.solve(K_big, Q)
+        np.testing.assert_allclose(cov[j], k_ss[j] * np.eye(n_classes) - Q.T @ A + A.T @ posterior @ A, atol=1e-6)
+        np.testing.assert_allclose(mean[j], Q.T @ (Y - pi).T.ravel(), atol=1e-10)
+
+
+def test_standardiser_zeroes_constant_features():
+    X = np.column_stack([np.arange(5.0), np.full(5, 3.0), np.full(5, 1e6)])
+    st = Standardiser.fit(X)
+    Z = st.transform(np.vstack([X, [[2.0, 7.0, 5.0]]]))
+    assert st.n_varying == 1
+    assert np.all(Z[:, 1:] == 0) and np.all(np.isfinite(Z))
+
+
+def test_grid_weights_and_span_projector():
+    log_s2, log_prior = scale_grid(-2.0, 4.0, 7, 1.0, 1.0)
+    assert np.exp(logsumexp(log_prior)) == pytest.approx(1.0)
+    assert np.argmax(log_prior) == 3
+    weights = posterior_weights(np.zeros(7), log_prior)
+    np.testing.assert_allclose(weights, np.exp(log_prior))
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(5, 20))
+    gram = X @ X.T / 20
+    x_new = rng.normal(size=20)
+    g = X @ x_new / 20
+    projection = X.T @ np.linalg.solve(X @ X.T, X @ x_new)
+    assert g @ span_projector(gram) @ g == pytest.approx(projection @ projection / 20, rel=1e-9)

@@ -1,0 +1,119 @@
+"""BayesianLinearClassifier: scikit-learn contract, invariances, convergence and the dual form's predictions."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import ndtr
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from hdbayes import BayesianLinearClassifier
+from hdbayes.linear.ep import probit_ep
+
+
+def _data(seed=0, n=40, p=60, n_classes=2):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    X = rng.normal(size=(n, p))
+    X[:, :5] += 1.2 * y[:, None]
+    return X, y
+
+
+@parametrize_with_checks([BayesianLinearClassifier()])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_probabilities_are_finite_and_sum_to_one_for_any_labels():
+    X, y = _data(n_classes=3)
+    labels = np.array(["b", "a", "c"])[y]
+    model = BayesianLinearClassifier(random_state=0).fit(X, labels)
+    proba = model.predict_proba(X[:7])
+    assert list(model.classes_) == ["a", "b", "c"]
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+    assert model.converged_
+
+
+def test_binary_predictions_equal_the_direct_ep_computation():
+    # one grid point: the estimator's probability is Φ(μ*/√(1+σ*²)) of the EP fit on the standardised data
+    X, y = _data(1, n=30, p=8)
+    model = BayesianLinearClassifier(n_grid=1, log_variance_mean=1.0, coefficient_prior="isotropic").fit(X, y)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    X_new = np.random.default_rng(2).normal(size=(5, 8))
+    Z_new = (X_new - X.mean(axis=0)) / X.std(axis=0)
+    s2 = np.exp(1.0)
+    fit = probit_ep(s2 * Z @ Z.T / 8 + 10.0, np.where(y == 1, 1.0, -1.0), tol=1e-12)
+    mean, var = fit.predict_latent(s2 * Z @ Z_new.T / 8 + 10.0, s2 * np.sum(Z_new**2, axis=1) / 8 + 10.0)
+    np.testing.assert_allclose(model.predict_proba(X_new)[:, 1], ndtr(mean / np.sqrt(1 + var)), atol=1e-7)
+
+
+def test_swapping_the_two_labels_swaps_the_probabilities():
+    X, y = _data(3)
+    proba = BayesianLinearClassifier().fit(X, y).predict_proba(X[:9])
+    swapped = BayesianLinearClassifier().fit(X, 1 - y).predict_proba(X[:9])
+    np.testing.assert_allclose(swapped, proba[:, ::-1], atol=1e-7)
+
+
+@pytest.mark.parametrize("multiclass", ["softmax", "ovr"])
+def test_relabelling_classes_permutes_the_probabilities(multiclass):
+    X, y = _data(4, n_classes=3)
+    perm = np.array([2, 0, 1])
+    kwargs = {"multiclass": multiclass, "random_state": 0, "n_draws": 2**14}
+    proba = BayesianLinearClassifier(**kwargs).fit(X, y).predict_proba(X[:9])
+    relabelled = BayesianLinearClassifier(**kwargs).fit(X, perm[y]).predict_proba(X[:9])
+    # softmax: the quasi-Monte-Carlo average over the latent follows the class order (error ~1e-3 at 2¹⁴ draws)
+    np.testing.assert_allclose(relabelled[:, perm], proba, atol=1e-7 if multiclass == "ovr" else 5e-3)
+
+
+def test_permuting_the_training_cases_leaves_the_predictions_unchanged():
+    X, y = _data(5)
+    order = np.random.default_rng(0).permutation(len(y))
+    proba = BayesianLinearClassifier().fit(X, y).predict_proba(X[:6])
+    permuted = BayesianLinearClassifier().fit(X[order], y[order]).predict_proba(X[:6])
+    np.testing.assert_allclose(permuted, proba, atol=1e-7)
+
+
+def test_constant_and_rescaled_features_change_nothing():
+    X, y = _data(6, p=20)
+    proba = BayesianLinearClassifier().fit(X, y).predict_proba(X[:6])
+    scaled = X * np.linspace(0.01, 100.0, 20) + 5.0
+    padded = np.column_stack([scaled, np.full(len(y), 7.0), np.zeros(len(y))])
+    model = BayesianLinearClassifier().fit(padded, y)
+    assert model.n_varying_features_ == 20
+    np.testing.assert_allclose(model.predict_proba(padded[:6]), proba, atol=1e-7)
+    moved = padded[:6].copy()
+    moved[:, 20:] = 1e3  # a constant feature that moves in test data contributes nothing
+    np.testing.assert_allclose(model.predict_proba(moved), proba, atol=1e-7)
+
+
+def test_default_tolerance_gives_converged_predictions():
+    X, y = _data(7, n=50, p=200)
+    default = BayesianLinearClassifier().fit(X, y).predict_proba(X)
+    tight = BayesianLinearClassifier(tol=1e-13, max_iter=20000).fit(X, y).predict_proba(X)
+    np.testing.assert_allclose(default, tight, atol=1e-4)
+
+
+def test_non_convergence_warns_and_is_recorded():
+    X, y = _data(8)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        model = BayesianLinearClassifier(max_iter=2).fit(X, y)
+    assert model.converged_ is False
+
+
+def test_the_span_prior_is_more_confident_than_the_isotropic_one_off_the_training_span():
+    X, y = _data(9, n=30, p=300)
+    X_new = np.random.default_rng(1).normal(size=(10, 300))
+    X_new[:, :5] += 1.2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        iso = BayesianLinearClassifier(coefficient_prior="isotropic").fit(X, y).predict_proba(X_new)
+        span = BayesianLinearClassifier(coefficient_prior="span").fit(X, y).predict_proba(X_new)
+    assert np.all(np.abs(span[:, 1] - 0.5) >= np.abs(iso[:, 1] - 0.5) - 1e-12)
+
+
+def test_maximise_uses_one_grid_point():
+    X, y = _data(10)
+    model = BayesianLinearClassifier(hyperparameters="maximise").fit(X, y)
+    assert np.count_nonzero(model.weights_) == 1
+    assert model.weights_.shape == model.log_evidence_.shape == (1, 25)
