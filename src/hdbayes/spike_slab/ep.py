@@ -73,6 +73,8 @@ SMALL_PROBLEM_FLOPS = 2.5e8
 #: EP counts as frozen, not converged, when its last undamped step moves a group probability by more
 #: than this many times ``tol`` (a frozen EP; docs/spike_slab.md, "Inference").
 FROZEN_FACTOR = 10.0
+#: The damping of the restarts (docs/spike_slab.md, "Inference"): at most this, whatever the first attempt's.
+RESTART_DAMPING = 0.5
 
 
 @functools.cache
@@ -510,6 +512,7 @@ class EPResult:
         EP's log P(y | X) (eq. 28).
     n_iter : int
     converged : bool
+        Whether the returned attempt converged (the change fell below ``tol`` and EP was not frozen).
     n_skipped : int
         Site updates skipped because of an invalid cavity, summed over iterations.
     n_clamped : int
@@ -524,6 +527,9 @@ class EPResult:
         For predictive variances and covariance–vector products.
     solver : str
         "woodbury" or "direct".
+    n_restarts : int
+        Restarts run because the first attempt did not converge (0 or 3; ``n_iter`` counts the
+        returned attempt's iterations).
     """
 
     mean: np.ndarray
@@ -539,6 +545,7 @@ class EPResult:
     proposed_change: float
     gaussian: GaussianPart
     solver: str
+    n_restarts: int = 0
 
     @property
     def group_inclusion_probabilities(self):
@@ -565,10 +572,19 @@ def _prepare_design(X, y, solver):
 def expectation_propagation(
         X: ArrayLike, y: ArrayLike, groups: int | ArrayLike | Sequence[Sequence[int]],
         prior_inclusion: float | ArrayLike, slab_variance: float | ArrayLike, noise_variance: float, *,
-        damping: float = 0.9, damping_decay: float = 0.99, tol: float = 1e-4, max_iter: int = 200,
+        damping: float = 0.9, damping_decay: float = 1.0, tol: float = 1e-4, max_iter: int = 400,
         infinite_variance: float | None = None, solver: Literal["auto", "woodbury", "direct"] = "auto",
-        init: SiteParameters | None = None, warn: bool = True) -> EPResult:  # fmt: skip
-    """Fit the group spike-and-slab posterior by parallel damped EP (paper §3).
+        init: SiteParameters | None = None, restarts: bool = True, warn: bool = True) -> EPResult:  # fmt: skip
+    """Fit the group spike-and-slab posterior by parallel damped EP (paper §3), restarting if it does not converge.
+
+    The first attempt runs the paper's parallel damped updates with a constant damping ξ (the paper decays ξ by
+    1% per iteration, ``damping_decay=0.99``, which can freeze EP before it converges). If it has not converged
+    after ``max_iter`` iterations and ``restarts`` is true, EP starts again from the same sites three times:
+    with ξ, leaving the Gaussian part of a site whose update has a negative variance unchanged instead of
+    setting its variance to v_∞ (paper §3.2); and with ``min(ξ, 0.5)`` both ways. Of the restarts that
+    converge, the one of largest evidence (eq. 28) is returned; if none converges, the first attempt is
+    returned with ``converged=False`` (docs/spike_slab.md, "Inference"). A fit that does not converge
+    always sets ``converged=False``, and warns unless ``warn`` is false.
 
     Parameters
     ----------
@@ -585,118 +601,164 @@ def expectation_propagation(
     noise_variance : float
         σ0² > 0 (eq. 1).
     damping : float, default=0.9
-        Initial ξ; multiplied by ``damping_decay`` after each iteration (ξ_t = 0.9 · 0.99^t; paper §3).
-    damping_decay : float, default=0.99
-        Factor applied to the damping after each iteration.
+        ξ, the weight of the new site in each damped update (paper §3).
+    damping_decay : float, default=1.0
+        Factor applied to ξ after each iteration; 1.0 keeps it constant, 0.99 is the paper's schedule
+        (ξ_t = 0.9 · 0.99^t).
     tol : float, default=1e-4
         Stop when the largest change of m, diag V and σ(p) between iterations is below ``tol`` (our rule).
-    max_iter : int, default=200
-        Maximum number of iterations.
+    max_iter : int, default=400
+        Maximum number of iterations of each attempt.
     infinite_variance : float, optional
         v_∞ for negative site variances (paper §3.2); default ``100 · max(v_s)``.
     solver : {"auto", "woodbury", "direct"}
         "auto": direct when n ≥ d, Woodbury otherwise.
     init : SiteParameters, optional
         Start from these sites (warm start); default: the moment-matched prior (:meth:`SiteParameters.initial`).
+    restarts : bool, default=True
+        Restart as above when the first attempt does not converge.
     warn : bool, default=True
-        Issue a ``ConvergenceWarning`` when ``max_iter`` is reached.
+        Issue a ``ConvergenceWarning`` when the fit does not converge. Only internal loops that judge
+        convergence themselves (the evidence fixed point) turn it off.
 
     Returns
     -------
     EPResult
         The EP approximation (the posterior moments, the group log-odds, the site parameters and the
-        evidence) and how the iterations ended (``converged``, ``n_iter``, ...).
+        evidence) and how the iterations ended (``converged``, ``n_iter``, ``n_restarts``, ...).
     """
     n, d = X.shape
     with single_threaded_blas(float(min(n, d)) ** 2 * d < SMALL_PROBLEM_FLOPS):
-        return _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_variance, damping,
-                                        damping_decay, tol, max_iter, infinite_variance, solver, init, warn)
-
-
-def _expectation_propagation(X, y, groups, prior_inclusion, slab_variance, noise_variance, damping, damping_decay,
-                             tol, max_iter, infinite_variance, solver, init, warn):  # fmt: skip
-    n, d = X.shape
-    vs = slab_variance[groups]
-    prior_log_odds = logit(prior_inclusion)
-    v_inf = 100.0 * max(float(np.max(slab_variance)), 1.0) if infinite_variance is None else float(infinite_variance)
-    minimum_variance = 1e-12 * vs
-    with np.errstate(over="ignore", invalid="ignore"):
-        design, target, projected_out, solver = _prepare_design(X, y, solver)
-        xty_scaled = design.T @ target / noise_variance
-    if not (np.all(np.isfinite(xty_scaled)) and np.all(np.isfinite(design)) and np.isfinite(projected_out[1])):
-        raise InputValueError(
-            "Xᵀy / noise_variance overflows double precision: X or y is too large for "
-            f"noise_variance={noise_variance:g}; rescale X and y"
-        )
-    if init is None:
-        sites = SiteParameters.initial(prior_inclusion[groups], vs)
-    else:
-        if any(np.shape(a) != (d,) for a in (init.variance, init.mean, init.log_odds)):
-            raise InputValueError(f"init sites must have {d} entries each")
-        sites = SiteParameters(np.maximum(init.variance, minimum_variance), init.mean.copy(), init.log_odds.copy())
-    workspace = np.empty_like(design)
-    gaussian = gaussian_part(design, target, xty_scaled, noise_variance, sites.variance, sites.mean,
-                             workspace=workspace, projected_out=projected_out)  # fmt: skip
-    flat = _zero_columns(gaussian)  # all-zero columns: sites in closed form (flat_cavity_sites)
-    log_odds = group_log_odds(sites.log_odds, groups, prior_log_odds)
-    probabilities = expit(log_odds)
-    xi = float(damping)
-    n_skipped = n_clamped = 0
-    converged = False
-    change = proposed_change = np.inf
-    iteration = 0
-    for iteration in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        cavity_mean, cavity_variance = cavity_parameters(gaussian.r, xty_scaled, gaussian.xt_k_xu, sites.variance,
-                                                         sites.mean)  # fmt: skip
-        valid = np.isfinite(cavity_variance) & (cavity_variance > 0) & np.isfinite(cavity_mean) & ~flat
-        n_skipped += int(d - np.count_nonzero(valid | flat))
-        cavity_variance = np.where(valid, cavity_variance, 1.0)
-        cavity_mean = np.where(valid, cavity_mean, 0.0)
-        cavity_log_odds = log_odds[groups] - sites.log_odds
-        variance, mean, votes, clamped = site_update(cavity_mean, cavity_variance, cavity_log_odds, vs, v_inf,
-                                                     minimum_variance)  # fmt: skip
-        n_clamped += int(np.count_nonzero(clamped & valid))
-        if flat.any():
-            flat_variance, flat_mean, flat_votes = flat_cavity_sites(cavity_log_odds, vs)
-            variance = np.where(flat, np.maximum(flat_variance, minimum_variance), variance)
-            mean, votes = np.where(flat, flat_mean, mean), np.where(flat, flat_votes, votes)
-            valid = valid | flat
-        proposed = SiteParameters(np.where(valid, variance, sites.variance), np.where(valid, mean, sites.mean),
-                                  np.where(valid, votes, sites.log_odds))  # fmt: skip
-        # the undamped step's effect on the group probabilities (damping decay can freeze EP)
-        proposed_change = float(np.max(np.abs(expit(group_log_odds(proposed.log_odds, groups, prior_log_odds))
-                                              - probabilities)))  # fmt: skip
-        sites = damp_sites(sites, proposed, xi)
-        xi *= damping_decay
-        new_gaussian = gaussian_part(design, target, xty_scaled, noise_variance, sites.variance, sites.mean,
-                                     workspace=workspace, projected_out=projected_out)  # fmt: skip
-        log_odds = group_log_odds(sites.log_odds, groups, prior_log_odds)
-        new_probabilities = expit(log_odds)
-        change = max(
-            float(np.max(np.abs(new_gaussian.mean - gaussian.mean))),
-            float(np.max(np.abs(new_gaussian.variance - gaussian.variance))),
-            float(np.max(np.abs(new_probabilities - probabilities))),
-        )
-        gaussian, probabilities = new_gaussian, new_probabilities
-        if change < tol:
-            converged = True
-            break
-    frozen = converged and proposed_change > FROZEN_FACTOR * tol
-    if frozen:
-        converged = False
-    if not converged and warn:
+        problem = _EPProblem.build(X, y, groups, prior_inclusion, slab_variance, noise_variance, infinite_variance,
+                                   solver, init)  # fmt: skip
+        first = problem.iterate(float(damping), damping_decay, tol, max_iter, keep_negative=False)
+        chosen, n_restarts = first, 0
+        if restarts and not first.converged:
+            second = min(float(damping), RESTART_DAMPING)
+            tries = [problem.iterate(xi, damping_decay, tol, max_iter, keep_negative=keep)
+                     for xi, keep in ((float(damping), True), (second, False), (second, True))]  # fmt: skip
+            n_restarts = len(tries)
+            good = [r for r in tries if r.converged and np.isfinite(r.log_evidence)]
+            if good:
+                chosen = max(good, key=lambda r: r.log_evidence)
+        chosen.n_restarts = n_restarts
+    if not chosen.converged and warn:
         reason = (
             f"the damped steps fell below tol={tol} but the undamped update still moves a group probability by "
-            f"{proposed_change:.3g}: damping has frozen EP"
-            if frozen
-            else f"last change {change:.3g} > tol={tol}"
+            f"{chosen.proposed_change:.3g}: damping has frozen EP"
+            if chosen.last_change < tol
+            else f"last change {chosen.last_change:.3g} > tol={tol}"
         )
+        again = f" nor in {n_restarts} restarts" if n_restarts else ""
         warnings.warn(
-            f"EP did not converge in {iteration} iterations ({reason}); increase max_iter, reduce the damping "
-            "decay or check the hyperparameters",
+            f"EP did not converge in {chosen.n_iter} iterations{again} ({reason}); increase max_iter, lower the "
+            "damping or check the hyperparameters",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=2,
         )
-    evidence = log_evidence(gaussian, sites, groups, prior_log_odds, vs)
-    return EPResult(gaussian.mean, gaussian.variance, log_odds, sites, evidence, iteration, converged, n_skipped,
-                    n_clamped, change, proposed_change, gaussian, solver)  # fmt: skip
+    return chosen
+
+
+@dataclass
+class _EPProblem:
+    """The data and model of one EP fit in the engine's form, and its starting sites (for restarts)."""
+
+    design: np.ndarray
+    target: np.ndarray
+    projected_out: tuple
+    solver: str
+    xty_scaled: np.ndarray
+    noise_variance: float
+    groups: np.ndarray
+    prior_log_odds: np.ndarray
+    slab_variance: np.ndarray
+    infinite_variance: float
+    minimum_variance: np.ndarray
+    start: SiteParameters
+
+    @classmethod
+    def build(cls, X, y, groups, prior_inclusion, slab_variance, noise_variance, infinite_variance, solver, init):
+        d = X.shape[1]
+        vs = slab_variance[groups]
+        v_inf = (100.0 * max(float(np.max(slab_variance)), 1.0) if infinite_variance is None
+                 else float(infinite_variance))  # fmt: skip
+        minimum_variance = 1e-12 * vs
+        with np.errstate(over="ignore", invalid="ignore"):
+            design, target, projected_out, solver = _prepare_design(X, y, solver)
+            xty_scaled = design.T @ target / noise_variance
+        if not (np.all(np.isfinite(xty_scaled)) and np.all(np.isfinite(design)) and np.isfinite(projected_out[1])):
+            raise InputValueError(
+                "Xᵀy / noise_variance overflows double precision: X or y is too large for "
+                f"noise_variance={noise_variance:g}; rescale X and y"
+            )
+        if init is None:
+            start = SiteParameters.initial(prior_inclusion[groups], vs)
+        else:
+            if any(np.shape(a) != (d,) for a in (init.variance, init.mean, init.log_odds)):
+                raise InputValueError(f"init sites must have {d} entries each")
+            start = SiteParameters(np.maximum(init.variance, minimum_variance), init.mean.copy(),
+                                   init.log_odds.copy())  # fmt: skip
+        return cls(design, target, projected_out, solver, xty_scaled, float(noise_variance), groups,
+                   logit(prior_inclusion), vs, v_inf, minimum_variance, start)  # fmt: skip
+
+    def iterate(self, damping, damping_decay, tol, max_iter, *, keep_negative):
+        """One run of the EP loop from ``self.start``; returns an :class:`EPResult` (with ``n_restarts=0``)."""
+        design, target, xty_scaled, groups = self.design, self.target, self.xty_scaled, self.groups
+        prior_log_odds, vs, noise_variance = self.prior_log_odds, self.slab_variance, self.noise_variance
+        minimum_variance, projected_out = self.minimum_variance, self.projected_out
+        d = design.shape[1]
+        sites = self.start
+        workspace = np.empty_like(design)
+        gaussian = gaussian_part(design, target, xty_scaled, noise_variance, sites.variance, sites.mean,
+                                 workspace=workspace, projected_out=projected_out)  # fmt: skip
+        flat = _zero_columns(gaussian)  # all-zero columns: sites in closed form (flat_cavity_sites)
+        log_odds = group_log_odds(sites.log_odds, groups, prior_log_odds)
+        probabilities = expit(log_odds)
+        xi = float(damping)
+        n_skipped = n_clamped = 0
+        converged = False
+        change = proposed_change = np.inf
+        iteration = 0
+        for iteration in range(1, max_iter + 1):  # noqa: B007 - the count is reported
+            cavity_mean, cavity_variance = cavity_parameters(gaussian.r, xty_scaled, gaussian.xt_k_xu,
+                                                             sites.variance, sites.mean)  # fmt: skip
+            valid = np.isfinite(cavity_variance) & (cavity_variance > 0) & np.isfinite(cavity_mean) & ~flat
+            n_skipped += int(d - np.count_nonzero(valid | flat))
+            cavity_variance = np.where(valid, cavity_variance, 1.0)
+            cavity_mean = np.where(valid, cavity_mean, 0.0)
+            cavity_log_odds = log_odds[groups] - sites.log_odds
+            variance, mean, votes, clamped = site_update(cavity_mean, cavity_variance, cavity_log_odds, vs,
+                                                         self.infinite_variance, minimum_variance)  # fmt: skip
+            n_clamped += int(np.count_nonzero(clamped & valid))
+            if keep_negative:  # a negative-variance site keeps its Gaussian part (and still votes)
+                variance, mean = np.where(clamped, sites.variance, variance), np.where(clamped, sites.mean, mean)
+            if flat.any():
+                flat_variance, flat_mean, flat_votes = flat_cavity_sites(cavity_log_odds, vs)
+                variance = np.where(flat, np.maximum(flat_variance, minimum_variance), variance)
+                mean, votes = np.where(flat, flat_mean, mean), np.where(flat, flat_votes, votes)
+                valid = valid | flat
+            proposed = SiteParameters(np.where(valid, variance, sites.variance), np.where(valid, mean, sites.mean),
+                                      np.where(valid, votes, sites.log_odds))  # fmt: skip
+            # the undamped step's effect on the group probabilities (damping decay can freeze EP)
+            proposed_change = float(np.max(np.abs(expit(group_log_odds(proposed.log_odds, groups, prior_log_odds))
+                                                  - probabilities)))  # fmt: skip
+            sites = damp_sites(sites, proposed, xi)
+            xi *= damping_decay
+            new_gaussian = gaussian_part(design, target, xty_scaled, noise_variance, sites.variance, sites.mean,
+                                         workspace=workspace, projected_out=projected_out)  # fmt: skip
+            log_odds = group_log_odds(sites.log_odds, groups, prior_log_odds)
+            new_probabilities = expit(log_odds)
+            change = max(
+                float(np.max(np.abs(new_gaussian.mean - gaussian.mean))),
+                float(np.max(np.abs(new_gaussian.variance - gaussian.variance))),
+                float(np.max(np.abs(new_probabilities - probabilities))),
+            )
+            gaussian, probabilities = new_gaussian, new_probabilities
+            if change < tol:
+                converged = True
+                break
+        if converged and proposed_change > FROZEN_FACTOR * tol:  # frozen by the damping decay, not converged
+            converged = False
+        evidence = log_evidence(gaussian, sites, groups, prior_log_odds, vs)
+        return EPResult(gaussian.mean, gaussian.variance, log_odds, sites, evidence, iteration, converged, n_skipped,
+                        n_clamped, change, proposed_change, gaussian, self.solver)  # fmt: skip

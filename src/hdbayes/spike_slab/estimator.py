@@ -61,15 +61,19 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         σ0², the noise variance (eq. 1).
     fit_intercept : bool, default=True
         Centre X and y; the intercept gets a flat prior.
-    max_iter : int, default=200
-        Maximum number of EP iterations.
+    max_iter : int, default=400
+        Maximum number of EP iterations of each attempt. An attempt that does not converge is followed
+        by three restarts (a lower damping, and negative-variance sites left unchanged), and the
+        converged restart of largest evidence is kept (docs/spike_slab.md, "Inference"); a fit that
+        still does not converge warns (``ConvergenceWarning``) and sets ``converged_=False``.
     tol : float, default=1e-4
         Convergence threshold on the change of the posterior means, variances and group
         inclusion probabilities (the paper gives no rule; docs/spike_slab.md).
     damping : float, default=0.9
-        Initial damping ξ (paper §3).
-    damping_decay : float, default=0.99
-        ξ is multiplied by this after every iteration ("decreased by 1%").
+        Damping ξ, the weight of the new site in each update (paper §3).
+    damping_decay : float, default=1.0
+        ξ is multiplied by this after every iteration; 1.0 keeps ξ constant, 0.99 is the paper's
+        "decreased by 1%" (which can freeze EP before it converges).
     hyperparameters : {"fixed", "evidence"}, default="fixed"
         "evidence": maximise EP's log evidence (eq. 28) over σ0², a common scale of v_s and a
         common shift of logit p0 by fixed-point updates at EP's stationary point (docs/spike_slab.md,
@@ -98,7 +102,9 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
     log_evidence_ : float
         EP's approximation of log P(y | X) for the centred data (paper eq. 28, in a stable form).
     n_iter_ : int
+        EP iterations of the attempt kept.
     converged_ : bool
+        Whether EP converged (False comes with a ``ConvergenceWarning``).
     prior_inclusion_, slab_variance_ : ndarray of shape (n_groups_,)
         The values used (chosen by evidence if ``hyperparameters="evidence"``).
     noise_variance_ : float
@@ -143,8 +149,8 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
     def __init__(
             self, groups: int | ArrayLike | Sequence[Sequence[int]] | None = None,
             prior_inclusion: float | ArrayLike = 0.5, slab_variance: float | ArrayLike = 1.0,
-            noise_variance: float = 1.0, fit_intercept: bool = True, max_iter: int = 200, tol: float = 1e-4,
-            damping: float = 0.9, damping_decay: float = 0.99, hyperparameters: Literal["fixed", "evidence"] = "fixed",
+            noise_variance: float = 1.0, fit_intercept: bool = True, max_iter: int = 400, tol: float = 1e-4,
+            damping: float = 0.9, damping_decay: float = 1.0, hyperparameters: Literal["fixed", "evidence"] = "fixed",
             solver: Literal["auto", "woodbury", "direct"] = "auto",
             infinite_variance: float | None = None) -> None:  # fmt: skip
         self.groups = groups
