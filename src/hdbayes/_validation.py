@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import os
 import sys
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -39,17 +40,23 @@ __all__ = [
     "check_finite_output",
     "check_generator",
     "check_level_codes",
+    "check_level_memory",
+    "check_memory",
+    "check_n_jobs",
     "check_positive",
     "column_label",
     "feature_label",
     "feature_thresholds",
     "first_entry",
     "fit_binarize_thresholds",
+    "format_bytes",
     "is_dask_array",
     "overflow_error",
     "plain_value",
+    "prediction_row_batches",
     "single_class_error",
     "unchanged_on_error",
+    "usable_memory",
     "validate_input",
 ]
 
@@ -58,7 +65,13 @@ def validate_input(estimator, X, y="no_validation", *, targets=False, **kwargs):
     """scikit-learn's ``validate_data`` (and, with ``targets=True``, ``check_classification_targets``)
     with their errors (NaN, infinity, shapes, feature counts, dtypes, label types) re-raised as
     :class:`~hdbayes.exceptions.InputValueError` / :class:`~hdbayes.exceptions.InputTypeError`,
-    with the same messages, so that they count as the user's mistakes."""
+    with the same messages, so that they count as the user's mistakes.
+
+    With ``y_numeric=True`` (the regressors) y comes back as float64, and a target of strings, bytes or
+    other non-numbers is an :class:`~hdbayes.exceptions.InputTypeError` naming y (scikit-learn converts only
+    object arrays; a string array would reach the arithmetic)."""
+    if kwargs.get("y_numeric") and y is not None and not isinstance(y, str):
+        _check_numeric_target(y)
     try:
         result = validate_data(estimator, X, y, **kwargs)
         if targets:
@@ -70,6 +83,27 @@ def validate_input(estimator, X, y="no_validation", *, targets=False, **kwargs):
         raise InputValueError(str(error)) from error
     except TypeError as error:
         raise InputTypeError(str(error)) from error
+
+
+def _check_numeric_target(y):
+    """Refuse a regression target of strings or bytes (or an object array holding one), naming y."""
+    values = np.asarray(y)
+    kind = values.dtype.kind
+    if kind == "O":
+        flat = values.ravel()
+        text = [v for v in flat if isinstance(v, (str, bytes))][:1]
+        if not text:
+            return
+        first, what = text[0], "values"
+    elif kind in "USV":
+        first, what = (values.ravel()[0] if values.size else None), {"U": "strings", "S": "bytes", "V": "records"}[kind]
+    else:
+        return
+    shown = "" if first is None else f" such as {plain_value(first)}"
+    raise InputTypeError(
+        f"y must hold numbers (a regression target), got {what}{shown}; convert it with y.astype(float), or use "
+        "a classifier for class labels"
+    )
 
 
 def check_positive(name, value, *, allow_zero=False):
@@ -218,14 +252,15 @@ def first_entry(X, bad):
     return j, float(np.asarray(X)[i, j])
 
 
-def check_binary_features(X, binarize=None, feature_names=None):
+def check_binary_features(X, binarize=None, feature_names=None, columns=0):
     """Return X with values in {0, 1}: dense arrays keep their dtype, sparse ones become CSC.
 
     ``binarize`` is None (X must already be 0/1: any other value is refused, naming its
     column with ``feature_names`` when given), a float threshold, or an array of
     per-feature thresholds (values > threshold become 1, the rest 0, as in scikit-learn's
     ``BernoulliNB``). Estimators resolve ``binarize="median"`` to thresholds with
-    :func:`fit_binarize_thresholds` first.
+    :func:`fit_binarize_thresholds` first. When X is a block of the data, ``columns`` is the
+    global index of its first column or of each of its columns (see :func:`column_label`).
     """
     if binarize is not None:
         return binarize_features(X, binarize)
@@ -235,8 +270,8 @@ def check_binary_features(X, binarize=None, feature_names=None):
     if bad.any():
         column, value = first_entry(X, bad)
         raise InputValueError(
-            f"X must hold binary features (0/1): {feature_label(column, feature_names)} has the value {value:g}; "
-            "pass binarize=<threshold> (or 'median') to binarize continuous data"
+            f"X must hold binary features (0/1): {column_label(column, columns, feature_names)} has the value "
+            f"{value:g}; pass binarize=<threshold> (or 'median') to binarize continuous data"
         )
     return X
 
@@ -434,3 +469,300 @@ def unchanged_on_error(estimator):
         estimator.__dict__.clear()
         estimator.__dict__.update(state)
         raise
+
+
+def _read_number(path):
+    """The first word of a one-line kernel file as an int; None when missing, unreadable or ``max``."""
+    try:
+        with open(path) as file:
+            word = file.read().split()[0]
+        return int(word)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _cgroup_memory_left():
+    """Bytes left under this process's cgroup memory limit (v2 ``memory.max`` − ``memory.current``, or v1
+    ``memory.limit_in_bytes`` − ``memory.usage_in_bytes``); None without a limit."""
+    paths = {"": "/"}
+    try:
+        with open("/proc/self/cgroup") as file:
+            for line in file:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                if controllers == "" or "memory" in controllers.split(","):
+                    paths[controllers and "memory"] = path
+    except (OSError, ValueError):
+        pass
+    left = []
+    for version, (limit_name, usage_name) in (
+        ("", ("memory.max", "memory.current")),
+        ("memory", ("memory.limit_in_bytes", "memory.usage_in_bytes")),
+    ):
+        root = os.path.join("/sys/fs/cgroup", version)
+        for folder in dict.fromkeys((os.path.join(root, paths.get(version, "/").lstrip("/")), root)):
+            limit = _read_number(os.path.join(folder, limit_name))
+            if limit is not None and limit < 1 << 60:  # v1 writes "no limit" as a huge number
+                left.append(max(limit - (_read_number(os.path.join(folder, usage_name)) or 0), 0))
+                break
+    return min(left) if left else None
+
+
+def _meminfo_available():
+    """``MemAvailable`` of ``/proc/meminfo`` in bytes (None where there is no such file)."""
+    try:
+        with open("/proc/meminfo") as file:
+            for line in file:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _address_space_left():
+    """Bytes left under the soft ``RLIMIT_AS`` (``ulimit -v``) given this process's current size; None without
+    a limit."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
+        return None
+    if limit == resource.RLIM_INFINITY:
+        return None
+    size = 0
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        with open("/proc/self/status") as file:
+            for line in file:
+                if line.startswith("VmSize:"):
+                    size = int(line.split()[1]) * 1024
+    return max(limit - size, 0)
+
+
+def usable_memory():
+    """Bytes of memory this process can still allocate: the least of what is left under its cgroup's limit,
+    ``MemAvailable`` of ``/proc/meminfo`` and what is left under ``ulimit -v``; where none of them can be read,
+    the physical memory (``os.sysconf``).
+
+    Returns
+    -------
+    int or None
+        The bytes; None only where even the physical memory is unknown.
+    """
+    known = [value for value in (_cgroup_memory_left(), _meminfo_available(), _address_space_left()) if value]
+    if known:
+        return min(known)
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def format_bytes(n_bytes):
+    """A number of bytes for a message: ``"512 bytes"``, ``"3.2 MB"``, ``"80 GB"``, ``"4.3e+05 PB"``."""
+    n_bytes = float(n_bytes)
+    if n_bytes < 1000:
+        return f"{n_bytes:.0f} bytes"
+    for unit in ("kB", "MB", "GB", "TB"):
+        n_bytes /= 1000
+        if n_bytes < 1000:
+            return f"{n_bytes:.2g} {unit}" if n_bytes < 10 else f"{n_bytes:.0f} {unit}"
+    n_bytes /= 1000
+    return f"{n_bytes:.0f} PB" if n_bytes < 1e6 else f"{n_bytes:.2g} PB"
+
+
+def check_memory(n_bytes, what, *, purpose=None):
+    """Refuse, before allocating it, memory beyond what this process can use.
+
+    Estimators call it with an estimate of the memory a size option will need (saved draws, tables of counts,
+    grids) before the arrays are created, so that an absurd value is refused at once, naming the option,
+    instead of failing in numpy ("Unable to allocate 426 PiB") or growing until the machine swaps.
+
+    Parameters
+    ----------
+    n_bytes : int or float
+        The estimate, in bytes (a float when it may exceed int64).
+    what : str
+        The option(s) responsible, as the user wrote them: ``"n_chains = 1000000000"``.
+    purpose : str, optional
+        What the memory is for: ``"the saved draws"``.
+
+    Returns
+    -------
+    float
+        ``n_bytes``.
+
+    Raises
+    ------
+    InputValueError
+        ``"n_chains = 1000000000 would need about 80 GB for the saved draws; this process can use about
+        24 GB"`` when the estimate exceeds :func:`usable_memory`.
+    """
+    n_bytes = float(n_bytes)
+    available = usable_memory()
+    if available is not None and n_bytes > available:
+        raise InputValueError(
+            f"{what} would need about {format_bytes(n_bytes)}{f' for {purpose}' if purpose else ''}; this process "
+            f"can use about {format_bytes(available)}"
+        )
+    return n_bytes
+
+
+def check_level_memory(n_levels, n_features, n_classes, *, name="n_levels"):
+    """Refuse a number of categorical levels whose class × level tables cannot fit in memory.
+
+    The estimate is 24 · p · G · L bytes (24 · G · Σ_j L_j with one L per feature): three numbers of 8 bytes for
+    every feature, class and level (the counts, the prior's pseudo-counts or the table of tables, and the
+    log-probabilities fitted from them); see :func:`check_memory`.
+
+    Parameters
+    ----------
+    n_levels : int or array-like of int
+        L (the largest, when one per feature).
+    n_features, n_classes : int
+        p and G (a lower bound when not known yet).
+    name : str, default="n_levels"
+        The option, for the message.
+
+    Returns
+    -------
+    float
+        The estimate in bytes.
+    """
+    levels = np.asarray(n_levels, dtype=np.float64)
+    total = float(levels.sum()) if levels.ndim else float(levels) * int(n_features)
+    varies = levels.ndim and levels.size and levels.min() != levels.max()
+    shown = f"max({name}) = {int(levels.max())}" if varies else f"{name} = {int(levels.max(initial=0))}"
+    return check_memory(
+        24.0 * total * int(n_classes),
+        f"{shown} (with {int(n_features)} features and {int(n_classes)} classes)",
+        purpose="the class × level tables",
+    )
+
+
+def check_n_jobs(n_jobs, n_tasks=None):
+    """joblib's ``n_jobs`` capped at the usable cores (and at the number of tasks, when given).
+
+    None and 1 stay as they are (nothing runs in parallel); a negative value counts back from the usable cores
+    as in joblib (−1: all of them), at least 1; 0 is refused. A value above the usable cores (affinity mask
+    and cgroup quota respected, :func:`hdbayes._threads.usable_cores`) is capped there: more threads than cores
+    only cost memory.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        The option.
+    n_tasks : int, optional
+        How many independent tasks there are (chains, grid values).
+
+    Returns
+    -------
+    int or None
+        The number of workers to ask joblib for.
+    """
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise InputTypeError(f"n_jobs must be an integer or None, got {type(n_jobs).__name__}")
+    from hdbayes._threads import usable_cores
+
+    n_jobs, cores = int(n_jobs), usable_cores()
+    if n_jobs == 0:
+        raise InputValueError("n_jobs must be at least 1, -1 (all usable cores) or None, got 0")
+    n_jobs = max(cores + 1 + n_jobs, 1) if n_jobs < 0 else min(n_jobs, cores)
+    return n_jobs if n_tasks is None else max(min(n_jobs, int(n_tasks)), 1)
+
+
+#: Memory of one row batch of a prediction from selected columns (:func:`prediction_row_batches`), in bytes.
+PREDICTION_BATCH_BYTES = 32 * 2**20
+
+
+def _selected_block(X, rows, columns):
+    """``X[rows][:, columns]`` of an ndarray, a DataFrame or a CSR matrix, copying only that block (``columns``
+    None: all columns)."""
+    if hasattr(X, "iloc"):
+        return X.iloc[rows] if columns is None else X.iloc[rows, columns]
+    block = X[rows]
+    return block if columns is None else block[:, columns]
+
+
+def prediction_row_batches(estimator, X, columns, *, row_bytes, **check_kwargs):
+    """The test data a model of selected columns reads: ``X[rows][:, columns]`` in row batches, each validated.
+
+    X's shape and feature names are checked against the fit (``n_features_in_``, ``feature_names_in_``, with
+    scikit-learn's messages) without converting X; then X is cut into batches of about
+    :data:`PREDICTION_BATCH_BYTES` (``row_bytes``: the prediction's memory per row), and only the block of each
+    batch's rows and the ``columns`` is validated by scikit-learn's ``check_array`` with ``check_kwargs``
+    (``dtype``, ``accept_sparse``, ``ensure_all_finite``: the estimator's checks of test data, with their
+    messages). The memory of a prediction is then that of the k selected columns of one batch, however many
+    columns X has.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        The model; its fitted number of features and names are checked.
+    X : ndarray, DataFrame or sparse matrix of shape (n_samples, n_features_in_)
+        The test data.
+    columns : ndarray of int
+        The columns the model reads (the selected features), in its order.
+    row_bytes : int
+        Bytes a prediction needs per row.
+    **check_kwargs
+        Passed to :func:`sklearn.utils.check_array` for each block.
+
+    Returns
+    -------
+    list of (slice, block) or None
+        The batches in row order (at least one); None when X is another kind of input (a list, a 1-D or
+        empty array), which the caller validates whole, as before.
+    """
+    from sklearn.utils.validation import _check_feature_names, _check_n_features, check_array
+
+    is_frame = hasattr(X, "iloc") and getattr(X, "ndim", 0) == 2
+    if not (is_frame or (isinstance(X, np.ndarray) and X.ndim == 2) or (sp.issparse(X) and X.ndim == 2)):
+        return None
+    n = X.shape[0]
+    if n == 0:
+        return None
+    try:
+        _check_feature_names(estimator, X, reset=False)
+        _check_n_features(estimator, X, reset=False)
+    except ValueError as error:
+        raise InputValueError(str(error)) from error
+    columns = np.asarray(columns, dtype=np.intp)
+    if columns.shape[0] == X.shape[1] and np.array_equal(columns, np.arange(X.shape[1])):
+        columns = None  # every column: batches of rows are views
+    if sp.issparse(X) and X.format != "csr":  # rows are cut from CSR
+        if columns is not None and X.format == "csc":
+            X, columns = X[:, columns].tocsr(), None  # the k selected columns alone
+        else:
+            X = X.tocsr()
+    rows = max(int(PREDICTION_BATCH_BYTES // max(int(row_bytes), 1)), 1)
+    check_kwargs.setdefault("estimator", estimator)
+    check_kwargs.setdefault("input_name", "X")
+    batches = []
+    for start in range(0, n, rows):
+        batch = slice(start, min(start + rows, n))
+        batches.append((batch, _LazyBlock(X, batch, columns, check_kwargs, check_array)))
+    return batches
+
+
+class _LazyBlock:
+    """One batch of :func:`prediction_row_batches`, cut and validated only when asked for (``get()``), so that
+    one batch at a time is in memory."""
+
+    __slots__ = ("X", "rows", "columns", "kwargs", "check")
+
+    def __init__(self, X, rows, columns, kwargs, check):
+        self.X, self.rows, self.columns, self.kwargs, self.check = X, rows, columns, kwargs, check
+
+    def get(self):
+        block = _selected_block(self.X, self.rows, self.columns)
+        try:
+            return self.check(block, **self.kwargs)
+        except (InputValueError, InputTypeError):
+            raise
+        except ValueError as error:
+            raise InputValueError(str(error)) from error
+        except TypeError as error:
+            raise InputTypeError(str(error)) from error

@@ -24,6 +24,7 @@ their chains with :func:`hdbayes.mcmc.run_chains`, keeping the result in ``trace
 
 from __future__ import annotations
 
+import functools
 import warnings
 from numbers import Integral
 from typing import TYPE_CHECKING
@@ -34,9 +35,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_class_labels, is_dask_array, validate_input
+from hdbayes._validation import check_class_labels, is_dask_array, prediction_row_batches, validate_input
 from hdbayes.exceptions import InputTypeError, InputValueError
-from hdbayes.mcmc.chains import Schedule, run_chains
+from hdbayes.mcmc.chains import Schedule, check_chain_memory, run_chains
 
 if TYPE_CHECKING:
     from typing import Any
@@ -122,13 +123,63 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
         if is_dask_array(X):
             return self._predict_dask(X, "predict_joint_log_proba")
         check_is_fitted(self)
-        X = self._validate_for_prediction(X)
+        columns = self._prediction_columns()
+        batches = None if columns is None else self._prediction_batches(X, columns)
+        if batches is None:
+            return self._checked_joint_log_likelihood(self._validate_for_prediction(X), self._joint_log_likelihood)
+        jll = np.empty((X.shape[0], self.classes_.shape[0]))
+        for rows, block in batches:
+            block = self._check_selected_values(block.get(), columns)
+            jll[rows] = self._checked_joint_log_likelihood(
+                block, functools.partial(self._selected_joint_log_likelihood, first_row=rows.start)
+            )
+        return jll
+
+    def _checked_joint_log_likelihood(self, X, joint_log_likelihood):
+        """``joint_log_likelihood(X)`` as float64, a NaN, +inf or overflow in it refused as the user's input
+        error."""
         with np.errstate(over="ignore", invalid="ignore"):
-            jll = np.asarray(self._joint_log_likelihood(X), dtype=np.float64)
+            jll = np.asarray(joint_log_likelihood(X), dtype=np.float64)
         bad = np.isnan(jll) | (jll == np.inf) | self._overflow_entries(jll)
         if bad.any():
             raise InputValueError(f"the joint log-likelihood is not finite; {self._overflow_message(X)}")
         return jll
+
+    # -- prediction from selected columns, in row batches -----------------------------------------
+
+    def _prediction_columns(self):
+        """The columns of X a prediction reads (hook): None (all, validated whole by
+        ``_validate_for_prediction``), or, for a model of selected features, their indices. Then a
+        prediction validates X's shape and names, and validates, checks (``_check_selected_values``) and
+        predicts (``_selected_joint_log_likelihood``) only those columns, in row batches
+        (:func:`hdbayes._validation.prediction_row_batches`): its memory is bounded by the selected
+        columns of one batch."""
+        return None
+
+    def _prediction_batches(self, X, columns):
+        """The row batches of the selected ``columns`` of X (None: validate X whole instead)."""
+        return prediction_row_batches(self, X, columns, row_bytes=self._prediction_row_bytes(len(columns)),
+                                      **self._prediction_check_kwargs())  # fmt: skip
+
+    def _prediction_check_kwargs(self):
+        """scikit-learn's ``check_array`` options for a block of test data (hook; those of
+        ``_validate_for_prediction``)."""
+        return {"dtype": np.float64, "ensure_all_finite": True}
+
+    def _prediction_row_bytes(self, k):
+        """Bytes a prediction needs per row of ``k`` selected columns (hook): the columns as float64 and the
+        scores of every class."""
+        return 8 * (k + 64 * self.classes_.shape[0])
+
+    def _check_selected_values(self, X, columns):
+        """A validated block of the selected ``columns`` checked for the model's values (hook), naming a
+        feature by its index (``columns``) or name in the whole X."""
+        return X
+
+    def _selected_joint_log_likelihood(self, X, first_row=0):
+        """``_joint_log_likelihood`` of the selected columns alone (hook, with ``_prediction_columns``); X is
+        the block of rows from ``first_row`` on (for messages that name a row)."""
+        raise NotImplementedError  # pragma: no cover - abstract
 
     def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         """log p(y = c | x, training data), shape (n_samples, n_classes), by log-sum-exp.
@@ -237,13 +288,22 @@ class MCMCMixin:
     """
 
     def _schedule(self):
-        return Schedule(self.n_iter, self.burn_in, self.thin)
+        """The :class:`~hdbayes.mcmc.Schedule` of ``n_iter``, ``burn_in`` and ``thin``, refused (naming them and
+        ``n_chains``) when the chains could not fit in memory even at one number per draw: called first in
+        ``fit``, before any work."""
+        schedule = Schedule(self.n_iter, self.burn_in, self.thin)
+        check_chain_memory(schedule, self.n_chains)
+        return schedule
 
-    def _run_chains(self, chain, *, desc, trace_options=None, seeds=None, schedule=None):
-        """Run the chains, store and return the :class:`~hdbayes.mcmc.Trace` as ``trace_``."""
+    def _run_chains(self, chain, *, desc, trace_options=None, seeds=None, schedule=None, draw_bytes=8,
+                    warmup_bytes=0):  # fmt: skip
+        """Run the chains, store and return the :class:`~hdbayes.mcmc.Trace` as ``trace_``; ``draw_bytes`` and
+        ``warmup_bytes`` (bytes of one saved draw, of one burn-in record) size the memory check of
+        :func:`hdbayes.mcmc.run_chains`."""
         self.trace_ = run_chains(
             chain, schedule or self._schedule(), n_chains=self.n_chains, random_state=self.random_state,
             n_jobs=self.n_jobs, progress=self.progress, desc=desc, trace_options=trace_options, seeds=seeds,
+            draw_bytes=draw_bytes, warmup_bytes=warmup_bytes,
         )  # fmt: skip
         return self.trace_
 

@@ -36,7 +36,7 @@ from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_binary_features, feature_label, first_entry
+from hdbayes._validation import check_binary_features, check_level_memory, feature_label, first_entry
 from hdbayes.discrete._base import (
     PSEUDO_COUNT,
     GenerativeClassifier,
@@ -327,6 +327,7 @@ class BayesianCategoricalNB(GenerativeClassifier):
                 raise InputValueError(
                     f"n_categories has {requested.size} entries, X has {n_features} features"
                 ) from exc
+        check_level_memory(minimum, n_features, self.classes_.shape[0], name="n_categories")
         self.n_categories_ = minimum.astype(np.int64)
         self._set_offsets()
         self._flat_count = np.zeros((self.classes_.shape[0], self._offsets[-1]))

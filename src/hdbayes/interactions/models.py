@@ -30,7 +30,7 @@ from scipy.special import gammaln
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from hdbayes._validation import check_class_labels, check_count, validate_input
+from hdbayes._validation import check_class_labels, check_count, check_memory, validate_input
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, BayesianClassifier, MCMCMixin
 from hdbayes.exceptions import InputValueError
 from hdbayes.interactions.patterns import group_classification_patterns, group_sequence_patterns
@@ -272,6 +272,10 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
         self.grouping_ = self._group(X, order)
         self.n_original_ = self.grouping_.n_patterns
         self.n_compressed_ = self.grouping_.n_groups
+        if not self.compress:  # one group per pattern: a row of order_counts (O + 1) and a start, source, case...
+            n_patterns = float(np.asarray(self.grouping_.order_counts, dtype=np.float64).sum())
+            check_memory(8.0 * n_patterns * (order + 5), f"order = {order} with compress=False",
+                         purpose=f"the {n_patterns:.0f} uncompressed interaction patterns")  # fmt: skip
         self.expanded_ = None if self.compress else expand_grouping(self.grouping_)
         params = self.grouping_ if self.compress else self.expanded_
         # one seed per chain and one for prediction (predict_proba is deterministic for a fitted model)
@@ -292,8 +296,10 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
             return ChainDraws(posterior={"s": s, "sigma": sigma, **log_sigma}, warmup={"sigma": sigma_warmup})
 
         n_orders = order + 1
+        n_params = 1 if n_classes == 2 else n_classes  # a saved draw: s (groups × n_params), σ and log σ by order
         self._run_chains(
             chain, desc=type(self).__name__, seeds=seeds[:-1], schedule=schedule,
+            draw_bytes=8 * (params.n_groups * n_params + 2 * n_orders), warmup_bytes=8 * n_orders,
             trace_options={
                 "dims": {"s": ["group", "coefficient_set"], "sigma": ["order"]},
                 "coords": {"order": np.arange(n_orders)},

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hdbayes._validation import check_count, check_generator
+from hdbayes._validation import check_count, check_generator, check_memory, check_n_jobs
 from hdbayes.exceptions import InputValueError
 
 if TYPE_CHECKING:
@@ -45,7 +45,10 @@ if TYPE_CHECKING:
 
     from hdbayes._validation import RandomStateLike
 
-__all__ = ["ChainDraws", "Schedule", "Trace", "chain_seeds", "run_chains"]
+__all__ = ["ChainDraws", "Schedule", "Trace", "chain_memory", "chain_seeds", "check_chain_memory", "run_chains"]
+
+#: Bytes a chain costs besides its draws (its seed, generator and result objects), for :func:`chain_memory`.
+CHAIN_OVERHEAD = 1024
 
 
 @dataclasses.dataclass(frozen=True)
@@ -287,6 +290,70 @@ class Trace:
         return f"Trace(n_chains={self.n_chains}, n_draws={self.n_draws}, posterior=[{variables}])"
 
 
+def chain_memory(schedule: Schedule, n_chains: int, draw_bytes: int, warmup_bytes: int = 0) -> float:
+    """Estimate of the memory ``n_chains`` chains of ``schedule`` need, in bytes.
+
+    n_chains · (2 · n_saved · draw_bytes + 2 · burn_in · warmup_bytes + :data:`CHAIN_OVERHEAD`) + 8 · n_iter:
+    every chain's saved draws (and what it records during burn-in) are held twice at the end, in the
+    chains' results and in the stacked :class:`Trace`; the 8 · n_iter bytes are the schedule's table of
+    slots (:attr:`Schedule.slots`).
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The iterations of each chain.
+    n_chains : int
+        Number of chains.
+    draw_bytes : int
+        Bytes of one saved draw of all variables and sampler statistics.
+    warmup_bytes : int, default=0
+        Bytes recorded per burn-in iteration.
+
+    Returns
+    -------
+    float
+        The estimate (a float: it may exceed int64).
+    """
+    per_chain = 2.0 * schedule.n_saved * draw_bytes + 2.0 * schedule.burn_in * warmup_bytes + CHAIN_OVERHEAD
+    return float(n_chains) * per_chain + 8.0 * schedule.n_iter
+
+
+def check_chain_memory(schedule: Schedule, n_chains: int, draw_bytes: int = 8, warmup_bytes: int = 0) -> float:
+    """Refuse chains whose draws cannot fit in memory (:func:`chain_memory`), before anything is allocated.
+
+    The message names ``n_chains`` and the schedule's ``n_iter``, ``burn_in`` and ``thin`` with the estimate
+    (see :func:`hdbayes._validation.check_memory`).
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The iterations of each chain.
+    n_chains : int
+        Number of chains (≥ 1).
+    draw_bytes : int, default=8
+        Bytes of one saved draw (default: one number, the least any model saves).
+    warmup_bytes : int, default=0
+        Bytes recorded per burn-in iteration.
+
+    Returns
+    -------
+    float
+        The estimate in bytes.
+
+    Raises
+    ------
+    InputValueError
+        When the estimate exceeds the memory this process can use.
+    """
+    n_chains = check_count("n_chains", n_chains)
+    return check_memory(
+        chain_memory(schedule, n_chains, draw_bytes, warmup_bytes),
+        f"n_chains = {n_chains} chains of n_iter = {schedule.n_iter} iterations (burn_in = {schedule.burn_in}, "
+        f"thin = {schedule.thin}: {schedule.n_saved} saved draws of {int(draw_bytes)} bytes per chain)",
+        purpose="the saved draws",
+    )
+
+
 def chain_seeds(random_state: RandomStateLike, n_chains: int) -> list[int]:
     """The seeds of ``n_chains`` chains, drawn from ``random_state``.
 
@@ -316,7 +383,8 @@ def _show_progress(progress):
 def run_chains(
         chain: Callable, schedule: Schedule, *, n_chains: int = 1, random_state: RandomStateLike = None,
         n_jobs: int | None = None, progress: bool | None = None, desc: str = "MCMC",
-        trace_options: dict[str, Any] | None = None, seeds: Sequence[int] | None = None) -> Trace:  # fmt: skip
+        trace_options: dict[str, Any] | None = None, seeds: Sequence[int] | None = None, draw_bytes: int = 8,
+        warmup_bytes: int = 0) -> Trace:  # fmt: skip
     """Run ``n_chains`` independent chains of ``chain(rng, schedule, advance) -> ChainDraws``.
 
     Parameters
@@ -331,7 +399,9 @@ def run_chains(
         Seeds of the chains (see :func:`chain_seeds`); ignored when ``seeds`` is given.
     n_jobs : int or None
         Chains run at once in threads (``None``: one after another; −1: as many as
-        chains). Results do not depend on it.
+        chains), capped at the usable cores and at the number of chains
+        (:func:`hdbayes._validation.check_n_jobs`; under another joblib backend, at the number of
+        chains only). Results do not depend on it.
     progress : bool or None
         One progress bar over all iterations (``None``: only on an interactive terminal).
     desc : str
@@ -340,6 +410,9 @@ def run_chains(
         Keyword arguments of :class:`Trace` (``dims``, ``coords``, ``monitored``).
     seeds : sequence of int, optional
         The chains' seeds, when the caller has drawn them.
+    draw_bytes, warmup_bytes : int, default=8, 0
+        Bytes of one saved draw and of one burn-in iteration's record: the chains are refused before they
+        start when they would not fit in memory (:func:`check_chain_memory`).
 
     Returns
     -------
@@ -351,6 +424,7 @@ def run_chains(
     from joblib.parallel import get_active_backend
     from tqdm.auto import tqdm
 
+    check_chain_memory(schedule, n_chains if seeds is None else max(len(seeds), 1), draw_bytes, warmup_bytes)
     if seeds is None:
         seeds = chain_seeds(random_state, n_chains)
     seeds = [int(seed) for seed in seeds]
@@ -358,6 +432,10 @@ def run_chains(
     backend = get_active_backend(prefer="threads")[0] if parallel else None
     # processes (loky, Dask) cannot share a progress bar: they report whole chains as they finish
     shared = backend is None or isinstance(backend, (ThreadingBackend, SequentialBackend))
+    if parallel and shared:  # threads of this process: no more than its cores (nor than the chains)
+        n_jobs = check_n_jobs(n_jobs, len(seeds))
+    elif parallel and n_jobs is not None and n_jobs > 0:  # workers elsewhere: no more than the chains
+        n_jobs = min(int(n_jobs), len(seeds))
     bar = tqdm(total=len(seeds) * schedule.n_iter, desc=desc, disable=not _show_progress(progress), leave=False)
     lock = threading.Lock()
 

@@ -22,6 +22,7 @@ from hdbayes._validation import (
     check_binary_features,
     check_binary_target,
     check_class_labels,
+    check_memory,
     feature_label,
     fit_binarize_thresholds,
     plain_value,
@@ -70,7 +71,12 @@ class SelectionBiasClassifier(BayesianClassifier):
     """Base class: selection inside ``fit``; predictions from ``_joint_log_likelihood``
     (see :class:`hdbayes.base.BayesianClassifier`). Subclasses have parameters
     ``n_features_to_select`` and ``threshold`` (constrained by
-    :data:`SELECTION_PARAMETER_CONSTRAINTS`, with ``correct`` and ``class_pseudo_count``)."""
+    :data:`SELECTION_PARAMETER_CONSTRAINTS`, with ``correct`` and ``class_pseudo_count``).
+
+    Prediction reads the k selected columns only: X's shape and feature names are checked, and the
+    selected columns' values are validated, checked (``_check_selected_values``) and predicted
+    (``_selected_joint_log_likelihood``) in row batches, so that its memory is that of k columns of one
+    batch however many columns X has; the values of the other columns are not read, hence not checked."""
 
     def _batch_classes(self, y, classes, first):
         """``classes_`` for a ``partial_fit`` batch: ``classes`` is required on the first call (scikit-learn's
@@ -96,6 +102,10 @@ class SelectionBiasClassifier(BayesianClassifier):
             raise InputValueError(
                 f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes.tolist()}"
             )
+
+    def _prediction_columns(self):
+        """Prediction reads the selected features only (see :meth:`BayesianClassifier._prediction_columns`)."""
+        return self.selected_features_
 
     def _check_selection_params(self):
         """The cross-parameter check (single parameters are checked by ``_parameter_constraints``)."""
@@ -193,6 +203,65 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
         """X with values 0/1 after ``binarize``; a value other than 0/1 without it is refused
         naming its column."""
         return check_binary_features(X, self.binarize_thresholds_, getattr(self, "feature_names_in_", None))
+
+    def _prediction_check_kwargs(self):
+        return {"accept_sparse": ("csr", "csc"), "dtype": "numeric", "ensure_all_finite": True}
+
+    def _check_selected_values(self, X, columns):
+        """A block of the selected columns with values 0/1 after ``binarize`` (their thresholds), a value other
+        than 0/1 without it refused naming its feature in the whole X."""
+        thresholds = self.binarize_thresholds_
+        if thresholds is not None and np.ndim(thresholds) == 1:
+            thresholds = np.asarray(thresholds)[columns]
+        return check_binary_features(X, thresholds, getattr(self, "feature_names_in_", None), columns=columns)
+
+
+#: Points of the α rule when ``n_alpha`` is not given (the midpoint rule's default).
+DEFAULT_N_ALPHA = 30
+
+
+def check_rule_memory(estimator, *, n_samples, n_tables, n_classes, n_levels=2, theta_name="n_theta",
+                      legendre=False, per_alpha=0.0):  # fmt: skip
+    """Refuse numbers of quadrature points (``n_alpha``, ``n_theta``) whose tables cannot fit in memory.
+
+    Called before the rules are built. The estimates, in bytes, with K = ``n_alpha`` (30 when not given),
+    T = ``n_theta`` (checked only when given), n training cases, k feature tables, G classes and L levels:
+
+    * n_alpha: K · (24 · k · G · L + ``per_alpha``), the integrals at every α point of every table, class and
+      level (with the prediction's scores; ``per_alpha``: a model's own bytes per α point);
+    * n_theta: 16 · K · T · L · (n + 1) for the tables of the likelihood at every θ node, plus 8 · T² when
+      T is a Gauss–Legendre rule (``legendre``; numpy's nodes come from a T × T eigenproblem).
+
+    Parameters
+    ----------
+    estimator : estimator
+        Its ``n_alpha`` and ``theta_name`` options are read.
+    n_samples, n_tables, n_classes : int
+        n, k and G.
+    n_levels : int, default=2
+        L.
+    theta_name : str, default="n_theta"
+        The option holding T.
+    legendre : bool, default=False
+        Whether T is a Gauss–Legendre rule's.
+    per_alpha : float, default=0
+        Further bytes per α point.
+
+    Raises
+    ------
+    InputValueError
+        Naming the option and the estimate (:func:`hdbayes._validation.check_memory`).
+    """
+    n_alpha = getattr(estimator, "n_alpha", None)
+    points = DEFAULT_N_ALPHA if n_alpha is None else int(n_alpha)
+    if n_alpha is not None:
+        check_memory(points * (24.0 * n_tables * n_classes * n_levels + per_alpha), f"n_alpha = {n_alpha}",
+                     purpose="the integrals at the α points")  # fmt: skip
+    n_theta = getattr(estimator, theta_name, None)
+    if n_theta is not None:
+        n_theta = float(n_theta)
+        need = 16.0 * points * n_theta * n_levels * (n_samples + 1) + (8.0 * n_theta * n_theta if legendre else 0.0)
+        check_memory(need, f"{theta_name} = {int(n_theta)}", purpose="the tables at the θ nodes")
 
 
 def integrate_over_alpha(estimator, evaluate):

@@ -29,6 +29,7 @@ from hdbayes._validation import (
     check_class_labels,
     check_count,
     check_level_codes,
+    check_level_memory,
     is_dask_array,
     plain_value,
     unchanged_on_error,
@@ -39,6 +40,7 @@ from hdbayes.selection_bias._base import (
     POSITIVE,
     SELECTION_PARAMETER_CONSTRAINTS,
     SelectionBiasClassifier,
+    check_rule_memory,
     class_pseudo_counts,
     integrate_over_alpha,
 )
@@ -653,15 +655,15 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         tags.input_tags.sparse = True  # accepted and kept sparse: the implicit entries are level 0
         return tags
 
-    def _levels(self, X, *, training):
+    def _levels(self, X, *, training, columns=0):
         """X as level codes in the smallest unsigned integer type that holds them (uint8 or uint16; sparse input
         stays sparse: its implicit entries are level 0); non-integers, negative codes and (after fit) codes ≥ L
-        are refused, naming the feature."""
+        are refused, naming the feature (``columns``: the global index of X's first column, or of each)."""
         X = X.tocsr() if sp.issparse(X) else np.asarray(X)
         check_level_codes(
             X, self.n_levels if training else self.n_levels_,
             limit_source="n_levels" if training else _FITTED_LEVELS,
-            feature_names=getattr(self, "feature_names_in_", None),
+            feature_names=getattr(self, "feature_names_in_", None), columns=columns,
         )  # fmt: skip
         values = X.data if sp.issparse(X) else X
         largest = int(values.max(initial=0))  # below 2^16 (checked)
@@ -670,6 +672,11 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
     def _check_params(self):
         if self.n_alpha is not None and self.alpha_rule == "adaptive":
             check_count("n_alpha", self.n_alpha, minimum=3)
+
+    def _check_level_memory(self, n_features, n_classes):
+        """Refuse an ``n_levels`` whose class × level tables cannot fit in memory, before they are counted."""
+        if self.n_levels is not None:
+            check_level_memory(self.n_levels, n_features, n_classes)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
@@ -702,6 +709,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
             X, y, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True, ensure_min_samples=2
         )
         X = self._levels(X, training=True)
+        self._check_level_memory(X.shape[1], self.classes_.shape[0])
         statistics = CategoricalClassCounts._from_checked(
             X, codes, self.classes_, _levels_seen(X, self.n_levels), getattr(self, "feature_names_in_", None)
         )
@@ -746,6 +754,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
             self._check_batch_labels(y, classes_)
             self.classes_ = classes_
             X = self._levels(X, training=True)
+            self._check_level_memory(X.shape[1], classes_.shape[0])
             batch = CategoricalClassCounts._from_checked(
                 X, np.searchsorted(classes_, y), classes_, _levels_seen(X, self.n_levels),
                 getattr(self, "feature_names_in_", None),
@@ -796,6 +805,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         """``fit`` on a dask array X: the tables counted on the workers, the model on the client."""
         if X.ndim == 2 and X.shape[1] == 0:
             raise InputValueError("X has 0 features; at least 1 is required")
+        self._check_level_memory(X.shape[1] if X.ndim == 2 else 1, 2)  # at least two classes
         statistics = CategoricalClassCounts.from_dask(X, y, n_levels=self.n_levels)
         check_class_labels(statistics.classes)
         if statistics.n_samples < 2:
@@ -836,6 +846,8 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         n = int(sizes.sum())
         selected = counts[selection.indices]
         tables, inverse = _unique_tables(selected)
+        check_rule_memory(self, n_samples=n, n_tables=tables.shape[0], n_classes=sizes.shape[0],
+                          n_levels=self.n_levels_)  # fmt: skip
         region = None
         if self.correct and selection.n_discarded > 0:
             region = discarded_region(
@@ -885,17 +897,32 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
             selected=selected, names=getattr(self, "feature_names_in_", None),
         )  # fmt: skip
 
+    def _prediction_check_kwargs(self):
+        return {"accept_sparse": ("csr", "csc"), "dtype": "numeric", "ensure_all_finite": True}
+
+    def _check_selected_values(self, X, columns):
+        return self._levels(X, training=False, columns=columns)
+
+    def _prediction_row_bytes(self, k):
+        # the one-hot test values (k·L per row) and the scores of every α point and class with their copies
+        n_alpha, _, n_classes, n_levels = self.log_integral_.shape
+        return 8 * (k * n_levels + 4 * n_alpha * n_classes)
+
     def _joint_log_likelihood(self, X):
+        """log P(y* = g, x* | train, S) (eq. C6) from all p columns of X (see ``_selected_joint_log_likelihood``)."""
+        return self._selected_joint_log_likelihood(X[:, self.selected_features_])
+
+    def _selected_joint_log_likelihood(self, X_selected, first_row=0):
         """log P(y* = g, x* | train, S) (eq. C6): Σ_j log Q_j(α_m, g, x*_j) by one product of the one-hot test
-        values with a (k·L) × (K·G) table, then log-sum-exp over the α points."""
+        values of the selected columns with a (k·L) × (K·G) table, then log-sum-exp over the α points."""
         n_alpha, k, n_classes, n_levels = self.log_integral_.shape
-        columns = X[:, self.selected_features_]
-        columns = columns.toarray() if sp.issparse(columns) else columns
-        one_hot = np.zeros((X.shape[0], k * n_levels))
-        rows = np.repeat(np.arange(X.shape[0]), k)
-        one_hot[rows, (np.arange(k)[None, :] * n_levels + columns).ravel()] = 1.0
+        codes = X_selected.toarray() if sp.issparse(X_selected) else np.asarray(X_selected)
+        n = codes.shape[0]
+        one_hot = np.zeros((n, k * n_levels))
+        rows = np.repeat(np.arange(n), k)
+        one_hot[rows, (np.arange(k)[None, :] * n_levels + codes).ravel()] = 1.0
         weights = self.log_integral_.transpose(1, 3, 0, 2).reshape(k * n_levels, n_alpha * n_classes)
-        scores = (one_hot @ weights).reshape(X.shape[0], n_alpha, n_classes)
+        scores = (one_hot @ weights).reshape(n, n_alpha, n_classes)
         scores += (self.log_adjustment_ + self.alpha_log_weights_)[None, :, None]
         return logsumexp(scores, axis=1) + self.class_log_prior_[None, :]
 

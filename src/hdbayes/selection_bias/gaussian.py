@@ -43,6 +43,8 @@ from hdbayes._validation import (
     check_class_labels,
     check_finite_output,
     check_generator,
+    check_memory,
+    check_n_jobs,
     feature_label,
     is_dask_array,
     overflow_error,
@@ -1315,11 +1317,15 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
                     "features, or set correct=False"
                 )
             n_pool = PER_CLASS_POOL if self.n_mc is None else 1 << int(self.n_mc - 1).bit_length()
+            n_grid = len(ALPHA2_GRID) if self.alpha2_x == "learn" else 1
+            # each grid value's pool: its Sobol points and class-variance ratios, G + 2 numbers a point
+            check_memory(8.0 * n_grid * n_pool * (n_classes + 2), f"n_mc = {self.n_mc}",
+                         purpose="the Monte Carlo pools of the correction")  # fmt: skip
             class_counts = tuple(int(c) for c in counts)
             if self.alpha2_x == "learn":
                 self.adjustment_ = ClassVarianceGridAdjustment.create(
-                    selection.threshold, class_counts, self.alpha1_mu, self.alpha1_x, n_pool=n_pool, n_jobs=self.n_jobs,
-                    class_scale=class_scale,
+                    selection.threshold, class_counts, self.alpha1_mu, self.alpha1_x, n_pool=n_pool,
+                    n_jobs=check_n_jobs(self.n_jobs, n_grid), class_scale=class_scale,
                 )  # fmt: skip
             else:
                 self.adjustment_ = PerClassVarianceAdjustment.create(
@@ -1331,6 +1337,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
                 selection.threshold, tuple(int(c) for c in counts), self.alpha1_mu, self.alpha1_x
             )
         elif n_discarded > 0:
+            if self.n_mc is not None:  # the pool: n_mc normal vectors of G values, a precision and a weight
+                check_memory(8.0 * self.n_mc * (n_classes + 3), f"n_mc = {self.n_mc}",
+                             purpose="the Monte Carlo pool of the correction")  # fmt: skip
             self.adjustment_ = GaussianAdjustment.create(
                 selection.threshold, tuple(int(c) for c in counts), self.alpha_x, self.w_x,
                 n_mc=1000 if self.n_mc is None else self.n_mc, random_state=rng,
@@ -1359,8 +1368,14 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         else:
             dims = {"mu": ["class", "feature"], "tau_x": ["feature"], "nu": ["feature"]}
             monitored = ("log_tau_mu", "log_tau_nu")
+        # a saved draw: the class means (G × k), k values per feature-level variable (the variances and ν; the
+        # per-feature models' level and w_μ too), G × k variances w_x per class, and a few scalars
+        k = sums.shape[1]
+        per_feature_values = 4 if per_feature or per_class else 2
+        draw_bytes = 8 * (n_classes * k * (2 if per_class else 1) + per_feature_values * k + 8)
         trace = self._run_chains(
             chain, desc="Gaussian Gibbs", seeds=chain_seeds(rng, self.n_chains), schedule=schedule,
+            draw_bytes=draw_bytes, warmup_bytes=32,
             trace_options={
                 "dims": dims, "coords": {"class": self.classes_, "feature": features}, "monitored": monitored,
             },
@@ -1399,7 +1414,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             raise overflow_error(label, "the sum of squares of its values", X_kept[:, bad[0]])
 
     def _joint_log_likelihood(self, X):
-        X_selected = X[:, self.selected_features_]
+        return self._selected_joint_log_likelihood(X[:, self.selected_features_])
+
+    def _selected_joint_log_likelihood(self, X_selected, first_row=0):
         trace = self.trace_
         with np.errstate(over="ignore", invalid="ignore"):
             if "w_x" in trace.posterior:  # spread="per-feature"; w_x (S, G, k) with class_variance="per-class"
@@ -1417,9 +1434,10 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         bad = np.flatnonzero(np.isnan(out).any(axis=1) | (out == np.inf).any(axis=1) | ~np.isfinite(out).any(axis=1))
         if bad.size:
             i = int(bad[0])
-            j = int(self.selected_features_[np.argmax(np.abs(X_selected[i]))])
+            column = int(np.argmax(np.abs(X_selected[i])))
+            j = int(self.selected_features_[column])
             raise InputValueError(
-                f"the probability row {i} is not finite; its value {X[i, j]:g} of "
+                f"the probability row {first_row + i} is not finite; its value {X_selected[i, column]:g} of "
                 f"{feature_label(j, getattr(self, 'feature_names_in_', None))} is too large for double precision; "
                 "rescale the feature"
             )

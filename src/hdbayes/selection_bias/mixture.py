@@ -37,12 +37,17 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._numba import jit
-from hdbayes._validation import check_finite_output, check_generator
+from hdbayes._validation import check_finite_output, check_generator, check_memory
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
 from hdbayes.mcmc.chains import ChainDraws, chain_seeds
 from hdbayes.mcmc.slice import slice_sample
 from hdbayes.quadrature import inverse_gamma_midpoint_grid
-from hdbayes.selection_bias._base import BINARY_PARAMETER_CONSTRAINTS, POSITIVE, BinarySelectionBiasClassifier
+from hdbayes.selection_bias._base import (
+    BINARY_PARAMETER_CONSTRAINTS,
+    POSITIVE,
+    BinarySelectionBiasClassifier,
+    check_rule_memory,
+)
 from hdbayes.selection_bias.adjustment import MixtureAdjustmentCache, check_theta_rule, theta_quadrature
 
 if TYPE_CHECKING:
@@ -505,11 +510,16 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         selected = X[:, selection.indices]
         selected = selected.toarray() if hasattr(selected, "toarray") else np.asarray(selected)
         data = np.column_stack([y01.astype(np.int64), selected.astype(np.int64)])
-
-        self.alpha_grid_ = inverse_gamma_midpoint_grid(self.alpha_shape, self.alpha_scale, self.n_alpha).nodes
-        self.alpha0_grid_ = inverse_gamma_midpoint_grid(self.alpha0_shape, self.alpha0_scale, self.n_alpha).nodes
         n1 = int(y01.sum())
         n0 = y01.shape[0] - n1
+        check_rule_memory(self, n_samples=n0 + n1, n_tables=data.shape[1], n_classes=2, theta_name="n_theta_adjust",
+                          legendre=self.adjust_theta_rule == "exact")  # fmt: skip
+        # every chain (and the cache) keeps a table of log q(α) over the label keys (n0 + 1) × (n1 + 1)
+        check_memory(8.0 * self.n_alpha * (n0 + 1) * (n1 + 1) * (self.n_chains + 1),
+                     f"n_chains = {self.n_chains} with n_alpha = {self.n_alpha} (and {n0 + n1} training cases)",
+                     purpose="the chains' tables of the correction q(α)")  # fmt: skip
+        self.alpha_grid_ = inverse_gamma_midpoint_grid(self.alpha_shape, self.alpha_scale, self.n_alpha).nodes
+        self.alpha0_grid_ = inverse_gamma_midpoint_grid(self.alpha0_shape, self.alpha0_scale, self.n_alpha).nodes
         n_discarded = selection.n_discarded if self.correct else 0
         rule = theta_quadrature(self.adjust_theta_rule, self.n_theta_adjust, n0 + n1, simpson_points=11)
 
@@ -532,8 +542,10 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
                 n_discarded=n_discarded, advance=advance,
             )  # fmt: skip
 
+        width = data.shape[1]  # a saved draw: θ, the ones per label and feature, the sizes and five scalars
         trace = self._run_chains(
             chain, desc="mixture", schedule=schedule, seeds=chain_seeds(rng, self.n_chains),
+            draw_bytes=8 * (3 * width + 8), warmup_bytes=24,
             trace_options={
                 "monitored": ("log_alpha", "log_alpha0", "smaller_component"),
                 "dims": {"theta": ["feature"], "ones": ["label", "feature"], "sizes": ["label"]},
@@ -543,7 +555,13 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         return self
 
     def _joint_log_likelihood(self, X):
-        X_selected = X[:, self.selected_features_]
+        return self._selected_joint_log_likelihood(X[:, self.selected_features_])
+
+    def _prediction_row_bytes(self, k):
+        # the selected columns as float64, and the scores of every draw and response with their copies
+        return 8 * (k + 6 * 2 * self.trace_.n_chains * self.trace_.n_draws)
+
+    def _selected_joint_log_likelihood(self, X_selected, first_row=0):
         X_selected = X_selected.tocsr() if hasattr(X_selected, "tocsr") else X_selected.astype(np.float64)
         trace = self.trace_
         return mixture_log_class_numerators(

@@ -49,6 +49,7 @@ from hdbayes.selection_bias._base import (
     BINARY_PARAMETER_CONSTRAINTS,
     POSITIVE,
     BinarySelectionBiasClassifier,
+    check_rule_memory,
     class_pseudo_counts,
     integrate_over_alpha,
 )
@@ -721,6 +722,8 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         n = counts.n_samples
         class_sizes = (int(counts.class_counts[0]), int(counts.class_counts[1]))
         ones = counts.ones[:, selection.indices]
+        check_rule_memory(self, n_samples=n, n_tables=selection.n_selected, n_classes=2,
+                          legendre=self.theta_rule == "exact")  # fmt: skip
         theta_rule = theta_quadrature(self.theta_rule, self.n_theta, n, simpson_points=21)
         corrected = self.correct and selection.n_discarded > 0
         # the default exact rule of log q: converged to _ADJUSTMENT_TOLERANCE in (p − k) log q when it has more than
@@ -765,6 +768,16 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             self.selected_features_,
             log_alpha_weights=self.alpha_log_weights_,
         )
+
+    def _selected_joint_log_likelihood(self, X, first_row=0):
+        return log_class_numerators(
+            X, self.log_integral_one_, self.log_integral_zero_, self.log_adjustment_, self.class_log_prior_,
+            log_alpha_weights=self.alpha_log_weights_,
+        )  # fmt: skip
+
+    def _prediction_row_bytes(self, k):
+        # the selected columns as float64, and the scores of every α point and class with log-sum-exp's copies
+        return 8 * (k + 4 * self.alpha_grid_.shape[0] * self.classes_.shape[0])
 
     def plot_alpha_posterior(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Plot the posterior density of log α on the grid (thesis Fig. 2.7).

@@ -291,9 +291,12 @@ class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
         if names is not None:
             coords["feature"] = list(names)
         with single_threaded_blas():  # n × n and d_g × n products: BLAS threads only cost here
+            # a saved draw: z (a byte per group), the inclusion probabilities, w and E[w | z, y], and a count
+            n_groups, d = problem.n_groups, problem.X.shape[1]
             trace = self._run_chains(CollapsedGibbsChain(problem), desc="Gibbs sweeps", schedule=schedule,
                                      trace_options={"dims": dims, "coords": coords,
-                                                    "monitored": ("n_active_groups",)})  # fmt: skip
+                                                    "monitored": ("n_active_groups",)},
+                                     draw_bytes=9 * n_groups + 16 * d + 8, warmup_bytes=n_groups)  # fmt: skip
         coef = trace["coef_mean"].mean(axis=(0, 1))
         probabilities = trace["inclusion_probability"].mean(axis=(0, 1))
         check_finite_output("the posterior means", coef, cause=OVERFLOW_CAUSE)
