@@ -5,21 +5,29 @@ At the tiny size (the test suite's: 200 Gibbs sweeps, design runs from n0 = 60) 
 every check holds, each with its margin: GSS-EP error at n = 100 ≤ 0.05 and ≥ 5× better than SS-EP,
 at most half the error of group lasso and ARD, within 0.02 of Gibbs; the sequential design's mean error
 at the end at most 2/3 of random rows' (measured 0.52); informed p0 helps at small n. The first group
-lasso fit compiles skglm's numba code (about 12 s of the test's time).
+lasso fit compiles skglm's numba code (about 12 s of the test's time). Every EP fit converges (issue 29): the
+tables count them, and a check requires it of GSS-EP from n = 60 on.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import matplotlib.figure
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 from hdbayes.experiments import group_sparse_reconstruction, prior_knowledge
 
 
 def test_group_sparse_reconstruction_tiny(tmp_path):
     report = group_sparse_reconstruction.run(random_state=0, progress=False, size="tiny")
-    assert len(report.checks) == 5
+    assert len(report.checks) == 6
     assert all(report.checks.values()), report.checks
+    assert any(name.startswith("every GSS-EP fit at n ≥ 60 converged (2 of 2)") for name in report.checks)
+    converged = {r["method"]: r["converged"] for r in report.tables["summary"]}
+    assert converged == {"GSS-EP": 2, "SS-EP": 2, "GSS-Gibbs": "", "group lasso (CV)": "", "ARD": ""}
+    assert "EP fits that converged: GSS-EP 2 of 2, SS-EP 2 of 2." in report.summary
     assert set(report.figures) == {"error_against_n", "design", "inclusion_probabilities"}
     assert all(isinstance(f, matplotlib.figure.Figure) for f in report.figures.values())
     methods = {r["method"] for r in report.tables["summary"]}
@@ -28,6 +36,17 @@ def test_group_sparse_reconstruction_tiny(tmp_path):
     assert len(report.timings["timing"]) == len(report.tables["errors"])
     folder = report.write(tmp_path / "group-sparse-reconstruction")
     assert (folder / "summary.md").exists() and (folder / "design.csv").exists()
+
+
+def test_group_sparse_reconstruction_repeats_with_one_seed():
+    """Two runs with one seed give identical tables (issue 29), and no EP warning is silenced: at n = 70 every
+    EP fit of this seed converges, so none is raised."""
+    size = group_sparse_reconstruction.ReconstructionSize((70,), 1, 60, 20, 1, 60, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        first, second = (group_sparse_reconstruction._run(size, False, 3, False) for _ in range(2))
+    assert first.tables == second.tables and first.summary == second.summary
+    assert {r["method"]: r["converged"] for r in first.tables["errors"]}["GSS-EP"] is True
 
 
 def test_prior_knowledge_small(tmp_path):
