@@ -126,6 +126,7 @@ API_PACKAGES = [
     ("hdbayes.discrete", "Discrete data (``hdbayes.discrete``)"),
     ("hdbayes.interactions", "High-order interactions (``hdbayes.interactions``)"),
     ("hdbayes.spike_slab", "Group spike-and-slab regression (``hdbayes.spike_slab``)"),
+    ("hdbayes.linear", "Bayesian linear classification on all features (``hdbayes.linear``)"),
     ("hdbayes.datasets", "Data sets and simulators (``hdbayes.datasets``)"),
     ("hdbayes.metrics", "Scores and calibration (``hdbayes.metrics``)"),
     ("hdbayes.statistics", "Mergeable sufficient statistics (``hdbayes.statistics``)"),

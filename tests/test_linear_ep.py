@@ -174,3 +174,23 @@ def test_grid_weights_and_span_projector():
     g = X @ x_new / 20
     projection = X.T @ np.linalg.solve(X @ X.T, X @ x_new)
     assert g @ span_projector(gram) @ g == pytest.approx(projection @ projection / 20, rel=1e-9)
+
+
+def test_multinomial_probit_moments_match_the_closed_form_and_monte_carlo():
+    from hdbayes.linear.ep import multinomial_probit_moments
+
+    rng = np.random.default_rng(0)
+    # two classes: P(y = c) = Φ((m_c − m_o)/√(v_0 + v_1 + 2)) exactly
+    m, v, labels = rng.normal(size=(6, 2)), rng.uniform(0.1, 3.0, (6, 2)), rng.integers(0, 2, 6)
+    log_z, _, _ = multinomial_probit_moments(labels, m, v)
+    rows = np.arange(6)
+    exact = ndtr((m[rows, labels] - m[rows, 1 - labels]) / np.sqrt(v.sum(axis=1) + 2.0))
+    np.testing.assert_allclose(np.exp(log_z), exact, rtol=1e-10)
+    # four classes: 10⁶ draws of f ~ N(m, diag v), g = f + ε, kept where argmax g = 2 (standard errors ~2e-3)
+    m, v = rng.normal(size=(1, 4)), rng.uniform(0.5, 2.0, (1, 4))
+    f = m + np.sqrt(v) * rng.normal(size=(1_000_000, 4))
+    kept = np.argmax(f + rng.normal(size=f.shape), axis=1) == 2
+    log_z, mean, var = multinomial_probit_moments(np.array([2]), m, v)
+    assert np.exp(log_z[0]) == pytest.approx(kept.mean(), abs=3e-3)
+    np.testing.assert_allclose(mean[0], f[kept].mean(axis=0), atol=0.02)
+    np.testing.assert_allclose(var[0], f[kept].var(axis=0), atol=0.03)

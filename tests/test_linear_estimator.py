@@ -117,3 +117,13 @@ def test_maximise_uses_one_grid_point():
     model = BayesianLinearClassifier(hyperparameters="maximise").fit(X, y)
     assert np.count_nonzero(model.weights_) == 1
     assert model.weights_.shape == model.log_evidence_.shape == (1, 25)
+
+
+def test_multinomial_probit_option_gives_probabilities():
+    X, y = _data(11, n=30, p=40, n_classes=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # slow EP convergence at small s² (docs/linear.md)
+        model = BayesianLinearClassifier(multiclass="probit", n_grid=5).fit(X, y)
+    proba = model.predict_proba(X[:5])
+    assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+    assert model.log_evidence_.shape == (1, 5)

@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._validation import check_generator
 from hdbayes.base import BayesianClassifier
-from hdbayes.linear.ep import probit_ep
+from hdbayes.linear.ep import multinomial_probit_ep, multinomial_probit_probabilities, probit_ep
 from hdbayes.linear.laplace import softmax_laplace
 from hdbayes.linear.model import Standardiser, posterior_weights, scale_grid, span_projector
 
@@ -75,6 +75,15 @@ class BayesianLinearClassifier(BayesianClassifier):
         EP sweeps (Newton iterations for more than two classes) per grid point.
     damping : float, default=0.5
         EP step in natural parameters, in (0, 1].
+    multiclass : {"softmax", "probit", "ovr"}, default="softmax"
+        More than two classes: ``"softmax"`` C latent functions with the softmax likelihood by the Laplace
+        approximation; ``"probit"`` the multinomial probit model (y = argmax_c f_c + ε_c) by EP factorised over the
+        classes (experimental: slow to converge at small s²); ``"ovr"`` one binary probit model per class against
+        the rest, renormalised (not a joint model; measured in docs/linear.md).
+    coefficient_prior : {"span", "isotropic", "mixed"}, default="span"
+        The prior variance of the coefficients off the span of the training cases relative to on it (docs/linear.md
+        eq. 3–4): ρ = 0 (``"span"``), ρ = 1 (``"isotropic"``, w ~ N(0, s²/p I)), or ρ ~ U(0, 1) (``"mixed"``). It
+        changes only the predictions, never the fit or the evidence.
     n_draws : int, default=2048
         Quasi-Monte-Carlo draws (scrambled Sobol) averaging the softmax over the Gaussian latent at a new case
         (more than two classes only).
@@ -125,7 +134,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         "intercept_variance": [Interval(Real, 0, None, closed="neither")],
         "hyperparameters": [StrOptions({"average", "maximise"})],
         "coefficient_prior": [StrOptions({"isotropic", "span", "mixed"})],
-        "multiclass": [StrOptions({"softmax", "ovr"})],
+        "multiclass": [StrOptions({"probit", "softmax", "ovr"})],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "damping": [Interval(Real, 0, 1, closed="right")],
@@ -190,6 +199,8 @@ class BayesianLinearClassifier(BayesianClassifier):
         )  # fmt: skip
         if n_classes == 2:
             problems = [("probit", np.where(codes == 1, 1.0, -1.0))]
+        elif self.multiclass == "probit":
+            problems = [("multiprobit", codes)]
         elif self.multiclass == "ovr":
             problems = [("probit", np.where(codes == c, 1.0, -1.0)) for c in range(n_classes)]
         else:
@@ -234,6 +245,12 @@ class BayesianLinearClassifier(BayesianClassifier):
                                     tol=self.tol, max_iter=self.max_iter, warn=False)  # fmt: skip
                     start = (fit.tau, fit.nu)
                     log_evidence.append(fit.log_evidence())
+                elif kind == "multiprobit":
+                    fit = multinomial_probit_ep(K, target, self.classes_.size, tau=None if start is None else start[0],
+                                                nu=None if start is None else start[1], damping=self.damping,
+                                                tol=self.tol, max_iter=self.max_iter, warn=False)  # fmt: skip
+                    start = (fit.tau, fit.nu)
+                    log_evidence.append(fit.log_evidence())
                 else:
                     fit = softmax_laplace(K, target, a=start, tol=self.tol * 1e-2, max_iter=self.max_iter, warn=False)
                     start = fit.a
@@ -246,7 +263,7 @@ class BayesianLinearClassifier(BayesianClassifier):
             weights[np.argmax(log_evidence + log_prior)] = 1.0
         used = weights > _NEGLIGIBLE_WEIGHT * weights.max()
         predictors = [
-            (np.exp(value), fit.predictor() if kind == "probit" else fit, weight)
+            (np.exp(value), fit.predictor() if kind in ("probit", "multiprobit") else fit, weight)
             for value, fit, weight, u in zip(log_s2, fits, weights, used, strict=True)
             if u
         ]
@@ -270,7 +287,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         columns = []
         with single_threaded_blas(len(cross) <= _SINGLE_THREAD_MAX_N):
             columns = self._predict_columns(cross, mixture, sb2)
-        if len(self.classes_) == 2 or self._models[0][0] == "softmax":
+        if len(self.classes_) == 2 or self._models[0][0] != "probit":
             return columns[0]
         return np.column_stack([column[:, 1] for column in columns])  # one-vs-rest, renormalised by the base
 
@@ -289,6 +306,13 @@ class BayesianLinearClassifier(BayesianClassifier):
                         var = np.maximum(k_ss - np.einsum("im,im->m", k_star, W @ k_star), 0.0)
                         z = mean / np.sqrt(1.0 + var)
                         log_p = np.column_stack([log_ndtr(-z), log_ndtr(z)])
+                    elif kind == "multiprobit":
+                        moments = [
+                            (k_star.T @ a, k_ss - np.einsum("im,im->m", k_star, W @ k_star)) for a, W in predictor
+                        ]
+                        mean = np.column_stack([mu for mu, _ in moments])
+                        var = np.maximum(np.column_stack([v for _, v in moments]), 0.0)
+                        log_p = multinomial_probit_probabilities(mean, var)
                     else:
                         log_p = _softmax_expectation(*predictor.predict_latent(k_star, k_ss), self._draws)
                     log_terms.append(np.log(weight * node_weight) + log_p)
