@@ -407,6 +407,10 @@ def extract_group_sparse_reconstruction(out):
     for row in read_table(out, "summary"):
         result.append(measured(f"n={row['n']}/{row['method']}/mean_error", f"mean relative error, {row['method']}",
                                f"n = {row['n']}", row["mean error"]))  # fmt: skip
+        if row.get("converged", ""):  # the EP methods (issue 29)
+            result.append(measured(f"n={row['n']}/{row['method']}/converged",
+                                   f"EP fits that converged, {row['method']}", f"n = {row['n']}, of "
+                                   f"{row['repetitions']}", row["converged"]))  # fmt: skip
     errors = _by(read_table(out, "errors"), "n", "repetition", "method")
     for n in sorted({key[0] for key in errors}, key=int):
         pairs = [(errors[key], errors.get((n, key[1], "GSS-Gibbs"))) for key in errors
@@ -416,6 +420,13 @@ def extract_group_sparse_reconstruction(out):
             apart = sum(abs(_f(ep, "relative_error") - _f(gibbs, "relative_error")) > 0.05 for ep, gibbs in pairs)
             result.append(measured(f"n={n}/ep_gibbs_apart", "repetitions where EP and Gibbs errors differ by > 0.05",
                                    f"n = {n}, of {len(pairs)}", apart))  # fmt: skip
+            converged = [(ep, gibbs) for ep, gibbs in pairs if ep.get("converged") == "True"]
+            if "converged" in pairs[0][0]:
+                apart = sum(abs(_f(ep, "relative_error") - _f(gibbs, "relative_error")) > 0.05
+                            for ep, gibbs in converged)  # fmt: skip
+                result.append(measured(f"n={n}/ep_gibbs_apart_converged",
+                                       "repetitions where EP converged and EP and Gibbs errors differ by > 0.05",
+                                       f"n = {n}, of {len(converged)}", apart))  # fmt: skip
     times = {}
     for row in read_table(out, "timing"):
         times.setdefault((row["n"], row["method"]), []).append(_f(row, "seconds"))
