@@ -21,7 +21,13 @@ from hdbayes.experiments import group_sparse_reconstruction, prior_knowledge
 
 
 def test_group_sparse_reconstruction_tiny(tmp_path):
-    report = group_sparse_reconstruction.run(random_state=0, progress=False, size="tiny")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = group_sparse_reconstruction.run(random_state=0, progress=False, size="tiny")
+    # every GSS-EP and SS-EP fit converges (counted below); of the 126 warm-started design refits, which start at
+    # the transition (n0 = 60), one does not converge on this machine and warns (the experiment does not silence it)
+    assert all(issubclass(w.category, ConvergenceWarning) and "EP did not converge" in str(w.message) for w in caught)
+    assert len(caught) <= 5, [str(w.message) for w in caught]
     assert len(report.checks) == 6
     assert all(report.checks.values()), report.checks
     assert any(name.startswith("every GSS-EP fit at n ≥ 60 converged (2 of 2)") for name in report.checks)
