@@ -78,6 +78,7 @@ def run_cell(method, kwargs, X, y, seed):
     wrong = np.empty(len(y), dtype=bool)
     seconds = 0.0
     converged = True
+    sweeps = []
     folds = StratifiedKFold(5, shuffle=True, random_state=seed)
     with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -87,6 +88,8 @@ def run_cell(method, kwargs, X, y, seed):
             proba = model.predict_proba(X[test])
             seconds += time.process_time() - start
             converged &= bool(getattr(model, "converged_", True))
+            if hasattr(model, "n_iter_"):
+                sweeps.append(int(np.max(model.n_iter_)))
             model_classes = list(model.classes_)
             assert model_classes == list(classes)
             truth = np.searchsorted(classes, y[test])
@@ -102,6 +105,7 @@ def run_cell(method, kwargs, X, y, seed):
         "n_over_10": int(np.sum(-log_true > 10.0)),
         "seconds": seconds,
         "converged": converged,
+        "max_sweeps": max(sweeps, default=0),
     }
 
 
@@ -167,7 +171,8 @@ def main(argv=None):
                 f"{name:12s} {method:14s} amlp={np.mean([c['amlp'] for c in cells]):.3f} "
                 f"err={np.mean([c['error'] for c in cells]):.3f} "
                 f"exp={np.mean([c['expected_error'] for c in cells]):.3f} "
-                f"max={max(c['max_mlp'] for c in cells):6.2f} cpu={sum(c['seconds'] for c in cells):6.1f}s"
+                f"max={max(c['max_mlp'] for c in cells):6.2f} cpu={sum(c['seconds'] for c in cells):6.1f}s "
+                f"sweeps<={max(c.get('max_sweeps', 0) for c in cells)}"
                 f"{'' if all(c['converged'] for c in cells) else ' NOT CONVERGED'}",
                 flush=True,
             )

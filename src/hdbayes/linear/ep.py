@@ -341,9 +341,11 @@ class MultiProbitEPFit:
     converged: bool
     max_change: float
 
+    intercept_variance: float | None = None
+
     def _marginals(self):
         if not hasattr(self, "_cache"):
-            self._cache = [gaussian_marginals(self.K, self.tau[:, c], self.nu[:, c]) for c in range(self.tau.shape[1])]
+            self._cache = _centred_marginals(self.K, self.tau, self.nu, self.intercept_variance)
         return self._cache
 
     def log_evidence(self):
@@ -353,9 +355,7 @@ class MultiProbitEPFit:
         -------
         float
         """
-        gs = self._marginals()
-        var = np.column_stack([g.var for g in gs])
-        mean = np.column_stack([g.mean for g in gs])
+        gs, var, mean, centre = self._marginals()
         cav_tau = 1.0 / var - self.tau
         cav_nu = mean / var - self.nu
         log_z, _, _ = multinomial_probit_moments(self.labels, cav_nu / cav_tau, 1.0 / cav_tau)
@@ -365,6 +365,9 @@ class MultiProbitEPFit:
             - 0.5 * (cav_nu + self.nu) ** 2 / (cav_tau + self.tau)
         )
         gauss = sum(-np.sum(np.log(np.diag(g.chol))) + 0.5 * self.nu[:, c] @ g.mean for c, g in enumerate(gs))
+        if centre is not None:  # condition on b̄ = 0: + log N(0 | m̄, v̄) − log N(0 | 0, σ_b²/C)
+            n_classes = self.tau.shape[1]
+            gauss += -0.5 * np.log(centre.var * n_classes / self.intercept_variance) - 0.5 * centre.mean**2 / centre.var
         return float(np.sum(log_z) + np.sum(log_c) + gauss)
 
     def predictor(self):
@@ -374,10 +377,101 @@ class MultiProbitEPFit:
         -------
         list of tuple
         """
-        return [
+        per_class = [
             EPFit(self.K, np.ones(len(self.labels)), self.tau[:, c], self.nu[:, c], 0, True, 0.0).predictor()
             for c in range(self.tau.shape[1])
         ]
+        _, _, _, centre = self._marginals()
+        if centre is None:
+            return per_class
+        sb2 = self.intercept_variance
+        return [(a, W, W @ np.full(len(a), sb2)) for a, W in per_class], (sb2, centre.mean, centre.var)
+
+    def predict_latent(self, k_star, k_star_star):
+        """Marginal means and variances of the C latents at new cases (centred when ``intercept_variance`` is set).
+
+        Parameters
+        ----------
+        k_star : ndarray of shape (n, m)
+        k_star_star : ndarray of shape (m,)
+
+        Returns
+        -------
+        mean, var : ndarray of shape (m, C)
+        """
+        return multinomial_probit_latent(self.predictor(), k_star, k_star_star)
+
+
+def multinomial_probit_latent(predictor, k_star, k_star_star):
+    """μ*_c, σ*_c² of the latents at new cases from :meth:`MultiProbitEPFit.predictor` (docs/linear.md eq. 15).
+
+    For the centred model the class-wise Gaussian predictions are conditioned on the mean intercept b̄ = 0:
+    μ*_c − κ_c m̄ / v̄ and σ*_c² − κ_c² / v̄ with κ_c = Cov(f*_c, b̄) = (σ_b² − k*ᵀ W_c σ_b² 1) / C.
+
+    Parameters
+    ----------
+    predictor : list or tuple
+    k_star : ndarray of shape (n, m)
+    k_star_star : ndarray of shape (m,)
+
+    Returns
+    -------
+    mean, var : ndarray of shape (m, C)
+    """
+    centred = isinstance(predictor, tuple)
+    per_class = predictor[0] if centred else predictor
+    mean = np.column_stack([k_star.T @ item[0] for item in per_class])
+    var = np.column_stack([k_star_star - np.einsum("im,im->m", k_star, item[1] @ k_star) for item in per_class])
+    if centred:
+        sb2, m_bar, v_bar = predictor[1]
+        n_classes = len(per_class)
+        kappa = np.column_stack([(sb2 - k_star.T @ item[2]) / n_classes for item in per_class])
+        mean = mean - kappa * (m_bar / v_bar)
+        var = var - kappa**2 / v_bar
+    return mean, np.maximum(var, 0.0)
+
+
+@dataclass
+class _Centre:
+    mean: float  # m̄ = E_q[b̄] before conditioning
+    var: float  # v̄ = Var_q[b̄] before conditioning
+
+
+def _centred_marginals(K, tau, nu, intercept_variance):
+    """Class-wise Gaussian marginals, conditioned on the mean intercept b̄ = 0 when ``intercept_variance`` is set.
+
+    Under K_c = s² G + σ_b² 11ᵀ the intercept b_c of class c has prior Cov(f_c, b_c) = σ_b² 1 and
+    Var(b_c) = σ_b²; its posterior under the sites follows from the same factor L as f_c:
+    with u = L⁻¹ S̃^½ σ_b² 1 and V = L⁻¹ S̃^½ K, Cov_q(f_c, b_c) = σ_b² 1 − Vᵀu, Var_q(b_c) = σ_b² − uᵀu,
+    E_q(b_c) = σ_b² Σ ν̃ − uᵀVν̃. Conditioning the (class-independent) q on b̄ = 0 is a rank-one update.
+
+    Returns
+    -------
+    gs : list of _Gaussian
+    var, mean : ndarray of shape (n, C)
+        The (conditioned) marginals.
+    centre : _Centre or None
+    """
+    n, n_classes = tau.shape
+    gs = [gaussian_marginals(K, tau[:, c], nu[:, c]) for c in range(n_classes)]
+    var = np.column_stack([g.var for g in gs])
+    mean = np.column_stack([g.mean for g in gs])
+    if intercept_variance is None:
+        return gs, var, mean, None
+    sb2 = float(intercept_variance)
+    cov = np.empty((n, n_classes))
+    b_mean = np.empty(n_classes)
+    b_var = np.empty(n_classes)
+    for c, g in enumerate(gs):
+        u = scipy.linalg.solve_triangular(g.chol, g.sqrt_tau * sb2, lower=True, check_finite=False)
+        V = scipy.linalg.solve_triangular(g.chol, g.sqrt_tau[:, None] * K, lower=True, check_finite=False)
+        cov[:, c] = sb2 - V.T @ u
+        b_var[c] = sb2 - u @ u
+        b_mean[c] = sb2 * nu[:, c].sum() - u @ (V @ nu[:, c])
+    m_bar = b_mean.sum() / n_classes
+    v_bar = b_var.sum() / n_classes**2
+    kappa = cov / n_classes
+    return gs, var - kappa**2 / v_bar, mean - kappa * (m_bar / v_bar), _Centre(m_bar, v_bar)
 
 
 def multinomial_probit_probabilities(mean, var, n_nodes=N_QUADRATURE):
@@ -400,7 +494,7 @@ def multinomial_probit_probabilities(mean, var, n_nodes=N_QUADRATURE):
 
 
 def multinomial_probit_ep(K, labels, n_classes, *, tau=None, nu=None, damping=0.5, tol=1e-8, max_iter=1000,
-                          warn=True):  # fmt: skip
+                          warn=True, intercept_variance=None):  # fmt: skip
     """Parallel damped EP for the multinomial probit model, factorised over classes (docs/linear.md eq. 14–15).
 
     Parameters
@@ -414,6 +508,11 @@ def multinomial_probit_ep(K, labels, n_classes, *, tau=None, nu=None, damping=0.
         Warm start.
     damping, tol, max_iter, warn
         As :func:`probit_ep`.
+    intercept_variance : float, optional
+        σ_b², the intercept part of K (K = s² G + σ_b² 11ᵀ). When given, the Gaussian approximation is conditioned
+        on the mean intercept b̄ = Σ_c b_c / C = 0 (docs/linear.md eq. 15): the likelihood depends only on differences
+        of the latents, so the exact model is unchanged, but EP no longer carries the common shift that only the
+        prior pins down (the cause of slow convergence). ``None``: the plain class-factorised EP.
 
     Returns
     -------
@@ -427,9 +526,7 @@ def multinomial_probit_ep(K, labels, n_classes, *, tau=None, nu=None, damping=0.
     converged = False
     iteration = 0
     for iteration in range(1, max_iter + 1):  # noqa: B007 - reported below
-        gs = [gaussian_marginals(K, tau[:, c], nu[:, c]) for c in range(n_classes)]
-        var = np.column_stack([g.var for g in gs])
-        mean = np.column_stack([g.mean for g in gs])
+        _, var, mean, _ = _centred_marginals(K, tau, nu, intercept_variance)
         cav_tau = 1.0 / var - tau
         cav_nu = mean / var - nu
         _, hat_mean, hat_var = multinomial_probit_moments(labels, cav_nu / cav_tau, 1.0 / cav_tau)
@@ -443,7 +540,7 @@ def multinomial_probit_ep(K, labels, n_classes, *, tau=None, nu=None, damping=0.
             break
         tau = tau + damping * d_tau
         nu = nu + damping * d_nu
-    fit = MultiProbitEPFit(K, labels, tau, nu, iteration, converged, change)
+    fit = MultiProbitEPFit(K, labels, tau, nu, iteration, converged, change, intercept_variance)
     if not converged and warn:
         warnings.warn(
             f"EP for the multinomial probit model did not converge in {max_iter} sweeps (largest relative site "

@@ -22,7 +22,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._validation import check_generator
 from hdbayes.base import BayesianClassifier
-from hdbayes.linear.ep import multinomial_probit_ep, multinomial_probit_probabilities, probit_ep
+from hdbayes.linear.ep import (
+    multinomial_probit_ep,
+    multinomial_probit_latent,
+    multinomial_probit_probabilities,
+    probit_ep,
+)
 from hdbayes.linear.laplace import softmax_laplace
 from hdbayes.linear.model import Standardiser, posterior_weights, scale_grid, span_projector
 
@@ -248,7 +253,8 @@ class BayesianLinearClassifier(BayesianClassifier):
                 elif kind == "multiprobit":
                     fit = multinomial_probit_ep(K, target, self.classes_.size, tau=None if start is None else start[0],
                                                 nu=None if start is None else start[1], damping=self.damping,
-                                                tol=self.tol, max_iter=self.max_iter, warn=False)  # fmt: skip
+                                                tol=self.tol, max_iter=self.max_iter, warn=False,
+                                                intercept_variance=sb2)  # fmt: skip
                     start = (fit.tau, fit.nu)
                     log_evidence.append(fit.log_evidence())
                 else:
@@ -307,11 +313,7 @@ class BayesianLinearClassifier(BayesianClassifier):
                         z = mean / np.sqrt(1.0 + var)
                         log_p = np.column_stack([log_ndtr(-z), log_ndtr(z)])
                     elif kind == "multiprobit":
-                        moments = [
-                            (k_star.T @ a, k_ss - np.einsum("im,im->m", k_star, W @ k_star)) for a, W in predictor
-                        ]
-                        mean = np.column_stack([mu for mu, _ in moments])
-                        var = np.maximum(np.column_stack([v for _, v in moments]), 0.0)
+                        mean, var = multinomial_probit_latent(predictor, k_star, k_ss)
                         log_p = multinomial_probit_probabilities(mean, var)
                     else:
                         log_p = _softmax_expectation(*predictor.predict_latent(k_star, k_ss), self._draws)
