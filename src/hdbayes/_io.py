@@ -376,15 +376,6 @@ def _inspect_folder(named: Path, target: Path) -> tuple[os.stat_result | None, d
         The ``lstat`` of every entry (all regular files written by hdbayes, or none).
     """
     try:
-        working = Path.cwd().resolve()
-    except OSError:
-        working = None
-    if working is not None and (working == target.resolve() or target.resolve() in working.parents):
-        raise InputValueError(
-            f"{named} is the current folder or contains it, and hdbayes replaces the whole output folder; "
-            "choose another --out folder"
-        )
-    try:
         info = os.lstat(target)
     except FileNotFoundError:
         return None, {}
@@ -392,6 +383,7 @@ def _inspect_folder(named: Path, target: Path) -> tuple[os.stat_result | None, d
         raise InputValueError(f"{named} exists and is not a folder")
     names = sorted(os.listdir(target))
     if not names:
+        _refuse_current_folder(named, target)
         return info, {}
     try:
         manifest = os.lstat(target / MANIFEST)
@@ -416,7 +408,21 @@ def _inspect_folder(named: Path, target: Path) -> tuple[os.stat_result | None, d
                 "replaces the whole folder; move it or choose another --out folder"
             )
         entries[name] = entry
+    _refuse_current_folder(named, target)
     return info, entries
+
+
+def _refuse_current_folder(named: Path, target: Path) -> None:
+    """Refuse the current folder or one containing it: the swap would leave the user's shell in a deleted folder."""
+    try:
+        working = Path.cwd().resolve()
+    except OSError:
+        return
+    if working == target.resolve() or target.resolve() in working.parents:
+        raise InputValueError(
+            f"{named} is the current folder or contains it, and hdbayes replaces the whole output folder; "
+            "choose another --out folder"
+        )
 
 
 def check_output_folder(folder) -> None:
