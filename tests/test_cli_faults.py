@@ -392,6 +392,9 @@ def test_huge_sizes_are_refused_quickly_in_option_terms(files, tmp_path, extra, 
 
 _INTERRUPT_DURING_IMPORT = """
 import builtins, os, signal, sys
+# a shell starts the command with Python's own Ctrl-C handler; a parent that ignores SIGINT (a pytest-xdist
+# worker) would pass its SIG_IGN on to this process, and Python then installs no handler
+signal.signal(signal.SIGINT, signal.default_int_handler)
 real_import = builtins.__import__
 def interrupting_import(name, *args, **kwargs):
     if name == "hdbayes.experiments.registry":
