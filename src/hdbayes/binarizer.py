@@ -26,6 +26,8 @@ from hdbayes._validation import binarize_features, feature_thresholds, validate_
 if TYPE_CHECKING:
     from typing import Literal, Self
 
+    from numpy.typing import ArrayLike
+
     from hdbayes._validation import MatrixLike
 
 __all__ = ["FeatureBinarizer"]
@@ -108,6 +110,22 @@ class FeatureBinarizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         X = validate_input(self, X, reset=False, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
         binary = binarize_features(X, self.thresholds_)
         return binary.copy() if binary is X else binary  # never hand back the caller's array
+
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> np.ndarray:
+        """The names of the binarised features: those of the input, one output per input column.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            The input names; checked against those seen in ``fit`` (default: those, or
+            ``x0``, ``x1``, … when ``fit`` saw none).
+
+        Returns
+        -------
+        ndarray of str objects
+            The name of every output column (what ``set_output(transform="pandas")`` uses).
+        """
+        return super().get_feature_names_out(input_features)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
