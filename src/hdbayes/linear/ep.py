@@ -143,7 +143,7 @@ class EPFit:
             self._cache = gaussian_marginals(self.K, self.tau, self.nu)
         return self._cache
 
-    def log_evidence(self):
+    def log_evidence(self) -> float:
         """log Z_EP, EP's approximation of log p(y | K) (docs/linear.md eq. 9).
 
         With the sites t̃_i = C_i exp(−τ̃_i f²/2 + ν̃_i f) normalised so that ∫ q₋ᵢ t̃_i = Ẑ_i,
@@ -154,6 +154,7 @@ class EPFit:
         Returns
         -------
         float
+            The log evidence, in nats.
         """
         g = self._gaussian()
         cav_tau, cav_nu, log_z, _, _ = tilted_moments(self.y, g.var, g.mean, self.tau, self.nu)
@@ -165,7 +166,7 @@ class EPFit:
         )
         return float(np.sum(log_c) - np.sum(np.log(np.diag(g.chol))) + 0.5 * self.nu @ g.mean)
 
-    def predictor(self):
+    def predictor(self) -> tuple[np.ndarray, np.ndarray]:
         """``(a, W)`` with μ* = k*ᵀ a and σ*² = k** − k*ᵀ W k* (R&W Algorithm 3.6).
 
         a = ν̃ − S̃^½ B⁻¹ S̃^½ K ν̃ and W = S̃^½ B⁻¹ S̃^½.
@@ -173,7 +174,9 @@ class EPFit:
         Returns
         -------
         a : ndarray of shape (n,)
+            The weights of the predictive mean.
         W : ndarray of shape (n, n)
+            The matrix of the predictive variance's reduction.
         """
         g = self._gaussian()
         s = g.sqrt_tau
@@ -182,7 +185,7 @@ class EPFit:
         a = self.nu - W @ (self.K @ self.nu)
         return a, W
 
-    def predict_latent(self, k_star, k_star_star):
+    def predict_latent(self, k_star: np.ndarray, k_star_star: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mean and variance of the latent f* at new cases.
 
         Parameters
@@ -194,7 +197,10 @@ class EPFit:
 
         Returns
         -------
-        mean, var : ndarray of shape (m,)
+        mean : ndarray of shape (m,)
+            Predictive means of the new latents.
+        var : ndarray of shape (m,)
+            Predictive variances of the new latents (clipped at 0).
         """
         a, W = self.predictor()
         mean = k_star.T @ a
@@ -202,7 +208,17 @@ class EPFit:
         return mean, np.maximum(var, 0.0)
 
 
-def probit_ep(K, y, *, tau=None, nu=None, damping=0.5, tol=1e-8, max_iter=1000, warn=True):
+def probit_ep(
+    K: np.ndarray,
+    y: np.ndarray,
+    *,
+    tau: np.ndarray | None = None,
+    nu: np.ndarray | None = None,
+    damping: float = 0.5,
+    tol: float = 1e-8,
+    max_iter: int = 1000,
+    warn: bool = True,
+) -> EPFit:
     """Run parallel damped EP for the probit likelihood until the sites stop changing.
 
     A sweep computes every site's proposal from the current marginals (moment matching,
@@ -221,13 +237,16 @@ def probit_ep(K, y, *, tau=None, nu=None, damping=0.5, tol=1e-8, max_iter=1000, 
     damping : float, default=0.5
         Step in (0, 1] towards the moment-matched sites.
     tol : float, default=1e-8
+        Convergence threshold of the largest relative undamped site change.
     max_iter : int, default=1000
+        Largest number of sweeps.
     warn : bool, default=True
         Emit a :class:`~sklearn.exceptions.ConvergenceWarning` when the loop stops unconverged.
 
     Returns
     -------
     EPFit
+        The sites, whether they converged and the number of sweeps.
     """
     n = K.shape[0]
     y = np.asarray(y, dtype=np.float64)

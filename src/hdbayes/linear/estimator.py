@@ -155,13 +155,13 @@ class BayesianLinearClassifier(BayesianClassifier):
         n_grid: int = 25,
         intercept_variance: float = 10.0,
         hyperparameters: str = "average",
-        coefficient_prior: str = "span",
-        multiclass: str = "softmax",
         tol: float = 1e-8,
         max_iter: int = 1000,
         damping: float = 0.5,
+        multiclass: str = "softmax",
+        coefficient_prior: str = "span",
         n_draws: int = 2048,
-        random_state=None,
+        random_state: int | np.random.Generator | np.random.RandomState | None = None,
     ) -> None:
         self.log_variance_mean = log_variance_mean
         self.log_variance_sd = log_variance_sd
@@ -190,6 +190,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         Returns
         -------
         self
+            The fitted classifier.
         """
         X, codes = self._validate_classification_data(X, y)
         standardiser = Standardiser.fit(X)

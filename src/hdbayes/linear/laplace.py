@@ -64,7 +64,7 @@ class LaplaceFit:
     n_iter: int
     converged: bool
 
-    def predict_latent(self, k_star, k_star_star):
+    def predict_latent(self, k_star: np.ndarray, k_star_star: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mean and covariance of the C latent values at new cases (R&W eq. 3.40–3.43).
 
         Σ*_{cc'} = δ_{cc'} (k** − k*ᵀ E_c k*) + k*ᵀ E_c (Σ_c E_c)⁻¹ E_{c'} k*  (docs/linear.md eq. 15).
@@ -72,12 +72,16 @@ class LaplaceFit:
         Parameters
         ----------
         k_star : ndarray of shape (n, m)
+            Prior covariances between the training latents and the m new ones.
         k_star_star : ndarray of shape (m,)
+            Prior variances of the new latents.
 
         Returns
         -------
         mean : ndarray of shape (m, C)
+            Predictive means of the C latents at every new case.
         cov : ndarray of shape (m, C, C)
+            Their predictive covariance at every new case.
         """
         pi = softmax(self.f, axis=1)
         if not hasattr(self, "_cache"):
@@ -96,7 +100,15 @@ class LaplaceFit:
         return mean, cov
 
 
-def softmax_laplace(K, Y, *, a=None, tol=1e-10, max_iter=200, warn=True):
+def softmax_laplace(
+    K: np.ndarray,
+    Y: np.ndarray,
+    *,
+    a: np.ndarray | None = None,
+    tol: float = 1e-10,
+    max_iter: int = 200,
+    warn: bool = True,
+) -> LaplaceFit:
     """Find the posterior mode by Newton's method (R&W Algorithm 3.3) and the Laplace evidence.
 
     Each Newton step is halved (up to 30 times) until the objective Ψ(f) = −½ aᵀ f + log p(y | f) increases,
@@ -112,12 +124,16 @@ def softmax_laplace(K, Y, *, a=None, tol=1e-10, max_iter=200, warn=True):
     a : ndarray of shape (n, C), optional
         Warm start (f = K a).
     tol : float, default=1e-10
+        Convergence threshold of the relative increase of Ψ.
     max_iter : int, default=200
+        Largest number of Newton steps.
     warn : bool, default=True
+        Emit a :class:`~sklearn.exceptions.ConvergenceWarning` when the iteration stops unconverged.
 
     Returns
     -------
     LaplaceFit
+        The mode, whether it converged and the Laplace evidence.
     """
     n, n_classes = Y.shape
     a = np.zeros((n, n_classes)) if a is None else np.array(a, dtype=np.float64)
