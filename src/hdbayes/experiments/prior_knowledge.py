@@ -71,8 +71,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None):
                                      n_active_groups=N_ACTIVE, noise_std=NOISE_STD, random_state=seed)  # fmt: skip
         informed = informed_prior_inclusion(data.active_groups, n_groups, np.random.default_rng(seed + 1))
         for label, p0 in (("uniform p0", uniform), ("informed p0", informed)):
-            result = expectation_propagation(data.X, data.y, data.groups, p0, np.ones(n_groups), NOISE_STD**2,
-                                             warn=False)  # fmt: skip
+            result = expectation_propagation(data.X, data.y, data.groups, p0, np.ones(n_groups), NOISE_STD**2)
             rows.append({"n": n, "repetition": rep, "prior": label, "relative_error": relative_error(result.mean,
                          data.coef), "log_evidence": result.log_evidence})  # fmt: skip
     summary = []
