@@ -24,6 +24,10 @@ Usage (from the repository's root)::
     python docs/reproductions/make_results.py colon hmm            # only these
     python docs/reproductions/make_results.py --reuse --workdir W  # extract from runs already in W/NAME
     python docs/reproductions/make_results.py --size small colon   # default size (quick; a check of the script)
+    python docs/reproductions/make_results.py --rederive           # only recompute the derived rows (no run)
+
+``derived/...`` rows are computed from a table's own rows (differences, ratios and growth rates that the pages'
+prose quotes; :func:`derive`), so that every number of the prose is in a table (``tests/test_reproduction_prose.py``).
 
 The data sets are read from ``HDBAYES_DATA`` as by ``hdbayes reproduce``. Nothing here is hard-coded: every number
 of ``<name>.csv`` is read from, or computed from, the run's own output files.
@@ -311,6 +315,14 @@ def extract_colon(out):
     same = sum(by[g, "corrected"]["actual_error"] == by[g, "uncorrected"]["actual_error"] for g in groups)
     result.append(measured("same_error", "groups where both methods have the same error rate",
                            f"of {len(groups)} gene groups", same))  # fmt: skip
+    for measure, label in (("amlp", "AMLP"), ("brier", "average squared error")):
+        difference = sum(_f(by[g, "corrected"], measure) - _f(by[g, "uncorrected"], measure) for g in groups)
+        result.append(measured(f"{measure}/mean_difference", f"mean corrected − uncorrected {label}",
+                               f"{len(groups)} gene groups", difference / len(groups)))  # fmt: skip
+    for g in groups:
+        for method in ("corrected", "uncorrected"):
+            result.append(measured(f"group={g}/{method}/actual_error", f"error rate, {method}", f"gene group {g}",
+                                   by[g, method]["actual_error"]))  # fmt: skip
     return result
 
 
@@ -399,6 +411,13 @@ def extract_prior_knowledge(out):
         prior = row["prior"].replace(" p0", "")
         result.append(measured(f"n={row['n']}/{prior}/mean_error", f"mean relative error, {row['prior']}",
                                f"n = {row['n']}", row["mean error"]))  # fmt: skip
+        if row.get("converged", "") != "":  # issue 29
+            result.append(measured(f"n={row['n']}/{prior}/converged", f"EP fits that converged, {row['prior']}",
+                                   f"n = {row['n']}", row["converged"]))  # fmt: skip
+    errors = read_table(out, "errors")
+    if errors and "converged" in errors[0]:
+        result.append(measured("converged", "EP fits that converged", f"of {len(errors)}",
+                               sum(row["converged"] == "True" for row in errors)))  # fmt: skip
     return result
 
 
@@ -599,6 +618,143 @@ def extract_lymphoma(out):
     return result
 
 
+# -- derived numbers: computed from a measured table's own rows, so that the prose can quote them (issue 29) -------
+DERIVED = "derived/"
+
+
+def _values(rows):
+    return {row["key"]: row["value"] for row in rows}
+
+
+def _number(value):
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _derive_priors(rows):
+    """Gaussian − Cauchy AMLP and error rate per order (compressed fits); compressed − uncompressed AMLP per prior."""
+    values = _values(rows)
+    result = []
+    orders = sorted({int(key.split("/")[0][2:]) for key in values if key.startswith("O=")})
+    for order in orders:
+        for variant in ("", "/compressed"):
+            for measure, label in (("amlp", "AMLP"), ("error_rate", "error rate")):
+                gaussian = values.get(f"O={order}/gaussian{variant}/{measure}")
+                cauchy = values.get(f"O={order}/cauchy{variant}/{measure}")
+                if gaussian is None or cauchy is None:
+                    continue
+                result.append(measured(f"{DERIVED}O={order}{variant}/gaussian_minus_cauchy/{measure}",
+                                       f"{label}, Gaussian − Cauchy{variant.replace('/', ', ')}", f"O = {order}",
+                                       float(gaussian) - float(cauchy)))  # fmt: skip
+    for prior in ("cauchy", "gaussian"):
+        gaps = [(order, float(values[f"O={order}/{prior}/compressed/amlp"])
+                 - float(values[f"O={order}/{prior}/uncompressed/amlp"])) for order in orders
+                if f"O={order}/{prior}/uncompressed/amlp" in values]  # fmt: skip
+        if gaps:
+            result.append(measured(f"{DERIVED}{prior}/largest_abs_compression_amlp",
+                                   f"largest |AMLP compressed − uncompressed|, {prior}", f"{len(gaps)} orders",
+                                   max(abs(gap) for _, gap in gaps)))  # fmt: skip
+        for order in orders:
+            fast = _number(values.get(f"O={order}/{prior}/compressed/fit_seconds", ""))
+            slow = _number(values.get(f"O={order}/{prior}/uncompressed/fit_seconds", ""))
+            if fast and slow:
+                result.append(measured(f"{DERIVED}O={order}/{prior}/time_ratio",
+                                       f"training time compressed / uncompressed, {prior}", f"O = {order}",
+                                       fast / slow))  # fmt: skip
+    cauchy = {order: float(values[f"O={order}/cauchy/amlp"]) for order in orders if f"O={order}/cauchy/amlp" in values}
+    if cauchy:
+        lowest = min(cauchy.values())
+        for order, amlp in cauchy.items():
+            result.append(measured(f"{DERIVED}O={order}/cauchy_above_lowest", "AMLP above the lowest, Cauchy prior",
+                                   f"O = {order}", amlp - lowest))  # fmt: skip
+    return result
+
+
+def _derive_time_ratios(column):
+    """Corrected / uncorrected time per k (the grading rule's time ratio)."""
+
+    def derive(rows):
+        values = _values(rows)
+        result = []
+        for key, value in values.items():
+            if key.endswith(f"/corrected/{column}"):
+                setting = key.split("/")[0]
+                other = _number(values.get(f"{setting}/uncorrected/{column}", ""))
+                if other:
+                    result.append(measured(f"{DERIVED}{setting}/time_ratio", "time corrected / uncorrected",
+                                           setting.replace("=", " = "), float(value) / other))  # fmt: skip
+        return result
+
+    return derive
+
+
+def _derive_counts(rows):
+    """The growth per order of the sequence models' parameter counts between consecutive orders."""
+    values = _values(rows)
+    orders = sorted(int(key.split("/")[1][2:]) for key in values
+                    if key.startswith("sequence/O=") and key.endswith("/original"))  # fmt: skip
+    result = []
+    for low, high in zip(orders, orders[1:]):
+        for kind in ("original", "compressed"):
+            grown = float(values[f"sequence/O={high}/{kind}"]) - float(values[f"sequence/O={low}/{kind}"])
+            step = grown / (high - low)
+            result.append(measured(f"{DERIVED}sequence/O={low}-{high}/{kind}_per_order",
+                                   f"{kind} parameters added per order", f"HMM histories, O = {low} to {high}",
+                                   step))  # fmt: skip
+    return result
+
+
+def _derive_spike_slab(rows):
+    """Gibbs's time per fit over EP's."""
+    values = _values(rows)
+    result = []
+    for key, value in values.items():
+        if key.endswith("/GSS-EP/seconds"):
+            setting = key.split("/")[0]
+            gibbs = _number(values.get(f"{setting}/GSS-Gibbs/seconds", ""))
+            if gibbs:
+                result.append(measured(f"{DERIVED}{setting}/gibbs_over_ep_time", "time per fit, GSS-Gibbs / GSS-EP",
+                                       setting.replace("=", " = "), gibbs / float(value)))  # fmt: skip
+    sequential, random = values.get("design/sequential/final_error"), values.get("design/random/final_error")
+    if sequential and random:
+        result.append(measured(f"{DERIVED}design/random_over_sequential", "mean final error, random / sequential rows",
+                               "design runs", float(random) / float(sequential)))  # fmt: skip
+    return result
+
+
+DERIVATIONS = {
+    "english-text": _derive_priors,
+    "hmm": _derive_priors,
+    "cauchy-classification": _derive_priors,
+    "naive-bayes-simulation": _derive_time_ratios("seconds"),
+    "gaussian-simulation": _derive_time_ratios("fit_seconds"),
+    "mixture-simulation": _derive_time_ratios("seconds_per_50_iterations"),
+    "interaction-counts": _derive_counts,
+    "group-sparse-reconstruction": _derive_spike_slab,
+}
+
+
+def derive(name, rows):
+    """A measured table with its derived rows recomputed from the others (``derived/...`` keys, at the end).
+
+    Parameters
+    ----------
+    name : str
+        The experiment.
+    rows : list of dict
+        Its measured rows (derived ones, if any, are dropped and recomputed).
+
+    Returns
+    -------
+    list of dict
+        The measured rows followed by the derived rows.
+    """
+    base = [row for row in rows if not row["key"].startswith(DERIVED)]
+    return base + (DERIVATIONS[name](base) if name in DERIVATIONS else [])
+
+
 EXTRACTORS = {
     "srbct": extract_srbct,
     "lymphoma": extract_lymphoma,
@@ -697,7 +853,7 @@ def extract(name, out):
     list of dict
         Rows ``key, quantity, setting, value``.
     """
-    return EXTRACTORS[name](Path(out))
+    return derive(name, EXTRACTORS[name](Path(out)))
 
 
 def write_results(name, out, results=RESULTS, paper=PAPER):
@@ -731,6 +887,31 @@ def write_results(name, out, results=RESULTS, paper=PAPER):
     runs = {row["experiment"]: row for row in (read_csv(runs_file) if runs_file.exists() else [])}
     runs[name] = {"experiment": name, **{c: meta[c] for c in RUN_COLUMNS[1:]}}
     write_csv(runs_file, [runs[n] for n in sorted(runs)], RUN_COLUMNS)
+    return rows
+
+
+def rederive(name, results=RESULTS, paper=PAPER):
+    """Recompute the derived rows of ``tables/<name>.csv`` and its comparison table from the table itself.
+
+    Parameters
+    ----------
+    name : str
+        The experiment.
+    results : pathlib.Path
+        Where the tables are.
+    paper : pathlib.Path
+        Where ``paper_<name>.csv`` is.
+
+    Returns
+    -------
+    list of dict
+        The measured rows as written.
+    """
+    rows = derive(name, read_csv(results / f"{name}.csv"))
+    write_csv(results / f"{name}.csv", rows, MEASURED_COLUMNS)
+    paper_file = paper / f"paper_{name}.csv"
+    if paper_file.exists():
+        write_csv(results / f"compare_{name}.csv", compare(read_csv(paper_file), rows), COMPARE_COLUMNS)
     return rows
 
 
@@ -782,6 +963,9 @@ def main(argv=None):
     parser.add_argument("--size", choices=["full", "small"], default="full")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--results", type=Path, default=RESULTS, help="where the tables go")
+    parser.add_argument("--rederive", action="store_true",
+                        help="recompute the derived rows and comparison tables from the tables already written, "
+                        "without running anything")  # fmt: skip
     parser.add_argument("--counts", action="store_true",
                         help="print each experiment's claim counts (for the index's summary table) and exit")
     args = parser.parse_args(argv)
@@ -789,6 +973,10 @@ def main(argv=None):
     if args.counts:
         for name in names:
             print(name, *claim_counts(name))
+        return 0
+    if args.rederive:
+        for name in names:
+            rederive(name, results=args.results)
         return 0
     unknown = [name for name in names if name not in EXTRACTORS]
     if unknown:
