@@ -11,13 +11,18 @@ tables count them, and a check requires it of GSS-EP from n = 60 on.
 
 from __future__ import annotations
 
+import re
 import warnings
+from pathlib import Path
 
 import matplotlib.figure
+import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
+from hdbayes.datasets.regression import simulate_block_sparse
 from hdbayes.experiments import group_sparse_reconstruction, prior_knowledge
+from hdbayes.spike_slab.design import sequential_design
 
 
 def test_group_sparse_reconstruction_tiny(tmp_path):
@@ -71,3 +76,38 @@ def test_prior_knowledge_small(tmp_path):
 def test_checks_hold(experiment, full):
     report = experiment.run(full=full, random_state=0, progress=False)
     assert all(report.checks.values()), report.checks
+
+
+def test_sequential_design_never_silences_a_non_converged_fit():
+    """A design refit that does not converge warns and says so in the history (issue 29: design.py defaulted
+    ``warn=False``). With ``max_iter=1`` and no restarts no fit can converge, so each of the 3 fits warns."""
+    data = simulate_block_sparse(n_samples=10, n_features=24, group_size=4, n_active_groups=2, noise_std=0.1,
+                                 random_state=0)  # fmt: skip
+
+    def measure(x):
+        return float(x @ data.coef)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        history = sequential_design(measure, data.X, data.y, 2, data.groups, np.full(6, 0.3), np.ones(6), 0.01,
+                                    true_coef=data.coef, random_state=0, max_iter=1, restarts=False)  # fmt: skip
+    messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(messages) == 3 and all("EP did not converge in 1 iterations" in m for m in messages), messages
+    assert history.converged == [False, False, False]
+    # with the defaults the same small problem converges at every step, silently
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        history = sequential_design(measure, data.X, data.y, 2, data.groups, np.full(6, 0.3), np.ones(6), 0.01,
+                                    random_state=0)  # fmt: skip
+    assert history.converged == [True, True, True]
+
+
+def test_no_experiment_or_design_path_turns_the_ep_warning_off():
+    """No source file of the experiments, the design loop or the CLI passes ``warn=False`` to EP or defaults it
+    (the only internal switch-off is the estimator's evidence fixed point, which judges convergence itself)."""
+    root = Path(group_sparse_reconstruction.__file__).resolve().parents[1]
+    files = [*sorted((root / "experiments").glob("*.py")), root / "spike_slab" / "design.py", root / "cli.py"]
+    pattern = re.compile(r"""warn\s*=\s*False|["']warn["']\s*,\s*False""")
+    offending = [f"{path.name}:{number}" for path in files
+                 for number, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]  # fmt: skip
+    assert offending == []

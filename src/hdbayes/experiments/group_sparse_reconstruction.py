@@ -197,7 +197,7 @@ def _run(size, full, random_state, progress):
             history = sequential_design(
                 measure,
                 data.X, data.y, size.design_steps, data.groups, np.full(n_groups, N_ACTIVE / n_groups),
-                np.ones(n_groups), NOISE_STD**2, strategy=strategy, true_coef=data.coef, random_state=seed, warn=True,
+                np.ones(n_groups), NOISE_STD**2, strategy=strategy, true_coef=data.coef, random_state=seed,
             )  # fmt: skip
             histories[label].append(history)
             design_rows.append({"repetition": rep, "design": label, "n to reach 0.1": _first_reaching(history),

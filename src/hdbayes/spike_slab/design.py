@@ -84,6 +84,8 @@ class DesignHistory:
         ``‖m − w‖/‖w‖`` at each fit (when the true coefficients were given).
     n_iter : list of int
         EP iterations of each (warm-started) fit.
+    converged : list of bool
+        Whether each fit converged (one that did not has also warned: issue 29).
     result : EPResult
         The last fit.
     """
@@ -93,6 +95,7 @@ class DesignHistory:
     n_measurements: list = field(default_factory=list)
     relative_errors: list = field(default_factory=list)
     n_iter: list = field(default_factory=list)
+    converged: list = field(default_factory=list)
     result: EPResult | None = None
 
 
@@ -123,7 +126,8 @@ def sequential_design(measure, X, y, n_steps, groups, prior_inclusion, slab_vari
     warm_start : bool, default=True
         Start each EP fit from the previous sites.
     **ep_options
-        Passed to :func:`~hdbayes.spike_slab.ep.expectation_propagation`.
+        Passed to :func:`~hdbayes.spike_slab.ep.expectation_propagation`. A fit that does not converge warns
+        (``ConvergenceWarning``) as EP does everywhere, and ``DesignHistory.converged`` records it.
 
     Returns
     -------
@@ -146,7 +150,6 @@ def sequential_design(measure, X, y, n_steps, groups, prior_inclusion, slab_vari
         if candidates.shape[0] < n_steps:
             raise InputValueError(f"{candidates.shape[0]} candidates cannot supply {n_steps} measurements")
         available = np.ones(candidates.shape[0], dtype=bool)
-    ep_options.setdefault("warn", False)
     history = DesignHistory(X, y)
     sites = None
     for step in range(n_steps + 1):
@@ -155,6 +158,7 @@ def sequential_design(measure, X, y, n_steps, groups, prior_inclusion, slab_vari
         sites = result.sites
         history.n_measurements.append(X.shape[0])
         history.n_iter.append(result.n_iter)
+        history.converged.append(bool(result.converged))
         if true_coef is not None:
             history.relative_errors.append(float(np.linalg.norm(result.mean - true_coef) / np.linalg.norm(true_coef)))
         history.result = result
