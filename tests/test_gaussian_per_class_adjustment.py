@@ -124,6 +124,17 @@ def test_pool_is_fixed_and_has_the_prior_distribution():
         assert stats.kstest(pool[:, g], stats.invgamma(2.0, scale=2.0).cdf).pvalue > 0.01
 
 
+@pytest.mark.parametrize("alpha2_x", (0.3, 4.0, 250.0))
+def test_pool_maps_the_sobol_points_through_scipys_gamma_quantiles(alpha2_x):
+    """The pool's quantiles come from scipy.special (gammaincinv), not scipy.stats: the same numbers as
+    ``stats.gamma.ppf`` (which computes them so) on the same scrambled Sobol points (relative 1e-14)."""
+    from scipy.stats import qmc
+
+    uniforms = qmc.Sobol(3, scramble=True, seed=7).random(64)
+    expected = alpha2_x / (2.0 * stats.gamma.ppf(uniforms, alpha2_x / 2.0))
+    np.testing.assert_allclose(class_variance_pool(alpha2_x, 3, n_pool=64, seed=7), expected, rtol=1e-14)
+
+
 @pytest.mark.parametrize("log_rho", (-5.0, -1.0, 1.0))
 def test_factor_matches_a_long_monte_carlo(adjustment, log_rho):
     """A(ρ) against 4·10^5 features drawn from the whole prior (r = ρT, ε_g ~ Inv-χ²(α2_x, 1), class means and

@@ -173,6 +173,59 @@ def test_summary_of_a_constant_variable_is_nan_without_a_warning():
     assert row["mean"] == 1.0 and row["sd"] == 0.0
 
 
+def _ar1_chains(rng, n_chains, n_draws, phi, shift=0.0):
+    """Autoregressive chains x_t = φ x_t−1 + ε_t, the last chain shifted by ``shift`` (not mixed)."""
+    x = np.empty((n_chains, n_draws))
+    x[:, 0] = rng.standard_normal(n_chains)
+    for t in range(1, n_draws):
+        x[:, t] = phi * x[:, t - 1] + rng.standard_normal(n_chains)
+    x[-1] += shift
+    return x
+
+
+@pytest.mark.parametrize(
+    ("n_chains", "n_draws", "phi", "shift", "rounding"),
+    [(4, 200, 0.0, 0.0, None), (2, 101, 0.9, 0.0, None), (3, 57, -0.5, 3.0, None), (1, 40, 0.6, 0.0, None),
+     (2, 7, 0.3, 0.0, None), (4, 4, 0.0, 0.0, None), (2, 300, 0.99, 0.0, None), (3, 80, 0.2, 1.0, 0.5)],
+)  # fmt: skip
+def test_summary_diagnostics_equal_arviz(n_chains, n_draws, phi, shift, rounding):
+    """Bulk ESS and rank-normalised split R-hat, computed without ArviZ, equal ArviZ's (relative 1e-9): odd
+    draw counts, one chain, four draws, negative and strong autocorrelation, a chain that has not mixed, ties."""
+    import arviz as az
+
+    from hdbayes.mcmc._diagnostics import bulk_ess, rank_rhat
+
+    x = _ar1_chains(np.random.default_rng(n_draws), n_chains, n_draws, phi, shift)
+    if rounding is not None:
+        x = np.round(x / rounding) * rounding  # many tied values
+    np.testing.assert_allclose(bulk_ess(x), float(az.ess(x, method="bulk")), rtol=1e-9)
+    if n_chains >= 2:
+        np.testing.assert_allclose(rank_rhat(x), float(az.rhat(x)), rtol=1e-9)
+    else:
+        assert np.isnan(rank_rhat(x))
+    summary = Trace({"x": x}, monitored=("x",)).summary()["x"]
+    assert summary["ess_bulk"] == bulk_ess(x)
+    assert summary["r_hat"] == rank_rhat(x) or (np.isnan(summary["r_hat"]) and n_chains == 1)
+
+
+def test_summary_diagnostics_of_degenerate_draws():
+    """Fewer than 4 draws or a NaN draw: NaN; constant draws: ArviZ's conventions (ESS = the split draws, R-hat
+    NaN)."""
+    import arviz as az
+
+    from hdbayes.mcmc._diagnostics import bulk_ess, rank_rhat
+
+    assert np.isnan(bulk_ess(np.ones((2, 3)))) and np.isnan(rank_rhat(np.ones((2, 3))))
+    nan = np.random.default_rng(0).standard_normal((2, 10))
+    nan[1, 3] = np.nan
+    assert np.isnan(bulk_ess(nan)) and np.isnan(rank_rhat(nan))
+    constant = np.full((2, 11), 3.0)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert bulk_ess(constant) == float(az.ess(constant, method="bulk")) == 20.0
+        assert np.isnan(rank_rhat(constant)) and np.isnan(float(az.rhat(constant)))
+
+
 def test_run_chains_reports_a_chain_with_the_wrong_number_of_draws():
     def short(rng, schedule, advance):
         return ChainDraws(posterior={"x": np.zeros(schedule.n_saved - 1)})
@@ -181,7 +234,7 @@ def test_run_chains_reports_a_chain_with_the_wrong_number_of_draws():
         run_chains(short, Schedule(10), random_state=0)
 
 
-# -- the numba cache is keyed by the whole package --------------------------------------------
+# -- the numba cache is keyed per kernel, callees included ---------------------------------------
 
 _CALLER = """
 import sys

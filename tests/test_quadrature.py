@@ -5,7 +5,15 @@ import pytest
 from scipy import stats
 
 from hdbayes.exceptions import InputValueError
-from hdbayes.quadrature import QuadratureRule, adaptive_inverse_gamma_rule, inverse_gamma_midpoint_grid, simpson_rule
+from hdbayes.quadrature import (
+    QuadratureRule,
+    adaptive_inverse_gamma_rule,
+    inverse_gamma_isf,
+    inverse_gamma_logpdf,
+    inverse_gamma_midpoint_grid,
+    inverse_gamma_ppf,
+    simpson_rule,
+)
 
 # thesis eq. 2.88: the K = 10 grid for Inverse-Gamma(0.5, 5)
 THESIS_ALPHA_GRID = [2.60, 4.83, 7.56, 11.45, 17.52, 27.99, 48.57, 98.49, 279.60, 2543.14]
@@ -203,3 +211,20 @@ def test_adaptive_rule_rejects_bad_arguments(kwargs, match):
     args = {"shape": 0.5, "scale": 5.0, **kwargs}
     with pytest.raises(InputValueError, match=match):
         adaptive_inverse_gamma_rule(lambda alpha: np.zeros_like(alpha), args.pop("shape"), args.pop("scale"), **args)
+
+
+@pytest.mark.parametrize(("shape", "scale"), [(0.5, 5.0), (1.5, 2.0), (0.05, 1e-3), (40.0, 300.0), (1e-3, 1e4)])
+def test_inverse_gamma_functions_equal_scipy_stats(shape, scale):
+    """The Inverse-Gamma quantiles and log density from scipy.special are scipy.stats.invgamma's: the same
+    special functions, so equal to rounding (relative 1e-13; −inf at x ≤ 0, the boundary quantiles 0 and inf)."""
+    q = np.array([0.0, 1e-300, 1e-15, 1e-6, 0.01, 0.3, 0.5, 0.9, 1 - 1e-9, 1.0])
+    dist = stats.invgamma(shape, scale=scale)
+    with np.errstate(divide="ignore", over="ignore"):
+        np.testing.assert_allclose(inverse_gamma_ppf(q, shape, scale), dist.ppf(q), rtol=1e-13)
+        np.testing.assert_allclose(inverse_gamma_isf(q, shape, scale), dist.isf(q), rtol=1e-13)
+    x = np.concatenate([[-1.0, 0.0], scale * np.logspace(-3, 6, 40)])
+    np.testing.assert_allclose(inverse_gamma_logpdf(x, shape, scale), dist.logpdf(x), rtol=1e-13, atol=1e-12)
+    assert inverse_gamma_logpdf(0.0, shape, scale) == -np.inf
+    for function in (inverse_gamma_ppf, inverse_gamma_isf, inverse_gamma_logpdf):  # a scalar for a scalar
+        assert np.ndim(function(0.5, shape, scale)) == 0
+    assert float(inverse_gamma_ppf(0.25, shape, scale)) == pytest.approx(float(inverse_gamma_isf(0.75, shape, scale)))

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from scipy import stats
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -704,5 +703,7 @@ def paired_t_test(a: ArrayLike, b: ArrayLike) -> PairedTTest:
         raise ValueError("paired t-test needs at least 2 pairs")
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise ValueError("a and b must be finite")
+    from scipy import stats  # here, not at import: fitting and scoring do not need scipy.stats
+
     result = stats.ttest_rel(a, b)
     return PairedTTest(float(np.mean(a - b)), float(result.statistic), float(result.pvalue))

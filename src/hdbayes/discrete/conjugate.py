@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import stats
 from scipy.special import gammaln
 
 from hdbayes._numba import jit
@@ -268,6 +267,8 @@ class BetaBinomial:
         scipy.stats.rv_continuous_frozen
             ``scipy.stats.beta(a, b)``.
         """
+        from scipy import stats  # here, not at import: the models' fits do not need scipy.stats
+
         return stats.beta(float(self.a), float(self.b))
 
     # -- predictions ----------------------------------------------------------------
@@ -375,6 +376,8 @@ class BetaBinomial:
         if estimate not in ("map", "mean"):
             raise InputValueError(f"estimate must be 'map' or 'mean', got {estimate!r}")
         theta = self.mode() if estimate == "map" else self.mean()
+        from scipy import stats  # here, not at import: the models' fits do not need scipy.stats
+
         return stats.binom.pmf(k, _check_trials(M), float(theta))
 
     def log_marginal_likelihood(self, n1: int, n0: int, kind: Literal["sequence", "counts"] = "sequence") -> float:
@@ -577,6 +580,8 @@ class DirichletMultinomial:
         """
         tail = _check_interval_level(level)
         rest = self.alpha.sum() - self.alpha
+        from scipy import stats  # here, not at import: the models' fits do not need scipy.stats
+
         return np.column_stack([stats.beta.ppf(tail, self.alpha, rest), stats.beta.ppf(1 - tail, self.alpha, rest)])
 
     def to_scipy(self) -> Any:
@@ -587,6 +592,8 @@ class DirichletMultinomial:
         scipy.stats.dirichlet frozen distribution
             ``scipy.stats.dirichlet(alpha)``.
         """
+        from scipy import stats  # here, not at import: the models' fits do not need scipy.stats
+
         return stats.dirichlet(self.alpha)
 
     def predictive_proba(self) -> np.ndarray:

@@ -25,7 +25,6 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import stats
 from scipy.special import gammaln
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -70,6 +69,8 @@ def sigma_prior(order, alpha_o=0.25, w_o_scale=0.1):
     >>> round(float(sigma_prior(1).ppf(0.5)), 2)
     2.86
     """
+    from scipy import stats  # here, not at import: a fit does not need scipy.stats
+
     order = check_count("order", order, minimum=1)
     w_o = w_o_scale / order
     return stats.invgamma(alpha_o, scale=(alpha_o + 1.0) * w_o)

@@ -267,9 +267,10 @@ class Trace:
         -------
         dict of str to dict
             Per variable: ``mean``, ``sd``, ``ess_bulk`` and, with two or more chains,
-            ``r_hat`` (rank-normalised split R-hat; NaN with one chain).
+            ``r_hat`` (rank-normalised split R-hat; NaN with one chain): ArviZ's ``ess(method="bulk")`` and
+            ``rhat()``, computed without importing ArviZ (:mod:`hdbayes.mcmc._diagnostics`).
         """
-        import arviz as az
+        from hdbayes.mcmc._diagnostics import bulk_ess, rank_rhat
 
         names = list(self.monitored if var_names is None else var_names)
         result = {}
@@ -280,8 +281,8 @@ class Trace:
             with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
                 # a variable constant over the draws has no defined ESS or R-hat: NaN, without a warning
                 warnings.simplefilter("ignore", RuntimeWarning)
-                ess = float(az.ess(values, method="bulk")) if values.shape[1] >= 4 else float("nan")
-                r_hat = float(az.rhat(values)) if values.shape[0] >= 2 and values.shape[1] >= 4 else float("nan")
+                ess = bulk_ess(values)
+                r_hat = rank_rhat(values)
             result[name] = {"mean": float(values.mean()), "sd": float(values.std()), "ess_bulk": ess, "r_hat": r_hat}
         return result
 
@@ -422,7 +423,6 @@ def run_chains(
     from joblib import Parallel, delayed
     from joblib._parallel_backends import SequentialBackend, ThreadingBackend
     from joblib.parallel import get_active_backend
-    from tqdm.auto import tqdm
 
     check_chain_memory(schedule, n_chains if seeds is None else max(len(seeds), 1), draw_bytes, warmup_bytes)
     if seeds is None:
@@ -436,7 +436,7 @@ def run_chains(
         n_jobs = check_n_jobs(n_jobs, len(seeds))
     elif parallel and n_jobs is not None and n_jobs > 0:  # workers elsewhere: no more than the chains
         n_jobs = min(int(n_jobs), len(seeds))
-    bar = tqdm(total=len(seeds) * schedule.n_iter, desc=desc, disable=not _show_progress(progress), leave=False)
+    bar = _progress_bar(len(seeds) * schedule.n_iter, desc, progress)
     lock = threading.Lock()
 
     def advance(n=1):
@@ -466,6 +466,25 @@ def run_chains(
     finally:
         bar.close()
     return Trace.from_chains(chains, schedule=schedule, **(trace_options or {}))
+
+
+class _NoBar:
+    """The progress bar that is not shown (tqdm is not even imported)."""
+
+    def update(self, n=1):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress_bar(total, desc, progress):
+    """A tqdm bar of ``total`` iterations if ``progress`` asks for one (see :func:`run_chains`), else a no-op."""
+    if not _show_progress(progress):
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, leave=False)
 
 
 def _ignore(n=1):

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import stats
 from scipy.special import logsumexp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -42,9 +41,7 @@ from hdbayes._validation import (
     validate_input,
 )
 from hdbayes.exceptions import InputTypeError, InputValueError
-from hdbayes.quadrature import (
-    QuadratureRule,
-)
+from hdbayes.quadrature import QuadratureRule, inverse_gamma_logpdf
 from hdbayes.selection_bias._base import (
     BINARY_PARAMETER_CONSTRAINTS,
     POSITIVE,
@@ -344,7 +341,7 @@ def alpha_posterior(alpha, log_alpha_weights, log_marginal, log_adjustment, alph
     )
     log_evidence = logsumexp(log_posterior)
     posterior = np.exp(log_posterior - log_evidence)
-    log_prior_density = stats.invgamma.logpdf(alpha, alpha_shape, scale=alpha_scale)
+    log_prior_density = inverse_gamma_logpdf(alpha, alpha_shape, alpha_scale)
     density = np.exp(log_adjustment + log_marginal + log_prior_density + np.log(alpha) - log_evidence)
     check_finite_output("the posterior density of log α", density, cause=cause)
     return posterior, density
