@@ -231,3 +231,50 @@ def test_a_signed_record_is_read_back_and_a_tampered_one_is_not(tmp_path):
     (tmp_path / file._index_name).write_bytes(_MAGIC + tag + body)
     with pytest.warns(RuntimeWarning, match="ignoring the cache entry"):
         assert file.load(("sig", "arch")) is None
+
+
+def test_the_key_is_the_kernel_not_its_file(tmp_path):
+    """Each kernel is keyed by its own stamp (its code and the globals it uses), not by the file or the package:
+    lines added above it and a new module keep its entries; a global it uses, changed, recompiles it."""
+    package = tmp_path / "kernels"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    kernel = _KERNEL.replace("np.log1p(x[i] * x[i])", "np.log1p(SCALE * x[i] * x[i])") + "\nSCALE = 1.0\n"
+    (package / "kern.py").write_text(kernel)
+    cache = tmp_path / "cache"
+    report = _run(tmp_path, cache)
+    assert (report["hits"], report["misses"]) == (0, 2), report
+    (package / "other.py").write_text("VALUE = 1\n")
+    edited = '"""Edited above the kernel."""\n\n\n' + kernel + "\n\ndef helper():\n    return 2\n"
+    (package / "kern.py").write_text(edited)
+    report = _run(tmp_path, cache)
+    assert (report["hits"], report["misses"]) == (2, 0), report  # numba's own cache: two misses
+    (package / "kern.py").write_text(kernel.replace("SCALE = 1.0", "SCALE = 1"))  # same results, another constant
+    report = _run(tmp_path, cache)
+    assert (report["hits"], report["misses"]) == (0, 2), report
+
+
+def test_kernel_stamps_follow_callees_and_ignore_line_numbers():
+    """The stamp of a kernel changes with its callee's code and with a constant it uses, not with its position."""
+    from hdbayes._numba import jit, kernel_stamp
+
+    def make(offset, lines_above, scale):
+        namespace = {"jit": jit, "SCALE": scale}
+        source = "\n" * lines_above + textwrap.dedent(
+            f"""
+            @jit
+            def callee(x):
+                return x + {offset}
+
+            @jit
+            def caller(x):
+                return SCALE * callee(x)
+            """
+        )
+        exec(compile(source, "<kernels>", "exec"), namespace)
+        return kernel_stamp(namespace["caller"])
+
+    base = make(1.0, 0, 2.0)
+    assert len(base) == 64 and make(1.0, 7, 2.0) == base
+    assert make(2.0, 0, 2.0) != base  # the callee changed
+    assert make(1.0, 0, 3.0) != base  # a global constant changed

@@ -5,12 +5,19 @@ file that defines it. A kernel that calls a kernel of another module (the sample
 :func:`hdbayes.mcmc.slice.slice_sample`, the adjustment factors call
 :mod:`hdbayes.special`) is therefore not recompiled when only the callee changes: the
 stale machine code is loaded and silently runs the old callee. The kernels compiled
-here are keyed instead by a fingerprint of the whole ``hdbayes`` package (the contents
-of every ``.py`` file in it), so any change anywhere in the package recompiles every
-kernel on its next use, and two different versions of the package (two checkouts, an
-edit while a run is going on) never load each other's code. Cache files are written
-by numba through a temporary file and a rename, so concurrent processes see either an
-old index (whose fingerprint then does not match and is ignored) or a new one.
+here are keyed instead by their own **kernel stamp** (:func:`kernel_stamp`): a digest of
+the kernel's code (bytecode, constants, names, nested functions; not its line numbers),
+its compile options, and every global it refers to (numba freezes globals into the
+machine code): a constant by value, an array by its bytes, another kernel or function by
+its own stamp (so a changed callee, however deep, recompiles all its callers), a module
+of hdbayes by the contents of its file, another library's module by its name. An edit
+recompiles only the kernels it changes (an edit to the command line or to an experiment
+recompiles nothing), and two different versions of a kernel (two checkouts, an edit while
+a run is going on) never load each other's code. The cache files are named by the
+kernel's qualified name without numba's line number, so that an edit above a kernel does
+not orphan its entries. Cache files are written by numba through a temporary file and a
+rename, so concurrent processes see either an old index (whose stamp then does not match
+and is ignored) or a new one.
 
 A kernel that takes a compiled function as an argument (the generic slice sampler)
 is never cached on its own: numba cannot cache such signatures (the cached type refers
@@ -28,7 +35,7 @@ Every index and compiled object is signed: the file holds an HMAC-SHA256 of its 
 the cache folder as ``hdbayes-<uid>.key``, created with mode 0600 and used only while it
 is a regular file owned by this user and readable by no one else (else it is replaced by
 a fresh key). The signature is checked before anything is unpickled, and a compiled
-object also records its signature and package fingerprint, checked after. So an entry
+object also records its signature and kernel stamp, checked after. So an entry
 that is truncated, garbled, overwritten in place, written by another user, copied from
 another function or signature, or left by another numba version is a cache miss: the
 kernel is compiled again and the entry overwritten, so the cache heals itself, and no
@@ -46,8 +53,10 @@ import hmac
 import itertools
 import os
 import pickle
+import re
 import secrets
 import stat
+import types
 import warnings
 from pathlib import Path
 
@@ -62,7 +71,7 @@ from numba.core.caching import (
     UserWideCacheLocator,
 )
 
-__all__ = ["jit", "package_fingerprint"]
+__all__ = ["jit", "kernel_stamp", "package_fingerprint"]
 
 _PACKAGE = Path(__file__).resolve().parent
 _MAGIC = b"hdbayes numba cache 1\n"  # first bytes of every signed file (numba's own files start otherwise)
@@ -75,8 +84,8 @@ _USER = str(os.getuid()) if _POSIX else "user"
 def package_fingerprint() -> str:
     """SHA-256 of the names and contents of every ``.py`` file of the installed package.
 
-    Computed once per process (a few milliseconds); it is the "source stamp" of every
-    cached kernel, so a change to any module invalidates the whole cache.
+    Computed once per process (a few milliseconds). The compile cache no longer uses it (each kernel has
+    its own :func:`kernel_stamp`); it identifies a version of the package's source.
     """
     digest = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob("*.py")):
@@ -86,15 +95,131 @@ def package_fingerprint() -> str:
     return digest.hexdigest()
 
 
+@functools.cache
+def _file_digest(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def _in_package(module: types.ModuleType) -> bool:
+    """Whether ``module`` is a module of hdbayes (its source is hashed; another library's is named only)."""
+    path = getattr(module, "__file__", None)
+    return path is not None and Path(path).resolve().is_relative_to(_PACKAGE)
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_stamps: dict = {}  # function -> its stamp, once computed (a kernel's globals do not change after import)
+
+
+def _code_parts(code: types.CodeType, names: set):
+    """The parts of a code object that decide what it computes (not its line numbers); collects its names."""
+    names.update(code.co_names)
+    yield code.co_code
+    yield repr((code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_argcount,
+                code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags)).encode()  # fmt: skip
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_parts(const, names)
+        else:
+            yield _value_text(const, ()).encode()
+
+
+def _value_text(value, active) -> str:
+    """A stable text that changes when ``value``, as numba would freeze it into a kernel, changes."""
+    py_func = getattr(value, "py_func", None)
+    if isinstance(py_func, types.FunctionType):  # a numba dispatcher: another kernel
+        return f"kernel {_function_stamp(py_func, getattr(value, 'targetoptions', {}), active)}"
+    if isinstance(value, types.FunctionType):
+        return f"function {_function_stamp(value, {}, active)}"
+    if isinstance(value, types.ModuleType):
+        if _in_package(value):
+            return f"module {value.__name__} {_file_digest(value.__file__)}"
+        return f"module {value.__name__}"
+    if isinstance(value, (tuple, list)):
+        return f"{type(value).__name__}({', '.join(_value_text(item, active) for item in value)})"
+    if isinstance(value, (frozenset, set)):
+        return f"{type(value).__name__}({sorted(_value_text(item, active) for item in value)})"
+    if hasattr(value, "dtype") and hasattr(value, "tobytes") and hasattr(value, "shape"):  # a numpy array or scalar
+        return f"array {value.dtype} {value.shape} {hashlib.sha256(value.tobytes()).hexdigest()}"
+    if isinstance(value, type):
+        return f"class {value.__module__}.{value.__qualname__} {getattr(value, '_fields', '')}"
+    if type(value).__repr__ is object.__repr__:
+        return f"object {type(value).__module__}.{type(value).__qualname__}"
+    return _ADDRESS.sub("", repr(value))
+
+
+def _function_stamp(func: types.FunctionType, options, active=()) -> str:
+    """The stamp of ``func`` (see :func:`kernel_stamp`); ``active`` are the functions being stamped (recursion)."""
+    if func in _stamps:
+        return _stamps[func]
+    if func in active:  # a kernel that calls itself, directly or not: its code is already in the digest
+        return f"recursive {func.__module__}.{func.__qualname__}"
+    active = (*active, func)
+    digest = hashlib.sha256(f"{func.__module__}.{func.__qualname__}\0".encode())
+    names = set()
+    for part in _code_parts(func.__code__, names):
+        digest.update(part)
+        digest.update(b"\0")
+    texts = [
+        f"options {sorted((key, _value_text(value, active)) for key, value in dict(options).items())}",
+        f"defaults {_value_text(func.__defaults__, active)} {_value_text(func.__kwdefaults__, active)}",
+        *(f"cell {_value_text(cell.cell_contents, active)}" for cell in func.__closure__ or ()),
+        *(
+            f"global {name} {_value_text(func.__globals__[name], active)}"
+            for name in sorted(names)
+            if name in func.__globals__
+        ),  # fmt: skip
+    ]
+    for text in texts:
+        digest.update(text.encode())
+        digest.update(b"\0")
+    stamp = digest.hexdigest()
+    _stamps[func] = stamp
+    return stamp
+
+
+def kernel_stamp(function, options=None) -> str:
+    """The source stamp of a compiled kernel: what its machine code depends on.
+
+    A SHA-256 of the function's code (bytecode, constants, names, nested functions; not line
+    numbers), of ``options`` (its compile options), of its default arguments and closure,
+    and of every global name its code uses: a constant by value, an array by its bytes,
+    another kernel or function by its own stamp (recursively), a module of hdbayes by its
+    file's contents, another library's module by its name. Computed on the kernel's first
+    compilation or cache look-up (when the module that defines it has finished importing)
+    and kept for the process.
+
+    Parameters
+    ----------
+    function : function or numba dispatcher
+        The kernel.
+    options : dict, optional
+        Its compile options (a dispatcher's own ``targetoptions`` by default).
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
+    py_func = getattr(function, "py_func", function)
+    if options is None:
+        options = getattr(function, "targetoptions", {})
+    return _function_stamp(py_func, options)
+
+
 class _PackageStamp:
-    """Locator mixin: the source stamp is the package fingerprint, not the one file's hash."""
+    """Locator mixin: the entries' names carry the user's id instead of numba's line number; the source stamp is
+    the kernel's (:func:`kernel_stamp`, set by :class:`_PackageFunctionCache`), not the file's."""
 
     def get_source_stamp(self):
-        return package_fingerprint()
+        return None  # replaced by the kernel stamp (see _PackageFunctionCache)
 
     def get_disambiguator(self):
-        # the user's id in every file name: users sharing a cache folder do not overwrite each other's entries
-        return f"{super().get_disambiguator()}-u{_USER}"
+        # no line number: an edit above the kernel keeps its entries; the user's id in every file name: users
+        # sharing a cache folder do not overwrite each other's entries
+        return f"u{_USER}"
 
 
 class _UserProvidedLocator(_PackageStamp, UserProvidedCacheLocator):
@@ -171,8 +296,23 @@ class _SignedCacheFile(IndexDataCacheFile):
     A file is ``_MAGIC``, an HMAC-SHA256 tag, then the pickled record; the tag covers the file's
     name, numba's version and the record, and is checked before unpickling. The index record is
     ``(fingerprint, {key: data file name})``, a data record ``(fingerprint, key, compiled object)``,
-    so a data file is loaded only for the signature and the package version it was compiled for.
+    so a data file is loaded only for the signature and the version of the kernel it was compiled for. The
+    fingerprint is the kernel stamp, given as a string or as a function computing it on first use.
     """
+
+    def __init__(self, cache_path, filename_base, source_stamp):
+        self._stamp = source_stamp
+        super().__init__(cache_path, filename_base, source_stamp)
+
+    @property
+    def _source_stamp(self):
+        if callable(self._stamp):
+            self._stamp = self._stamp()
+        return self._stamp
+
+    @_source_stamp.setter
+    def _source_stamp(self, value):
+        self._stamp = value
 
     def _secret(self) -> bytes | None:
         return _cache_key(self._cache_path)
@@ -248,14 +388,14 @@ class _SignedCacheFile(IndexDataCacheFile):
 class _PackageFunctionCache(FunctionCache):
     _impl_class = _PackageCacheImpl
 
-    def __init__(self, py_func):
+    def __init__(self, py_func, options):
         super().__init__(py_func)
-        stamp = self._impl.locator.get_source_stamp()
+        stamp = functools.partial(_function_stamp, py_func, options)  # on first use: callees may come later
         self._cache_file = _SignedCacheFile(self._cache_path, self._impl.filename_base, stamp)
 
 
 def jit(function=None, *, cache=True, **options):
-    """Compile ``function`` with ``numba.njit(nogil=True, **options)``, cached by package fingerprint.
+    """Compile ``function`` with ``numba.njit(nogil=True, **options)``, cached by its :func:`kernel_stamp`.
 
     Use as ``@jit`` or ``@jit(error_model="numpy")``. ``cache=False`` compiles in memory
     only (for kernels that take a compiled function as an argument).
@@ -266,7 +406,7 @@ def jit(function=None, *, cache=True, **options):
         dispatcher = numba.njit(**options)(func)
         if cache and not config.DISABLE_JIT:
             try:
-                dispatcher._cache = _PackageFunctionCache(func)
+                dispatcher._cache = _PackageFunctionCache(func, options)
             except RuntimeError:  # no writable cache folder anywhere: compile in memory
                 pass
         return dispatcher
