@@ -79,6 +79,8 @@ def test_colon_small(tmp_path, colon_file):
     uncorrected = [float(r["amlp"]) for r in rows if r["method"] == "uncorrected"]
     assert all(c < u for c, u in zip(corrected, uncorrected))
     assert (tmp_path / "colon" / "fig2_8_probabilities.png").stat().st_size > 0
+    thresholds = list(csv.DictReader(open(tmp_path / "colon" / "thresholds.csv")))
+    assert len(thresholds) == 3 and all(0 < float(r["gamma_min"]) <= float(r["gamma_max"]) < 1 for r in thresholds)
 
 
 @pytest.mark.slow
@@ -259,3 +261,19 @@ def test_size_names_are_checked():
     assert choose_size(sizes, full=True, size="tiny") == ("tiny", 1)
     with pytest.raises(InputValueError, match="size must be one of 'tiny', 'small', 'full', got 'huge'"):
         choose_size(sizes, size="huge")
+
+
+def test_colon_selection_thresholds_against_numpy():
+    """γ of each leave-one-out fold is the k-th largest |Pearson correlation| on the fold's training cases."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(12, 7)).astype(float)
+    y = np.array([0, 1] * 6)
+    gammas = []
+    for left_out in range(12):
+        keep = np.arange(12) != left_out
+        corr = [abs(np.corrcoef(X[keep, j], y[keep])[0, 1]) if X[keep, j].std() > 0 else 0.0 for j in range(7)]
+        gammas.append(sorted(corr)[-3])
+    found = colon.selection_thresholds(X, y, n_features_to_select=3)
+    assert found["gamma_min"] == pytest.approx(min(gammas), abs=1e-12)
+    assert found["gamma_max"] == pytest.approx(max(gammas), abs=1e-12)
+    assert found["gamma_median"] == pytest.approx(float(np.median(gammas)), abs=1e-12)

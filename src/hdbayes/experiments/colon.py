@@ -26,9 +26,10 @@ from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.experiments._runner import probability_measures, run_settings, summary_markdown
 from hdbayes.experiments._runtime import cap_n_jobs
 from hdbayes.metrics import paired_t_test
+from hdbayes.selection import abs_correlation
 from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes
 
-__all__ = ["loocv_probabilities", "run"]
+__all__ = ["loocv_probabilities", "run", "selection_thresholds"]
 
 N_GROUPS = 10
 GROUP_SIZE = 200
@@ -43,6 +44,33 @@ def loocv_probabilities(X, y, *, n_features_to_select=N_SELECTED, correct=True, 
     model = BiasCorrectedNaiveBayes(n_features_to_select=n_features_to_select, correct=correct, random_state=0)
     proba = cross_val_predict(model, X, y, cv=LeaveOneOut(), method="predict_proba", n_jobs=cap_n_jobs(n_jobs))
     return proba[:, 1]
+
+
+def selection_thresholds(X, y, n_features_to_select=N_SELECTED):
+    """The smallest selected |correlation| (γ) of each leave-one-out fold: its min, median and max over folds.
+
+    Thesis §2.3.6 says it was "around 0.5 in all cases" (issue 29). The selection is the classifier's own: the
+    ``n_features_to_select`` largest |sample correlation| (thesis eq. 2.1) on the fold's training cases.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        One gene group.
+    y : ndarray of shape (n,)
+        The classes, 0/1.
+    n_features_to_select : int
+        k.
+
+    Returns
+    -------
+    dict
+        ``gamma_min``, ``gamma_median``, ``gamma_max``.
+    """
+    gammas = []
+    for train, _ in LeaveOneOut().split(X):
+        correlations = abs_correlation(X[train], y[train])
+        gammas.append(float(np.sort(correlations)[-n_features_to_select]))
+    return {"gamma_min": min(gammas), "gamma_median": float(np.median(gammas)), "gamma_max": max(gammas)}
 
 
 def _score_group(X, y, groups, n_jobs, *, group, method):
@@ -90,6 +118,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None):
         for g, pm in enumerate(probabilities)
         for i in range(y.shape[0])
     ]
+    report.tables["thresholds"] = [{"group": g + 1, **selection_thresholds(X[:, genes_g], y)}
+                                   for g, genes_g in enumerate(groups)]  # fmt: skip
     corrected = [r for r in rows if r["method"] == "corrected"]
     uncorrected = [r for r in rows if r["method"] == "uncorrected"]
     tests = {
