@@ -323,6 +323,17 @@ def extract_colon(out):
         for method in ("corrected", "uncorrected"):
             result.append(measured(f"group={g}/{method}/actual_error", f"error rate, {method}", f"gene group {g}",
                                    by[g, method]["actual_error"]))  # fmt: skip
+    if (out / "thresholds.csv").exists():  # issue 29: the thesis's "around 0.5 in all cases"
+        thresholds = read_table(out, "thresholds")
+        for column, label in (("gamma_min", "smallest"), ("gamma_max", "largest")):
+            pick = min if column == "gamma_min" else max
+            result.append(measured(f"gamma/{label}", f"{label} γ (5th largest |COR|) over folds and groups",
+                                   f"{len(thresholds)} gene groups × 62 folds",
+                                   pick(_f(row, column) for row in thresholds)))  # fmt: skip
+        medians = sorted(_f(row, "gamma_median") for row in thresholds)
+        result.append(measured("gamma/median_range", "median γ over folds, per group: lowest – highest",
+                               f"{len(thresholds)} gene groups",
+                               f"{fmt(medians[0])} – {fmt(medians[-1])}"))  # fmt: skip
     return result
 
 
@@ -430,6 +441,13 @@ def extract_group_sparse_reconstruction(out):
             result.append(measured(f"n={row['n']}/{row['method']}/converged",
                                    f"EP fits that converged, {row['method']}", f"n = {row['n']}, of "
                                    f"{row['repetitions']}", row["converged"]))  # fmt: skip
+        for score, label in (("active found", "active groups (of 10) with P(z_g = 1) > 0.5"),
+                             ("inactive found", "inactive groups (of 118) with P(z_g = 1) > 0.5"),
+                             ("ranking AUC", "P(an active group outranks an inactive one)")):  # fmt: skip
+            if row.get(f"mean {score}", "") != "":  # the group models (issue 29)
+                result.append(measured(f"n={row['n']}/{row['method']}/{score.replace(' ', '_')}",
+                                       f"mean {label}, {row['method']}", f"n = {row['n']}",
+                                       row[f"mean {score}"]))  # fmt: skip
     errors = _by(read_table(out, "errors"), "n", "repetition", "method")
     for n in sorted({key[0] for key in errors}, key=int):
         pairs = [(errors[key], errors.get((n, key[1], "GSS-Gibbs"))) for key in errors
@@ -449,8 +467,9 @@ def extract_group_sparse_reconstruction(out):
     times = {}
     for row in read_table(out, "timing"):
         times.setdefault((row["n"], row["method"]), []).append(_f(row, "seconds"))
+    n_max = max((key[0] for key in times), key=int)
     for (n, method), seconds in times.items():
-        if method in ("GSS-EP", "GSS-Gibbs") and n == max((key[0] for key in times), key=int):
+        if n == n_max or (n == "60" and method != "GSS-Gibbs"):  # every method's time (issue 29: paper C5)
             result.append(measured(f"n={n}/{method}/seconds", f"seconds per fit, {method}", f"n = {n}",
                                    sum(seconds) / len(seconds)))  # fmt: skip
     design = read_table(out, "design")
@@ -517,6 +536,9 @@ def _compressed_rows(out):
         times = timing.get((row["order"], row["prior"], row.get("compressed", "")))
         if times:
             result.append(measured(f"{key}/fit_seconds", f"training seconds, {variant}", setting, times["fit_seconds"]))
+            if times.get("predict_seconds", "") != "" and row.get("compressed", "True") == "True":
+                result.append(measured(f"{key}/predict_seconds", f"seconds to predict the test cases, {variant}",
+                                       setting, times["predict_seconds"]))  # fmt: skip
     return result
 
 
@@ -713,10 +735,12 @@ def _derive_spike_slab(rows):
     for key, value in values.items():
         if key.endswith("/GSS-EP/seconds"):
             setting = key.split("/")[0]
-            gibbs = _number(values.get(f"{setting}/GSS-Gibbs/seconds", ""))
-            if gibbs:
-                result.append(measured(f"{DERIVED}{setting}/gibbs_over_ep_time", "time per fit, GSS-Gibbs / GSS-EP",
-                                       setting.replace("=", " = "), gibbs / float(value)))  # fmt: skip
+            for method in ("GSS-Gibbs", "SS-EP", "group lasso (CV)", "ARD"):
+                other = _number(values.get(f"{setting}/{method}/seconds", ""))
+                if other:
+                    result.append(measured(f"{DERIVED}{setting}/{method}_over_ep_time".replace("GSS-Gibbs", "gibbs"),
+                                           f"time per fit, {method} / GSS-EP", setting.replace("=", " = "),
+                                           other / float(value)))  # fmt: skip
     sequential, random = values.get("design/sequential/final_error"), values.get("design/random/final_error")
     if sequential and random:
         result.append(measured(f"{DERIVED}design/random_over_sequential", "mean final error, random / sequential rows",
