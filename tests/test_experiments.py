@@ -55,6 +55,14 @@ def test_naive_bayes_simulation_small():
     # correction leaves the 0.5-threshold error rate almost unchanged (thesis §2.3.5, Figure 2.5)
     for k in (10, 100, 500):
         assert abs(rows[k, "corrected"]["actual_error"] - rows[k, "uncorrected"]["actual_error"]) < 0.03
+    # the calibration bins (Table 2.1 layout) as a table: every test case in one bin per k and method (issue 29)
+    counts = {}
+    for row in report.tables["calibration"]:
+        counts[row["k"], row["method"]] = counts.get((row["k"], row["method"]), 0) + row["count"]
+        assert 0 <= row["bin"] <= 9 and 0 <= row["predicted"] <= 1 and 0 <= row["actual"] <= 1
+    assert set(counts.values()) == {naive_bayes_simulation.SIZES["small"].n_test}
+    ks = naive_bayes_simulation.SIZES["small"].ks
+    assert set(counts) == {(k, method) for k in ks for method in ("corrected", "uncorrected")}
     assert set(report.figures) == {
         "fig2_4_correlations",
         "fig2_5_error_rates",

@@ -260,6 +260,21 @@ def _seconds(rows, key_columns, methods=("corrected", "uncorrected")):
     return out
 
 
+def _calibration_rows(out):
+    """Per k and method, the count-weighted mean |predicted − actual| over the run's calibration bins (issue 29:
+    the thesis's Tables 2.1 and 2.3 bin by bin)."""
+    if not (out / "calibration.csv").exists():
+        return []
+    sums = {}
+    for row in read_table(out, "calibration"):
+        total = sums.setdefault((row["k"], row["method"]), [0.0, 0])
+        total[0] += int(row["count"]) * abs(_f(row, "predicted") - _f(row, "actual"))
+        total[1] += int(row["count"])
+    return [measured(f"k={k}/{method}/calibration_gap",
+                     f"mean |predicted − actual| over the calibration bins (count-weighted), {method}", f"k = {k}",
+                     weighted / count) for (k, method), (weighted, count) in sums.items()]  # fmt: skip
+
+
 def extract_naive_bayes_simulation(out):
     rows = read_table(out, "results")
     result = _error_rows(rows, key_columns=["k"], label="|COR|")
@@ -272,7 +287,7 @@ def extract_naive_bayes_simulation(out):
         if method in ("corrected", "uncorrected"):
             result.append(measured(f"k={k}/{method}/log_alpha_mean", f"posterior mean of log α, {method} (true 5.70)",
                                    f"k = {k}", mean))  # fmt: skip
-    return result + _seconds(read_table(out, "timing"), ["k"])
+    return result + _seconds(read_table(out, "timing"), ["k"]) + _calibration_rows(out)
 
 
 def _paired(rows, group_column, measure):
@@ -413,7 +428,8 @@ def extract_mixture_simulation(out):
     rows = read_table(out, "results")
     return (_error_rows(rows, key_columns=["k"], label="|COR|")
             + _columns(rows, ["k"], ["brier", "log_alpha_mean"])
-            + _columns(read_table(out, "timing"), ["k"], ["seconds_per_50_iterations"]))  # fmt: skip
+            + _columns(read_table(out, "timing"), ["k"], ["seconds_per_50_iterations"])
+            + _calibration_rows(out))  # fmt: skip
 
 
 def extract_prior_knowledge(out):

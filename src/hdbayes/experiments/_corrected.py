@@ -14,6 +14,7 @@ __all__ = [
     "METHODS",
     "amlp_check",
     "calibration_check",
+    "calibration_rows",
     "calibration_section",
     "calibration_tables",
     "k_checks",
@@ -69,6 +70,21 @@ def calibration_tables(y_test, proba, ks, positive_class=1):
             for short, method in (("Corr", "corrected"), ("Unc", "uncorrected"))}
         for k in ks
     }  # fmt: skip
+
+
+def calibration_rows(calibration):
+    """The calibration tables of :func:`calibration_tables` as rows ``k, method, bin, count, predicted, actual``
+    (the run's ``calibration.csv``, bin by bin as the thesis's Tables 2.1 and 2.3; empty bins have no row)."""
+    rows = []
+    for k, tables in calibration.items():
+        for short, method in (("Corr", "corrected"), ("Unc", "uncorrected")):
+            table = tables[short]
+            for b, (count, predicted, actual) in enumerate(zip(table.count, table.mean_predicted,
+                                                               table.actual_fraction)):  # fmt: skip
+                if count:
+                    rows.append({"k": k, "method": method, "bin": b, "count": int(count),
+                                 "predicted": float(predicted), "actual": float(actual)})  # fmt: skip
+    return rows
 
 
 def calibration_section(heading, calibration, p, *, complete=None, complete_title=None):

@@ -18,7 +18,13 @@ from functools import partial
 import numpy as np
 
 from hdbayes.datasets import simulate_naive_bayes
-from hdbayes.experiments._corrected import calibration_section, calibration_tables, k_checks, k_settings
+from hdbayes.experiments._corrected import (
+    calibration_rows,
+    calibration_section,
+    calibration_tables,
+    k_checks,
+    k_settings,
+)
 from hdbayes.experiments._figures import amlp_brier_by_k, error_rates_by_k
 from hdbayes.experiments._report import Report, Size, markdown_table
 from hdbayes.experiments._runner import probability_measures, run_settings, summary_markdown
@@ -124,6 +130,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "fig2_7_alpha_posterior": _figure_alpha_posterior(models, size.ks, p),
     }
     calibration = calibration_tables(data.y_test, probas, size.ks)
+    report.tables["calibration"] = calibration_rows(calibration)
     complete = calibration_table(data.y_test, probas[p, "corrected"])
     report.figures["calibration"] = _figure_calibration(calibration)
     report.summary = _summary(size, rows, calibration, complete, report.checks, random_state)
