@@ -278,3 +278,33 @@ def test_kernel_stamps_follow_callees_and_ignore_line_numbers():
     assert len(base) == 64 and make(1.0, 7, 2.0) == base
     assert make(2.0, 0, 2.0) != base  # the callee changed
     assert make(1.0, 0, 3.0) != base  # a global constant changed
+
+
+def test_a_kernel_has_one_stamp_whichever_is_stamped_first(tmp_path, monkeypatch):
+    """A kernel's cache uses the stamp the kernel gets as another's callee (its options included), and a
+    process's order of compiling or loading does not change it."""
+    import importlib.util
+
+    from hdbayes import _numba
+    from hdbayes._numba import kernel_stamp
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "kernels_for_stamps.py"
+    source.write_text(
+        "from hdbayes._numba import jit\n\n@jit(error_model='numpy')\ndef callee(x):\n    return x + 1.0\n\n"
+        "@jit\ndef caller(x):\n    return callee(x)\n"
+    )
+
+    def load(name):
+        spec = importlib.util.spec_from_file_location(name, source)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.callee, module.caller
+
+    callee, caller = load("kernels_for_stamps")
+    stamps = (kernel_stamp(callee), kernel_stamp(caller))  # the callee first, then as the caller's callee
+    assert callee._cache._cache_file._source_stamp == stamps[0]  # the cache's own stamp, same options
+    assert caller._cache._cache_file._source_stamp == stamps[1]
+    for function in (callee.py_func, caller.py_func):
+        _numba._stamps.pop(function)
+    assert kernel_stamp(caller) == stamps[1] and kernel_stamp(callee) == stamps[0]

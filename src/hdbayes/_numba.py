@@ -123,24 +123,24 @@ def _code_parts(code: types.CodeType, names: set):
         if isinstance(const, types.CodeType):
             yield from _code_parts(const, names)
         else:
-            yield _value_text(const, ()).encode()
+            yield _value_text(const, (), set()).encode()
 
 
-def _value_text(value, active) -> str:
+def _value_text(value, active, cycles) -> str:
     """A stable text that changes when ``value``, as numba would freeze it into a kernel, changes."""
     py_func = getattr(value, "py_func", None)
     if isinstance(py_func, types.FunctionType):  # a numba dispatcher: another kernel
-        return f"kernel {_function_stamp(py_func, getattr(value, 'targetoptions', {}), active)}"
+        return f"kernel {_function_stamp(py_func, getattr(value, 'targetoptions', {}), active, cycles)}"
     if isinstance(value, types.FunctionType):
-        return f"function {_function_stamp(value, {}, active)}"
+        return f"function {_function_stamp(value, {}, active, cycles)}"
     if isinstance(value, types.ModuleType):
         if _in_package(value):
             return f"module {value.__name__} {_file_digest(value.__file__)}"
         return f"module {value.__name__}"
     if isinstance(value, (tuple, list)):
-        return f"{type(value).__name__}({', '.join(_value_text(item, active) for item in value)})"
+        return f"{type(value).__name__}({', '.join(_value_text(item, active, cycles) for item in value)})"
     if isinstance(value, (frozenset, set)):
-        return f"{type(value).__name__}({sorted(_value_text(item, active) for item in value)})"
+        return f"{type(value).__name__}({sorted(_value_text(item, active, cycles) for item in value)})"
     if hasattr(value, "dtype") and hasattr(value, "tobytes") and hasattr(value, "shape"):  # a numpy array or scalar
         return f"array {value.dtype} {value.shape} {hashlib.sha256(value.tobytes()).hexdigest()}"
     if isinstance(value, type):
@@ -150,24 +150,32 @@ def _value_text(value, active) -> str:
     return _ADDRESS.sub("", repr(value))
 
 
-def _function_stamp(func: types.FunctionType, options, active=()) -> str:
-    """The stamp of ``func`` (see :func:`kernel_stamp`); ``active`` are the functions being stamped (recursion)."""
+def _function_stamp(func: types.FunctionType, options, active=(), cycles=None) -> str:
+    """The stamp of ``func`` (see :func:`kernel_stamp`).
+
+    ``active`` are the functions being stamped: one met again (recursion) stands for itself by name, and is
+    added to ``cycles``. A stamp is kept for the process only if no function stood in for itself while it was
+    computed: on a cycle of kernels the texts would otherwise depend on which of them was stamped first.
+    """
     if func in _stamps:
         return _stamps[func]
     if func in active:  # a kernel that calls itself, directly or not: its code is already in the digest
+        if cycles is not None:
+            cycles.add(func)
         return f"recursive {func.__module__}.{func.__qualname__}"
     active = (*active, func)
+    own = set()
     digest = hashlib.sha256(f"{func.__module__}.{func.__qualname__}\0".encode())
     names = set()
     for part in _code_parts(func.__code__, names):
         digest.update(part)
         digest.update(b"\0")
     texts = [
-        f"options {sorted((key, _value_text(value, active)) for key, value in dict(options).items())}",
-        f"defaults {_value_text(func.__defaults__, active)} {_value_text(func.__kwdefaults__, active)}",
-        *(f"cell {_value_text(cell.cell_contents, active)}" for cell in func.__closure__ or ()),
+        f"options {sorted((key, _value_text(value, active, own)) for key, value in dict(options).items())}",
+        f"defaults {_value_text(func.__defaults__, active, own)} {_value_text(func.__kwdefaults__, active, own)}",
+        *(f"cell {_value_text(cell.cell_contents, active, own)}" for cell in func.__closure__ or ()),
         *(
-            f"global {name} {_value_text(func.__globals__[name], active)}"
+            f"global {name} {_value_text(func.__globals__[name], active, own)}"
             for name in sorted(names)
             if name in func.__globals__
         ),  # fmt: skip
@@ -176,15 +184,19 @@ def _function_stamp(func: types.FunctionType, options, active=()) -> str:
         digest.update(text.encode())
         digest.update(b"\0")
     stamp = digest.hexdigest()
-    _stamps[func] = stamp
+    if own:  # on a cycle: recomputed each time, from the function asked for (the same text whatever came first)
+        if cycles is not None:
+            cycles.update(own - {func})
+    else:
+        _stamps[func] = stamp
     return stamp
 
 
-def kernel_stamp(function, options=None) -> str:
+def kernel_stamp(function) -> str:
     """The source stamp of a compiled kernel: what its machine code depends on.
 
     A SHA-256 of the function's code (bytecode, constants, names, nested functions; not line
-    numbers), of ``options`` (its compile options), of its default arguments and closure,
+    numbers), of its compile options (the dispatcher's), of its default arguments and closure,
     and of every global name its code uses: a constant by value, an array by its bytes,
     another kernel or function by its own stamp (recursively), a module of hdbayes by its
     file's contents, another library's module by its name. Computed on the kernel's first
@@ -193,20 +205,15 @@ def kernel_stamp(function, options=None) -> str:
 
     Parameters
     ----------
-    function : function or numba dispatcher
-        The kernel.
-    options : dict, optional
-        Its compile options (a dispatcher's own ``targetoptions`` by default).
+    function : numba dispatcher or function
+        The kernel (a plain function: one without compile options).
 
     Returns
     -------
     str
         64 hexadecimal digits.
     """
-    py_func = getattr(function, "py_func", function)
-    if options is None:
-        options = getattr(function, "targetoptions", {})
-    return _function_stamp(py_func, options)
+    return _function_stamp(getattr(function, "py_func", function), getattr(function, "targetoptions", {}))
 
 
 class _PackageStamp:
@@ -388,9 +395,11 @@ class _SignedCacheFile(IndexDataCacheFile):
 class _PackageFunctionCache(FunctionCache):
     _impl_class = _PackageCacheImpl
 
-    def __init__(self, py_func, options):
-        super().__init__(py_func)
-        stamp = functools.partial(_function_stamp, py_func, options)  # on first use: callees may come later
+    def __init__(self, dispatcher):
+        super().__init__(dispatcher.py_func)
+        # computed on first use (callees may be defined later), from the dispatcher's own options, as when the
+        # kernel is stamped as another kernel's callee: one stamp per kernel, whichever comes first
+        stamp = functools.partial(kernel_stamp, dispatcher)
         self._cache_file = _SignedCacheFile(self._cache_path, self._impl.filename_base, stamp)
 
 
@@ -406,7 +415,7 @@ def jit(function=None, *, cache=True, **options):
         dispatcher = numba.njit(**options)(func)
         if cache and not config.DISABLE_JIT:
             try:
-                dispatcher._cache = _PackageFunctionCache(func, options)
+                dispatcher._cache = _PackageFunctionCache(dispatcher)
             except RuntimeError:  # no writable cache folder anywhere: compile in memory
                 pass
         return dispatcher
