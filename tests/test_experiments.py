@@ -285,3 +285,20 @@ def test_colon_selection_thresholds_against_numpy():
     assert found["gamma_min"] == pytest.approx(min(gammas), abs=1e-12)
     assert found["gamma_max"] == pytest.approx(max(gammas), abs=1e-12)
     assert found["gamma_median"] == pytest.approx(float(np.median(gammas)), abs=1e-12)
+
+
+def test_training_against_test_correlations():
+    """Fig. 2.4 in numbers: ranks and correlations agree with a direct computation on a small simulation."""
+    from hdbayes.datasets import simulate_naive_bayes
+    from hdbayes.selection import abs_correlation
+
+    data = simulate_naive_bayes(alpha=300, n_features=300, n_samples=60, n_test=200, random_state=3)
+    found = naive_bayes_simulation.training_against_test(data)
+    train, test = abs_correlation(data.X, data.y), abs_correlation(data.X_test, data.y_test)
+    order = np.argsort(-train, kind="stable")
+    best_test = int(np.argmax(test))
+    # rank 1 + the number of features with a strictly larger training |COR| (ties share the best rank)
+    descending = train[order]
+    assert found["test_best_training_rank"] == int(np.flatnonzero(descending == train[best_test])[0]) + 1
+    assert found["test_best_test_cor"] == test.max() and found["training_best_training_cor"] == train.max()
+    assert found["training_best_test_cor"] == test[order[0]]

@@ -287,6 +287,15 @@ def extract_naive_bayes_simulation(out):
         if method in ("corrected", "uncorrected"):
             result.append(measured(f"k={k}/{method}/log_alpha_mean", f"posterior mean of log α, {method} (true 5.70)",
                                    f"k = {k}", mean))  # fmt: skip
+    if (out / "correlations.csv").exists():  # Fig. 2.4 in numbers (issue 29)
+        row = read_table(out, "correlations")[0]
+        for column, label in (("test_best_training_rank", "training rank of the test set's most correlated feature"),
+                              ("test_best_test_cor", "its |COR| in the test set"),
+                              ("test_best_training_cor", "its |COR| in the training set"),
+                              ("training_best_training_cor", "|COR| of the training set's best feature, training"),
+                              ("training_best_test_cor", "|COR| of the training set's best feature, test"),
+                              ):  # fmt: skip
+            result.append(measured(f"correlations/{column}", label, "all 10000 features", row[column]))
     return result + _seconds(read_table(out, "timing"), ["k"]) + _calibration_rows(out)
 
 

@@ -34,7 +34,7 @@ from hdbayes.plotting import new_axes, plot_calibration, plot_log_alpha_density
 from hdbayes.selection import abs_correlation
 from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes
 
-__all__ = ["SIZES", "run"]
+__all__ = ["SIZES", "run", "training_against_test"]
 
 
 #: "full" is the thesis's size; "small" keeps the design at a fifth of the features.
@@ -131,6 +131,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     }
     calibration = calibration_tables(data.y_test, probas, size.ks)
     report.tables["calibration"] = calibration_rows(calibration)
+    report.tables["correlations"] = [training_against_test(data)]
     complete = calibration_table(data.y_test, probas[p, "corrected"])
     report.figures["calibration"] = _figure_calibration(calibration)
     report.summary = _summary(size, rows, calibration, complete, report.checks, random_state)
@@ -179,6 +180,30 @@ def _figure_calibration(calibration):
         ax.set_title(f"{k} features selected")
     fig.suptitle("Calibration of P(y = 1) on the test cases (Table 2.1 as a picture)")
     return fig
+
+
+def training_against_test(data):
+    """Fig. 2.4 in numbers (issue 29): the test set's most correlated feature seen from the training set, and the
+    training set's most correlated feature seen from the test set.
+
+    Parameters
+    ----------
+    data : Dataset
+        The simulation (``X, y`` training, ``X_test, y_test``).
+
+    Returns
+    -------
+    dict
+        ``test_best_training_rank`` (1 + the number of features with a larger training |COR|), its |COR| in the
+        test and in the training set, and the training set's best feature's |COR| in both sets.
+    """
+    train = abs_correlation(data.X, data.y)
+    test = abs_correlation(data.X_test, data.y_test)
+    best_test, best_train = int(np.argmax(test)), int(np.argmax(train))
+    return {"test_best_training_rank": int(np.sum(train > train[best_test]) + 1),
+            "test_best_test_cor": float(test[best_test]), "test_best_training_cor": float(train[best_test]),
+            "training_best_training_cor": float(train[best_train]),
+            "training_best_test_cor": float(test[best_train])}  # fmt: skip
 
 
 def _figure_correlations(data, ks):
