@@ -18,9 +18,11 @@ Two parts, each printed as a markdown table (paste them into BENCHMARKS.md):
    multinomial ones; ``regress`` reads 60 × 100 simulated rows in groups of 5. For the two MCMC models
    the warm job also runs at a second ``--n-iter``, and the table splits its CPU into a fixed part and
    a part per iteration (a straight line through the two medians).
-2. **Imports.** For each public estimator, a child process imports it, fits it on tiny data and
-   predicts (or transforms) with it under ``python -X importtime``; the table gives the import time
-   (self times, summed) by top-level package, and the whole process's CPU seconds.
+2. **Imports.** For each public estimator, a child process imports numpy, scipy, scikit-learn and numba,
+   then the estimator, then fits it on tiny data and predicts (or transforms) with it; the table gives
+   the CPU seconds of each stage (``time.process_time``: ``python -X importtime`` measures wall-clock time,
+   which a busy machine inflates), the whole process's, and the top-level packages that the estimator's
+   own stages loaded (those of the diff of ``sys.modules``).
 
 The compile cache is keyed by the package's source, so a tree that someone is editing recompiles
 between runs: to measure a commit, export it (``git archive COMMIT src | tar -x -C DIR``) and run
@@ -33,7 +35,6 @@ runs some of the commands (``--list`` names them); ``--no-commands`` / ``--no-im
 from __future__ import annotations
 
 import argparse
-import collections
 import json
 import os
 import platform
@@ -228,43 +229,69 @@ def run(name):
         model.transform(X)
 """
 
-PACKAGES = ("numpy", "scipy", "sklearn", "pandas", "narwhals", "numba", "llvmlite", "hdbayes")
+# the stages of an estimator's job, each timed in CPU seconds in one child process: the libraries first, in the
+# order they import each other (scikit-learn 1.9 imports scipy.stats and pandas), then the estimator's modules,
+# then its first fit and prediction (numba's first use and the cached kernels' loading included)
+_STAGES = """
+import json, sys, time
+cpu, loaded, report = time.process_time(), set(sys.modules), {{"cpu": {{}}, "new": {{}}}}
+
+def stage(label):
+    global cpu, loaded
+    now = time.process_time()
+    report["cpu"][label] = now - cpu
+    tops = {{m.split(".")[0] for m in sys.modules if not m.startswith("_")}}
+    report["new"][label] = sorted(tops - {{m.split(".")[0] for m in loaded}})
+    cpu, loaded = now, set(sys.modules)
+
+import numpy
+stage("numpy")
+import scipy.sparse, scipy.special
+stage("scipy (special, sparse)")
+import sklearn.base, sklearn.utils.validation
+stage("scikit-learn (scipy.stats, pandas)")
+import numba
+stage("numba")
+import hdbayes
+getattr(hdbayes, {name!r})
+stage("the estimator's modules")
+"""
+_STAGES_END = """
+run({name!r})
+stage("fit and predict")
+report["total"] = time.process_time()
+print(json.dumps(report))
+"""
+STAGES = ("numpy", "scipy (special, sparse)", "scikit-learn (scipy.stats, pandas)", "numba",
+          "the estimator's modules", "fit and predict")  # fmt: skip
 
 
 def import_profile(name, cache):
-    """Import time by top-level package (ms, self times summed) and the CPU seconds of one child process."""
-    code = _ESTIMATOR_SCRIPT + f"\nrun({name!r})\n"
+    """CPU seconds of each stage of ``name``'s job and the top-level packages each stage loaded (one child)."""
+    code = _STAGES.format(name=name) + _ESTIMATOR_SCRIPT + _STAGES_END.format(name=name)
     env = {**os.environ, "PYTHONWARNINGS": "ignore", "NUMBA_CACHE_DIR": cache}
-    process = subprocess.Popen([sys.executable, "-X", "importtime", "-c", code], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{name} failed:\n{stderr}")
-    by_package = collections.Counter()
-    for line in stderr.splitlines():
-        if not line.startswith("import time:") or "[us]" in line:
-            continue
-        self_us, _, module = line[len("import time:") :].split("|")
-        by_package[module.strip().split(".")[0]] += int(self_us) / 1000
-    return by_package, usage.ru_utime + usage.ru_stime
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"{name} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def import_table(names, cache):
-    """The markdown table of the estimators' import profiles."""
-    header = ["estimator", *PACKAGES, "other", "all imports", "process CPU s", "also loaded"]
+    """The markdown table of the estimators' import profiles (CPU seconds by stage)."""
+    header = ["estimator", *STAGES, "process CPU s", "loaded by the estimator's modules, fit and predict"]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 2) + "---|"]
-    watched = ("scipy.stats", "pandas", "matplotlib", "arviz", "dask", "tqdm")
     for name in names:
-        loaded = _loaded_modules(name, cache)  # also fills the cache, before the timed run
-        by_package, cpu = import_profile(name, cache)
-        other = sum(value for key, value in by_package.items() if key not in PACKAGES)
-        cells = [f"{by_package.get(package, 0):.0f}" for package in PACKAGES]
-        flags = ", ".join(module for module in watched if module in loaded) or "–"
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {other:.0f} | {sum(by_package.values()):.0f} | "
-                     f"{cpu:.2f} | {flags} |")  # fmt: skip
-        print(f"  imports of {name}: {cpu:.2f} s", file=sys.stderr)
-    return "\n".join(lines) + "\n\n(import times in ms, self times of `python -X importtime` summed by package)"
+        _loaded_modules(name, cache)  # fills the cache before the timed run
+        report = import_profile(name, cache)
+        cells = [f"{report['cpu'][stage]:.2f}" for stage in STAGES]
+        new = report["new"]["the estimator's modules"] + report["new"]["fit and predict"]
+        shown = ", ".join(sorted(set(new) - {"hdbayes"})) or "–"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {report['total']:.2f} | {shown} |")
+        print(f"  imports of {name}: {report['total']:.2f} s", file=sys.stderr)
+    return "\n".join(lines) + (
+        "\n\n(CPU seconds of each stage in one process, warm cache; the last column lists the top-level packages"
+        " that the estimator's modules and its fit and predict loaded first)"
+    )
 
 
 def _loaded_modules(name, cache):
