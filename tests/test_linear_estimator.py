@@ -60,6 +60,8 @@ def test_relabelling_classes_permutes_the_probabilities(multiclass):
     X, y = _data(4, n_classes=3)
     perm = np.array([2, 0, 1])
     kwargs = {"multiclass": multiclass, "random_state": 0, "n_draws": 2**14}
+    if multiclass == "softmax":
+        kwargs["hyperparameters"] = "average"  # stacking needs EP's leave-one-out densities
     proba = BayesianLinearClassifier(**kwargs).fit(X, y).predict_proba(X[:9])
     relabelled = BayesianLinearClassifier(**kwargs).fit(X, perm[y]).predict_proba(X[:9])
     # softmax: the quasi-Monte-Carlo average over the latent follows the class order (error ~1e-3 at 2¹⁴ draws)
@@ -74,12 +76,15 @@ def test_permuting_the_training_cases_leaves_the_predictions_unchanged():
     np.testing.assert_allclose(permuted, proba, atol=1e-7)
 
 
-def test_constant_and_rescaled_features_change_nothing():
+@pytest.mark.parametrize("scaling", ["standardise", "common", "both"])
+def test_constant_and_rescaled_features_change_nothing(scaling):
+    # standardised features: any rescaling of each feature; one common scale: the same factor for all features
     X, y = _data(6, p=20)
-    proba = BayesianLinearClassifier().fit(X, y).predict_proba(X[:6])
-    scaled = X * np.linspace(0.01, 100.0, 20) + 5.0
+    proba = BayesianLinearClassifier(scaling=scaling).fit(X, y).predict_proba(X[:6])
+    factor = np.linspace(0.01, 100.0, 20) if scaling == "standardise" else 37.0
+    scaled = X * factor + np.linspace(-5.0, 5.0, 20)
     padded = np.column_stack([scaled, np.full(len(y), 7.0), np.zeros(len(y))])
-    model = BayesianLinearClassifier().fit(padded, y)
+    model = BayesianLinearClassifier(scaling=scaling).fit(padded, y)
     assert model.n_varying_features_ == 20
     np.testing.assert_allclose(model.predict_proba(padded[:6]), proba, atol=1e-7)
     moved = padded[:6].copy()
@@ -116,7 +121,7 @@ def test_maximise_uses_one_grid_point():
     X, y = _data(10)
     model = BayesianLinearClassifier(hyperparameters="maximise").fit(X, y)
     assert np.count_nonzero(model.weights_) == 1
-    assert model.weights_.shape == model.log_evidence_.shape == (1, 25)
+    assert model.weights_.shape == model.log_evidence_.shape == model.elpd_loo_.shape == (1, 2, 31)
 
 
 def test_multinomial_probit_converges_on_the_whole_grid_and_gives_probabilities():
@@ -128,4 +133,31 @@ def test_multinomial_probit_converges_on_the_whole_grid_and_gives_probabilities(
     assert np.max(model.n_iter_) <= 200
     proba = model.predict_proba(X[:5])
     assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
-    assert model.log_evidence_.shape == (1, 25)
+    assert model.log_evidence_.shape == (1, 2, 31)
+
+
+def test_stacking_weights_sum_to_one_and_favour_the_better_predictor():
+    X, y = _data(12, n=40, p=100)
+    model = BayesianLinearClassifier().fit(X, y)
+    assert model.weights_.shape == (1, 2, 31) and model.scalings_ == ("common", "standardise")
+    assert np.isclose(model.weights_.sum(), 1.0) and np.all(model.weights_ >= 0)
+    # stacking puts no weight on grid points whose leave-one-out density is far below the best one's
+    worst = model.elpd_loo_ < model.elpd_loo_.max() - 20.0
+    assert np.all(model.weights_[worst] < 1e-3)
+
+
+def test_stacking_with_the_laplace_softmax_is_refused():
+    X, y = _data(13, n_classes=3)
+    with pytest.raises(ValueError, match="multiclass='ovr' or 'probit'"):
+        BayesianLinearClassifier(multiclass="softmax").fit(X, y)
+
+
+def test_one_vs_rest_conditions_the_binary_models_on_exactly_one_class():
+    # eq. 20: p(c) ∝ p_c / (1 − p_c) with p_c the binary model of class c against the rest, fitted alone
+    X, y = _data(14, n=36, p=50, n_classes=3)
+    proba = BayesianLinearClassifier(multiclass="ovr").fit(X, y).predict_proba(X[:8])
+    odds = np.column_stack([
+        (lambda p: p[:, 1] / p[:, 0])(BayesianLinearClassifier().fit(X, (y == c).astype(int)).predict_proba(X[:8]))
+        for c in range(3)
+    ])  # fmt: skip
+    np.testing.assert_allclose(proba, odds / odds.sum(axis=1, keepdims=True), atol=1e-7)

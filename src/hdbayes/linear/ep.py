@@ -18,7 +18,8 @@ Functions:
 * :func:`tilted_moments` — the cavity, log Ẑ_i and the matched moments for the probit term;
 * :func:`probit_ep` — the damped parallel loop; returns an :class:`EPFit`;
 * :func:`EPFit.log_evidence` — log Z_EP (R&W eq. 3.65 in a stable natural-parameter form, eq. 9);
-* :func:`EPFit.predict_latent` — μ*, σ*² of the latent at new cases (R&W Algorithm 3.6).
+* :func:`EPFit.predict_latent` — μ*, σ*² of the latent at new cases (R&W Algorithm 3.6);
+* :func:`EPFit.loo_log_density` — the leave-one-out predictive densities from the cavities (docs/linear.md eq. 17).
 """
 
 from __future__ import annotations
@@ -165,6 +166,29 @@ class EPFit:
             - 0.5 * (cav_nu + self.nu) ** 2 / (cav_tau + self.tau)
         )
         return float(np.sum(log_c) - np.sum(np.log(np.diag(g.chol))) + 0.5 * self.nu @ g.mean)
+
+    def loo_log_density(self, reduction=None) -> np.ndarray:
+        """log p(y_i | y₋ᵢ) of every training case, from its cavity (docs/linear.md eq. 17).
+
+        The cavity q₋ᵢ(f_i) = N(μ₋ᵢ, σ₋ᵢ²) is EP's approximation of the leave-one-out posterior of f_i (Opper &
+        Winther 2000), so the leave-one-out predictive is Φ(y_i μ₋ᵢ/√(1 + σ₋ᵢ² − r_i)), with r_i the variance
+        ``reduction`` of a prior under which the left-out latent depends more on the others (zero: the prior K).
+
+        Parameters
+        ----------
+        reduction : ndarray of shape (n,), optional
+            r_i, clipped so that the variance stays ≥ 0.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        g = self._gaussian()
+        cav_tau, cav_nu, _, _, _ = tilted_moments(self.y, g.var, g.mean, self.tau, self.nu)
+        cav_var = 1.0 / cav_tau
+        if reduction is not None:
+            cav_var = np.maximum(cav_var - reduction, 0.0)
+        return log_ndtr(self.y * cav_nu / cav_tau / np.sqrt(1.0 + cav_var))
 
     def predictor(self) -> tuple[np.ndarray, np.ndarray]:
         """``(a, W)`` with μ* = k*ᵀ a and σ*² = k** − k*ᵀ W k* (R&W Algorithm 3.6).
@@ -388,6 +412,27 @@ class MultiProbitEPFit:
             n_classes = self.tau.shape[1]
             gauss += -0.5 * np.log(centre.var * n_classes / self.intercept_variance) - 0.5 * centre.mean**2 / centre.var
         return float(np.sum(log_z) + np.sum(log_c) + gauss)
+
+    def loo_log_density(self, reduction=None):
+        """log P(y_i | y₋ᵢ) of every training case from its cavities (as :meth:`EPFit.loo_log_density`, eq. 14).
+
+        Parameters
+        ----------
+        reduction : ndarray of shape (n,), optional
+            Variance removed from every class's cavity (clipped at zero).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        _, var, mean, _ = self._marginals()
+        cav_tau = 1.0 / var - self.tau
+        cav_var = 1.0 / cav_tau
+        cav_mean = (mean / var - self.nu) * cav_var
+        if reduction is not None:
+            cav_var = np.maximum(cav_var - np.asarray(reduction)[:, None], 0.0)
+        log_z, _, _ = multinomial_probit_moments(self.labels, cav_mean, cav_var)
+        return log_z
 
     def predictor(self):
         """Per class the ``(a, W)`` of :meth:`EPFit.predictor`.

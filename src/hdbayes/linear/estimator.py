@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
-from scipy.stats import qmc
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._validation import check_generator
 from hdbayes.base import BayesianClassifier
+from hdbayes.exceptions import InputValueError
 from hdbayes.linear.ep import (
     multinomial_probit_ep,
     multinomial_probit_latent,
@@ -29,7 +29,14 @@ from hdbayes.linear.ep import (
     probit_ep,
 )
 from hdbayes.linear.laplace import softmax_laplace
-from hdbayes.linear.model import Standardiser, posterior_weights, scale_grid, span_projector
+from hdbayes.linear.model import (
+    Standardiser,
+    loo_conditional_variance,
+    posterior_weights,
+    scale_grid,
+    span_projector,
+)
+from hdbayes.linear.stacking import stacking_weights
 
 if TYPE_CHECKING:
     from typing import Self
@@ -51,49 +58,59 @@ _GRID_HALF_WIDTH = 3.0
 
 
 class BayesianLinearClassifier(BayesianClassifier):
-    """Bayesian linear classifier on all standardised features, with the prior scale averaged by evidence.
+    """Bayesian linear classifier on all features, its prior scale and feature scaling weighed by stacking.
 
-    The model (docs/linear.md): f_c(x) = b_c + w_cᵀx̃ with x̃ the features standardised by their training means
-    and standard deviations (features constant in training contribute nothing), w_c ~ N(0, s²/p I) with p the
-    number of varying features, b_c ~ N(0, σ_b²). Two classes: one latent function with the probit likelihood
-    p(y = 1 | f) = Φ(f), fitted by expectation propagation; C > 2 classes: C latent functions with the softmax
-    likelihood, fitted by the Laplace approximation. Both run in the n × n dual form (the Gram matrix
-    X̃X̃ᵀ/p costs O(n²p) once; no p × p matrix). The prior variance s² is integrated over a grid of ln s²
-    with weights ∝ approximate evidence × a normal prior on ln s² (``"average"``), or set to the grid point of
-    largest evidence × prior (``"maximise"``).
+    The model (docs/linear.md): f(x) = b + wᵀx̃ with x̃ the centred features, each divided by its own standard
+    deviation (``"standardise"``) or all by one common scale (``"common"``), w ~ N(0, s²/p I) restricted to the
+    span of the training cases (the default ``coefficient_prior``), b ~ N(0, σ_b²), and the probit likelihood
+    p(y = 1 | f) = Φ(f), fitted by expectation propagation in the n × n dual form (the Gram matrix X̃X̃ᵀ/p costs
+    O(n²p) once; no p × p matrix). Every (scaling, s²) pair of a grid is one candidate model; by default their
+    predictive distributions are combined with the Bayesian stacking weights that maximise the leave-one-out log
+    predictive density, computed from EP's cavities (Yao et al. 2018; docs/linear.md eq. 17–19), or by the
+    evidence (``"average"``, ``"maximise"``). C > 2 classes: one such model per class against the rest,
+    combined as C independent binary models conditioned on exactly one positive class (``"ovr"``, eq. 20), the
+    multinomial probit model by EP (``"probit"``), or the softmax model by the Laplace approximation
+    (``"softmax"``, with ``hyperparameters="average"`` only).
 
     Parameters
     ----------
-    log_variance_mean : float, default=2.0
-        Mean of the normal prior on ln s² (s² is the prior variance of the latent wᵀx̃ at a typical case).
-    log_variance_sd : float, default=2.0
-        Its standard deviation. The grid spans the mean ± 3 standard deviations.
-    n_grid : int, default=25
+    log_variance_mean : float, default=4.0
+        Centre of the grid of ln s² (s² is the prior variance of the latent wᵀx̃ at a typical case), and the mean of
+        the normal prior on ln s² used by ``"average"`` and ``"maximise"``.
+    log_variance_sd : float, default=2.5
+        That prior's standard deviation. The grid spans the mean ± 3 standard deviations.
+    n_grid : int, default=31
         Number of grid points of ln s² (1: s² = exp(log_variance_mean)).
     intercept_variance : float, default=10.0
         σ_b², the prior variance of the intercept(s).
-    hyperparameters : {"average", "maximise"}, default="average"
-        Average the predictive probabilities over the grid, or use the single best grid point.
+    hyperparameters : {"stack", "average", "maximise"}, default="stack"
+        How the candidate models (scalings × grid points) are weighed: Bayesian stacking of their leave-one-out
+        predictive densities; Bayesian model averaging by evidence × prior (the setting of the first release); or
+        the single candidate of largest evidence × prior.
+    scaling : {"both", "common", "standardise"}, default="both"
+        Feature scaling: one common scale (features keep their relative spread, as log expression values
+        should), one standard deviation per feature, or both as candidate models.
     tol : float, default=1e-8
         EP: largest relative change of a site parameter; Laplace: relative increase of the objective.
     max_iter : int, default=1000
-        EP sweeps (Newton iterations for more than two classes) per grid point.
+        EP sweeps (Newton iterations for the softmax) per candidate.
     damping : float, default=0.5
         EP step in natural parameters, in (0, 1].
-    multiclass : {"softmax", "probit", "ovr"}, default="softmax"
-        More than two classes: ``"softmax"`` C latent functions with the softmax likelihood by the Laplace
-        approximation; ``"probit"`` the multinomial probit model (y = argmax_c f_c + ε_c) by EP factorised over the
-        classes (experimental: slow to converge at small s²); ``"ovr"`` one binary probit model per class against
-        the rest, renormalised (not a joint model; measured in docs/linear.md).
+    multiclass : {"ovr", "probit", "softmax"}, default="ovr"
+        More than two classes: ``"ovr"`` one binary probit model per class against the rest, conditioned on exactly
+        one positive class (eq. 20); ``"probit"`` the multinomial probit model (y = argmax_c f_c + ε_c) by EP
+        factorised over the classes (slow to converge when few features separate the classes); ``"softmax"`` C
+        latent functions with the softmax likelihood by the Laplace approximation (measured underconfident in
+        docs/linear.md).
     coefficient_prior : {"span", "isotropic", "mixed"}, default="span"
         The prior variance of the coefficients off the span of the training cases relative to on it (docs/linear.md
         eq. 3–4): ρ = 0 (``"span"``), ρ = 1 (``"isotropic"``, w ~ N(0, s²/p I)), or ρ ~ U(0, 1) (``"mixed"``). It
-        changes only the predictions, never the fit or the evidence.
+        changes the predictions and the leave-one-out densities, never the fit or the evidence.
     n_draws : int, default=2048
         Quasi-Monte-Carlo draws (scrambled Sobol) averaging the softmax over the Gaussian latent at a new case
-        (more than two classes only).
+        (``multiclass="softmax"`` only).
     random_state : None, int or numpy.random.Generator, default=None
-        Scrambles the Sobol draws (more than two classes only).
+        Scrambles the Sobol draws (``multiclass="softmax"`` only); every other path is deterministic.
 
     Attributes
     ----------
@@ -105,14 +122,18 @@ class BayesianLinearClassifier(BayesianClassifier):
         p, the number of features that vary in the training data.
     log_variance_grid_ : ndarray of shape (n_grid_,)
         The grid of ln s².
-    log_evidence_ : ndarray of shape (n_grid_,)
-        The approximate log evidence at each grid point (EP for two classes, Laplace for more).
-    weights_ : ndarray of shape (n_grid_,)
-        Posterior weights of the grid points used for prediction (one 1 for ``"maximise"``).
+    scalings_ : tuple of str
+        The feature scalings of the candidates, in the order of the second axis below.
+    log_evidence_ : ndarray of shape (n_models, n_scalings, n_grid_)
+        The approximate log evidence of every candidate (n_models: 1, or C for one-vs-rest).
+    elpd_loo_ : ndarray of shape (n_models, n_scalings, n_grid_)
+        Σ_i log p(y_i | y₋ᵢ), the leave-one-out log predictive density of every candidate (NaN for the softmax).
+    weights_ : ndarray of shape (n_models, n_scalings, n_grid_)
+        The weights of the candidates in the predictions.
     converged_ : bool
-        Whether the inference converged at every grid point with non-negligible weight.
-    n_iter_ : ndarray of int of shape (n_grid_,)
-        EP sweeps or Newton iterations at each grid point.
+        Whether the inference converged at every candidate with non-negligible weight.
+    n_iter_ : ndarray of int of shape (n_models, n_scalings, n_grid_)
+        EP sweeps or Newton iterations of every candidate.
 
     See Also
     --------
@@ -137,7 +158,8 @@ class BayesianLinearClassifier(BayesianClassifier):
         "log_variance_sd": [Interval(Real, 0, None, closed="neither")],
         "n_grid": [Interval(Integral, 1, None, closed="left")],
         "intercept_variance": [Interval(Real, 0, None, closed="neither")],
-        "hyperparameters": [StrOptions({"average", "maximise"})],
+        "hyperparameters": [StrOptions({"stack", "average", "maximise"})],
+        "scaling": [StrOptions({"standardise", "common", "both"})],
         "coefficient_prior": [StrOptions({"isotropic", "span", "mixed"})],
         "multiclass": [StrOptions({"probit", "softmax", "ovr"})],
         "tol": [Interval(Real, 0, None, closed="neither")],
@@ -150,15 +172,16 @@ class BayesianLinearClassifier(BayesianClassifier):
     def __init__(
         self,
         *,
-        log_variance_mean: float = 2.0,
-        log_variance_sd: float = 2.0,
-        n_grid: int = 25,
+        log_variance_mean: float = 4.0,
+        log_variance_sd: float = 2.5,
+        n_grid: int = 31,
         intercept_variance: float = 10.0,
-        hyperparameters: str = "average",
+        hyperparameters: str = "stack",
+        scaling: str = "both",
         tol: float = 1e-8,
         max_iter: int = 1000,
         damping: float = 0.5,
-        multiclass: str = "softmax",
+        multiclass: str = "ovr",
         coefficient_prior: str = "span",
         n_draws: int = 2048,
         random_state: int | np.random.Generator | np.random.RandomState | None = None,
@@ -168,6 +191,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         self.n_grid = n_grid
         self.intercept_variance = intercept_variance
         self.hyperparameters = hyperparameters
+        self.scaling = scaling
         self.coefficient_prior = coefficient_prior
         self.multiclass = multiclass
         self.tol = tol
@@ -193,11 +217,13 @@ class BayesianLinearClassifier(BayesianClassifier):
             The fitted classifier.
         """
         X, codes = self._validate_classification_data(X, y)
-        standardiser = Standardiser.fit(X)
-        Xt = standardiser.transform(X)
-        p = max(standardiser.n_varying, 1)
-        gram = Xt @ Xt.T / p
         n_classes = len(self.classes_)
+        if self.hyperparameters == "stack" and n_classes > 2 and self.multiclass == "softmax":
+            raise InputValueError(
+                "hyperparameters='stack' weighs the prior scales by EP's leave-one-out densities, which the Laplace "
+                "approximation of multiclass='softmax' does not give; use multiclass='ovr' or 'probit', or "
+                "hyperparameters='average'"
+            )
         half = _GRID_HALF_WIDTH * self.log_variance_sd
         log_s2, log_prior = scale_grid(
             self.log_variance_mean - half, self.log_variance_mean + half, self.n_grid,
@@ -211,9 +237,19 @@ class BayesianLinearClassifier(BayesianClassifier):
             problems = [("probit", np.where(codes == c, 1.0, -1.0)) for c in range(n_classes)]
         else:
             problems = [("softmax", np.eye(n_classes)[codes])]
-        with single_threaded_blas(len(gram) <= _SINGLE_THREAD_MAX_N):
-            models = [self._fit_grid(gram, kind, target, log_s2, log_prior) for kind, target in problems]
-            self._span = None if self.coefficient_prior == "isotropic" else span_projector(gram)
+        scalings = ("common", "standardise") if self.scaling == "both" else (self.scaling,)
+        centred = X - X.mean(axis=0)
+        views = []
+        with single_threaded_blas(len(X) <= _SINGLE_THREAD_MAX_N):
+            for scaling in scalings:
+                standardiser = Standardiser.fit(X, scaling)
+                Xt = centred / standardiser.scale
+                p = max(standardiser.n_varying, 1)
+                gram = Xt @ Xt.T / p
+                del Xt
+                span = None if self.coefficient_prior == "isotropic" else span_projector(gram)
+                views.append({"standardiser": standardiser, "p": p, "gram": gram, "span": span})
+            models = [self._fit_problem(views, kind, target, log_s2, log_prior) for kind, target in problems]
         self.converged_ = all(model["converged"] for model in models)
         if not self.converged_:
             warnings.warn(
@@ -222,88 +258,113 @@ class BayesianLinearClassifier(BayesianClassifier):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.n_varying_features_ = standardiser.n_varying
+        self.n_varying_features_ = views[0]["standardiser"].n_varying
         self.log_variance_grid_ = log_s2
-        self.log_evidence_ = np.array([model["log_evidence"] for model in models])
-        self.weights_ = np.array([model["weights"] for model in models])
-        self.n_iter_ = np.array([model["n_iter"] for model in models])
-        self._standardiser = standardiser
-        self._train = Xt
-        self._p = p
+        self.scalings_ = scalings
+        for name in ("log_evidence", "elpd_loo", "weights", "n_iter"):
+            setattr(self, name + "_", np.array([model[name] for model in models]))
+        self._mean = views[0]["standardiser"].mean
+        self._centred = centred
+        self._views = [(view["standardiser"].scale, view["p"], view["span"]) for view in views]
         self._models = [(kind, model["predictors"]) for (kind, _), model in zip(problems, models, strict=True)]
         if problems[0][0] == "softmax":
+            from scipy.stats import qmc
+
             sobol = qmc.Sobol(d=n_classes, scramble=True, seed=check_generator(self.random_state))
             self._draws = _normal_draws(sobol.random(self.n_draws))
         return self
 
-    def _fit_grid(self, gram, kind, target, log_s2, log_prior):
-        """Fit one latent model at every grid point (warm-started from the previous one) and weigh the points."""
+    def _fit_problem(self, views, kind, target, log_s2, log_prior):
+        """Fit one latent model at every (scaling, grid point) and weigh the candidates (eq. 10–11 or 19)."""
+        fits = [self._fit_grid(view, kind, target, log_s2) for view in views]
+        log_evidence = np.array([[fit["log_evidence"] for fit in grid] for grid in fits])
+        loo = np.array([[fit["loo"] for fit in grid] for grid in fits])  # (n_scalings, n_grid, n)
+        shape = log_evidence.shape
+        if self.hyperparameters == "stack":
+            weights = stacking_weights(loo.reshape(-1, loo.shape[-1])).reshape(shape)
+        else:
+            weights = posterior_weights(log_evidence.ravel(), np.tile(log_prior, shape[0])).reshape(shape)
+            if self.hyperparameters == "maximise":
+                best = np.argmax(log_evidence + log_prior)
+                weights = np.zeros(shape)
+                weights.flat[best] = 1.0
+        used = weights > _NEGLIGIBLE_WEIGHT * weights.max()
+        predictors = [
+            (v, np.exp(log_s2[g]), fits[v][g]["predictor"](), weights[v, g]) for v, g in zip(*np.nonzero(used))
+        ]
+        return {
+            "log_evidence": log_evidence, "elpd_loo": loo.sum(axis=-1), "weights": weights,
+            "n_iter": np.array([[fit["n_iter"] for fit in grid] for grid in fits]),
+            "converged": bool(all(fits[v][g]["converged"] for v, g in zip(*np.nonzero(used)))),
+            "predictors": predictors,
+        }  # fmt: skip
+
+    def _fit_grid(self, view, kind, target, log_s2):
+        """Fit one latent model at every grid point of one scaling, warm-started from the previous point."""
         sb2 = float(self.intercept_variance)
-        fits, log_evidence = [], []
+        gram, span = view["gram"], view["span"]
+        nodes = _orthogonal_nodes(self.coefficient_prior)
+        out = []
         start = None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             for value in log_s2:
-                K = np.exp(value) * gram + sb2
+                s2 = np.exp(value)
+                K = s2 * gram + sb2
+                options = {"damping": self.damping, "tol": self.tol, "max_iter": self.max_iter, "warn": False}
                 if kind == "probit":
                     fit = probit_ep(K, target, tau=None if start is None else start[0],
-                                    nu=None if start is None else start[1], damping=self.damping,
-                                    tol=self.tol, max_iter=self.max_iter, warn=False)  # fmt: skip
-                    start = (fit.tau, fit.nu)
-                    log_evidence.append(fit.log_evidence())
+                                    nu=None if start is None else start[1], **options)  # fmt: skip
                 elif kind == "multiprobit":
                     fit = multinomial_probit_ep(K, target, self.classes_.size, tau=None if start is None else start[0],
-                                                nu=None if start is None else start[1], damping=self.damping,
-                                                tol=self.tol, max_iter=self.max_iter, warn=False,
-                                                intercept_variance=sb2)  # fmt: skip
-                    start = (fit.tau, fit.nu)
-                    log_evidence.append(fit.log_evidence())
+                                                nu=None if start is None else start[1], intercept_variance=sb2,
+                                                **options)  # fmt: skip
                 else:
                     fit = softmax_laplace(K, target, a=start, tol=self.tol * 1e-2, max_iter=self.max_iter, warn=False)
+                if kind == "softmax":
                     start = fit.a
-                    log_evidence.append(fit.log_evidence)
-                fits.append(fit)
-        log_evidence = np.array(log_evidence)
-        weights = posterior_weights(log_evidence, log_prior)
-        if self.hyperparameters == "maximise":
-            weights = np.zeros_like(weights)
-            weights[np.argmax(log_evidence + log_prior)] = 1.0
-        used = weights > _NEGLIGIBLE_WEIGHT * weights.max()
-        predictors = [
-            (np.exp(value), fit.predictor() if kind in ("probit", "multiprobit") else fit, weight)
-            for value, fit, weight, u in zip(log_s2, fits, weights, used, strict=True)
-            if u
-        ]
-        return {
-            "log_evidence": log_evidence, "weights": weights, "n_iter": [fit.n_iter for fit in fits],
-            "converged": bool(all(fit.converged for fit, u in zip(fits, used, strict=True) if u)),
-            "predictors": predictors,
-        }  # fmt: skip
+                    item = {"log_evidence": fit.log_evidence, "loo": np.full(len(K), np.nan),
+                            "predictor": (lambda fit=fit: fit)}  # fmt: skip
+                else:
+                    start = (fit.tau, fit.nu)
+                    item = {"log_evidence": fit.log_evidence(), "loo": _loo(fit, span, s2, sb2, nodes),
+                            "predictor": fit.predictor}  # fmt: skip
+                item.update(n_iter=fit.n_iter, converged=fit.converged)
+                out.append(item)
+        return out
 
     def _joint_log_likelihood(self, X):
-        Xs = self._standardiser.transform(X)
-        cross = self._train @ Xs.T / self._p  # g* = X̃x*/p for every new case, shape (n, m)
-        full = np.einsum("ij,ij->i", Xs, Xs) / self._p  # ‖x*‖²/p
-        if self._span is None:
-            mixture = [(full, 1.0)]
-        else:  # ‖Px*‖²/p + ρ ‖(I − P)x*‖²/p, ρ at the quadrature nodes of its prior (docs/linear.md eq. 4)
-            in_span = np.minimum(np.einsum("im,im->m", cross, self._span @ cross), full)
-            mixture = [(in_span + rho * (full - in_span), weight) for rho, weight in _orthogonal_nodes(
-                self.coefficient_prior)]  # fmt: skip
-        sb2 = float(self.intercept_variance)
-        columns = []
-        with single_threaded_blas(len(cross) <= _SINGLE_THREAD_MAX_N):
-            columns = self._predict_columns(cross, mixture, sb2)
+        centred = X - self._mean
+        columns = None
+        with single_threaded_blas(len(self._centred) <= _SINGLE_THREAD_MAX_N):
+            for v, (scale, p, span) in enumerate(self._views):
+                Xs = centred / scale
+                cross = self._centred @ (Xs / scale).T / p  # g* = X̃x̃*/p for every new case, shape (n, m)
+                full = np.einsum("ij,ij->i", Xs, Xs) / p  # ‖x̃*‖²/p
+                del Xs
+                if span is None:
+                    mixture = [(full, 1.0)]
+                else:  # ‖Px*‖²/p + ρ ‖(I − P)x*‖²/p, ρ at the nodes of its prior (docs/linear.md eq. 4)
+                    in_span = np.minimum(np.einsum("im,im->m", cross, span @ cross), full)
+                    mixture = [(in_span + rho * (full - in_span), weight)
+                               for rho, weight in _orthogonal_nodes(self.coefficient_prior)]  # fmt: skip
+                part = self._predict_columns(v, cross, mixture, float(self.intercept_variance))
+                columns = part if columns is None else [np.logaddexp(a, b) for a, b in zip(columns, part, strict=True)]
         if len(self.classes_) == 2 or self._models[0][0] != "probit":
             return columns[0]
-        return np.column_stack([column[:, 1] for column in columns])  # one-vs-rest, renormalised by the base
+        # one-vs-rest: the C independent binary models conditioned on exactly one positive class (eq. 20):
+        # p(c) ∝ p_c Π_{j≠c} (1 − p_j) ∝ p_c / (1 − p_c); the base normalises
+        return np.column_stack([column[:, 1] - column[:, 0] for column in columns])
 
-    def _predict_columns(self, cross, mixture, sb2):
-        """log p(y | x*) of each latent model, averaged over the grid and the prior on ρ."""
+    def _predict_columns(self, view, cross, mixture, sb2):
+        """log p(y | x*) of each latent model from the candidates of one scaling, weighted (eq. 11)."""
         columns = []
+        n_classes = 2 if len(self.classes_) == 2 or self._models[0][0] == "probit" else len(self.classes_)
         for kind, predictors in self._models:
-            log_terms = []
-            for s2, predictor, weight in predictors:
+            log_terms = [np.full((cross.shape[1], n_classes), -np.inf)]
+            for v, s2, predictor, weight in predictors:
+                if v != view:
+                    continue
                 k_star = s2 * cross + sb2
                 for self_term, node_weight in mixture:
                     k_ss = s2 * self_term + sb2
@@ -321,6 +382,15 @@ class BayesianLinearClassifier(BayesianClassifier):
                     log_terms.append(np.log(weight * node_weight) + log_p)
             columns.append(logsumexp(np.stack(log_terms), axis=0))
         return columns
+
+
+def _loo(fit, span, s2, sb2, nodes):
+    """log p(y_i | y₋ᵢ) of an EP fit under the coefficient prior's mixture over ρ (docs/linear.md eq. 17–18)."""
+    if span is None:
+        return fit.loo_log_density()
+    conditional = loo_conditional_variance(np.diag(span), s2, sb2)
+    terms = [np.log(weight) + fit.loo_log_density((1.0 - rho) * conditional) for rho, weight in nodes]
+    return logsumexp(np.stack(terms), axis=0)
 
 
 def _orthogonal_nodes(coefficient_prior):

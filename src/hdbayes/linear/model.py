@@ -12,10 +12,11 @@ weights ∝ evidence × prior (eq. 10–11).
 
 Functions:
 
-* :class:`Standardiser` — training means and scales, constant features dropped;
+* :class:`Standardiser` — training means and scales (per feature or one common scale), constant features dropped;
 * :func:`scale_grid` — the grid of log s² and the log prior weights on it;
 * :func:`span_projector` — G⁺, for the part of a new case in the span of the training cases;
-* :func:`posterior_weights` — normalised weights ∝ exp(log evidence + log prior).
+* :func:`posterior_weights` — normalised weights ∝ exp(log evidence + log prior);
+* :func:`loo_conditional_variance` — the part of a left-out case's latent variance that the span prior removes.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["Standardiser", "posterior_weights", "scale_grid"]
+__all__ = ["Standardiser", "loo_conditional_variance", "posterior_weights", "scale_grid"]
 
 #: Relative size below which a training standard deviation counts as zero (a constant feature).
 CONSTANT_TOLERANCE = 1e-10
@@ -34,6 +35,11 @@ CONSTANT_TOLERANCE = 1e-10
 @dataclass
 class Standardiser:
     """Centre and scale features by their training means and standard deviations.
+
+    Two scalings (docs/linear.md eq. 1): ``"standardise"`` divides each feature by its own standard deviation;
+    ``"common"`` divides every feature by one scale, the root mean variance of the varying features, so that
+    features keep their relative spread (log expression values share one unit, and a gene that varies more
+    gets a larger prior share of the latent function).
 
     Attributes
     ----------
@@ -49,12 +55,15 @@ class Standardiser:
     n_varying: int
 
     @classmethod
-    def fit(cls, X):
+    def fit(cls, X, scaling="standardise"):
         """Means and scales of the training matrix X.
 
         Parameters
         ----------
         X : ndarray of shape (n_samples, n_features)
+        scaling : {"standardise", "common"}, default="standardise"
+            One standard deviation per feature, or one common scale for all (the root mean variance of the
+            varying features).
 
         Returns
         -------
@@ -64,8 +73,11 @@ class Standardiser:
         scale = X.std(axis=0)
         magnitude = np.maximum(np.abs(mean), 1.0)
         constant = ~(scale > CONSTANT_TOLERANCE * magnitude)
+        n_varying = int(np.count_nonzero(~constant))
+        if scaling == "common" and n_varying:
+            scale = np.full_like(scale, np.sqrt(np.mean(scale[~constant] ** 2)))
         scale = np.where(constant, np.inf, scale)
-        return cls(mean, scale, int(np.count_nonzero(~constant)))
+        return cls(mean, scale, n_varying)
 
     def transform(self, X):
         """(X − mean)/scale, zero in the constant features.
@@ -141,3 +153,28 @@ def posterior_weights(log_evidence, log_prior):
     """
     log_post = np.asarray(log_evidence) + np.asarray(log_prior)
     return np.exp(log_post - logsumexp(log_post))
+
+
+def loo_conditional_variance(pinv_diagonal, s2, intercept_variance):
+    """Var(f_i | f_j, j ≠ i) under K = s² G + σ_b² 11ᵀ, for every training case i (docs/linear.md eq. 18).
+
+    The leave-one-out predictive of the span prior differs from the EP cavity (which is that of the isotropic
+    prior) by exactly this variance: with the coefficients in the span of the other cases, f_i is a function of
+    the other latents. For centred features G1 = 0, so K⁻¹ = G⁺/s² + 11ᵀ/(n²σ_b²) and
+    Var(f_i | f₋ᵢ) = 1/(K⁻¹)_ii = 1/(G⁺_ii/s² + 1/(n²σ_b²)).
+
+    Parameters
+    ----------
+    pinv_diagonal : ndarray of shape (n,)
+        The diagonal of G⁺ (:func:`span_projector`).
+    s2 : float
+        The prior variance s².
+    intercept_variance : float
+        σ_b².
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    n = len(pinv_diagonal)
+    return 1.0 / (np.asarray(pinv_diagonal) / s2 + 1.0 / (n * n * intercept_variance))
