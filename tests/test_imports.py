@@ -107,9 +107,7 @@ def _run(names):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-# BayesianLinearClassifier is left out until hdbayes/linear/estimator.py stops importing scipy.stats.qmc at
-# module level (reported to the maintainer of hdbayes.linear); add it back then.
-CHECKED = tuple(name for name in ESTIMATORS if name != "BayesianLinearClassifier")
+CHECKED = ESTIMATORS
 
 
 @pytest.fixture(scope="module")
