@@ -1,9 +1,10 @@
-"""A Bayesian linear classifier on all standardised features (issue 27).
+"""A Bayesian linear classifier on all features (issue 27).
 
 * :mod:`~hdbayes.linear.model` — standardisation, the dual form K = s² X̃X̃ᵀ/p + σ_b² 11ᵀ, the grid of
   ln s² and its posterior weights;
 * :mod:`~hdbayes.linear.ep` — expectation propagation for the probit likelihood (two classes) and its
-  evidence;
+  evidence and leave-one-out densities;
+* :mod:`~hdbayes.linear.stacking` — Bayesian stacking weights from leave-one-out densities;
 * :mod:`~hdbayes.linear.laplace` — the Laplace approximation for the softmax likelihood (more classes);
 * :mod:`~hdbayes.linear.estimator` — the scikit-learn classifier :class:`BayesianLinearClassifier`.
 
@@ -16,8 +17,9 @@ _EXPORTS = {  # module -> the names it exports
     ".ep": ("EPFit", "probit_ep"),
     ".estimator": ("BayesianLinearClassifier",),
     ".laplace": ("LaplaceFit", "softmax_laplace"),
+    ".stacking": ("stacking_weights",),
 }
 
-__all__ = ["BayesianLinearClassifier", "EPFit", "LaplaceFit", "probit_ep", "softmax_laplace"]
+__all__ = ["BayesianLinearClassifier", "EPFit", "LaplaceFit", "probit_ep", "softmax_laplace", "stacking_weights"]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

@@ -167,7 +167,7 @@ class EPFit:
         )
         return float(np.sum(log_c) - np.sum(np.log(np.diag(g.chol))) + 0.5 * self.nu @ g.mean)
 
-    def loo_log_density(self, reduction=None) -> np.ndarray:
+    def loo_log_density(self, reduction: np.ndarray | None = None) -> np.ndarray:
         """log p(y_i | y₋ᵢ) of every training case, from its cavity (docs/linear.md eq. 17).
 
         The cavity q₋ᵢ(f_i) = N(μ₋ᵢ, σ₋ᵢ²) is EP's approximation of the leave-one-out posterior of f_i (Opper &
@@ -182,6 +182,7 @@ class EPFit:
         Returns
         -------
         ndarray of shape (n,)
+            The leave-one-out log predictive density of each case, in nats.
         """
         g = self._gaussian()
         cav_tau, cav_nu, _, _, _ = tilted_moments(self.y, g.var, g.mean, self.tau, self.nu)
@@ -413,7 +414,7 @@ class MultiProbitEPFit:
             gauss += -0.5 * np.log(centre.var * n_classes / self.intercept_variance) - 0.5 * centre.mean**2 / centre.var
         return float(np.sum(log_z) + np.sum(log_c) + gauss)
 
-    def loo_log_density(self, reduction=None):
+    def loo_log_density(self, reduction: np.ndarray | None = None) -> np.ndarray:
         """log P(y_i | y₋ᵢ) of every training case from its cavities (as :meth:`EPFit.loo_log_density`, eq. 14).
 
         Parameters
@@ -424,6 +425,7 @@ class MultiProbitEPFit:
         Returns
         -------
         ndarray of shape (n,)
+            The leave-one-out log probability of each case's class, in nats.
         """
         _, var, mean, _ = self._marginals()
         cav_tau = 1.0 / var - self.tau

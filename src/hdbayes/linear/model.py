@@ -175,6 +175,7 @@ def loo_conditional_variance(pinv_diagonal, s2, intercept_variance):
     Returns
     -------
     ndarray of shape (n,)
+        Var(f_i | f₋ᵢ) for every training case.
     """
     n = len(pinv_diagonal)
     return 1.0 / (np.asarray(pinv_diagonal) / s2 + 1.0 / (n * n * intercept_variance))

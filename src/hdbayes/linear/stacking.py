@@ -13,7 +13,7 @@ import numpy as np
 __all__ = ["stacking_weights"]
 
 
-def stacking_weights(log_density, *, tol=1e-10, max_iter=10_000):
+def stacking_weights(log_density: np.ndarray, *, tol: float = 1e-10, max_iter: int = 10_000) -> np.ndarray:
     """Stacking weights of M models from their leave-one-out log predictive densities.
 
     Parameters
