@@ -161,3 +161,22 @@ def test_one_vs_rest_conditions_the_binary_models_on_exactly_one_class():
         for c in range(3)
     ])  # fmt: skip
     np.testing.assert_allclose(proba, odds / odds.sum(axis=1, keepdims=True), atol=1e-7)
+
+
+def test_fit_and_predict_from_a_chunked_dask_array_equal_memory():
+    da = pytest.importorskip("dask.array")
+    dask = pytest.importorskip("dask")
+    from hdbayes.exceptions import InputValueError
+
+    X, y = _data(15, n=40, p=30, n_classes=3)
+    memory = BayesianLinearClassifier().fit(X, y)
+    with dask.config.set(scheduler="sync"):
+        chunked = BayesianLinearClassifier().fit(da.from_array(X, chunks=(10, 7)), da.from_array(y, chunks=10))
+        proba = chunked.predict_proba(da.from_array(X[:12], chunks=(5, 30)))
+        assert hasattr(proba, "compute")
+        np.testing.assert_allclose(proba.compute(), memory.predict_proba(X[:12]), atol=1e-10)
+        bad = X.copy()
+        bad[13, 4] = np.nan
+        with pytest.raises(InputValueError, match=r"chunk 1 of X \(rows 10\.\.19\)"):
+            BayesianLinearClassifier().fit(da.from_array(bad, chunks=(10, 30)), y)
+    np.testing.assert_allclose(chunked.weights_, memory.weights_, atol=1e-10)

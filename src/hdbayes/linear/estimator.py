@@ -19,7 +19,7 @@ from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from hdbayes._validation import check_generator
+from hdbayes._validation import check_generator, is_dask_array
 from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import InputValueError
 from hdbayes.linear.ep import (
@@ -204,9 +204,14 @@ class BayesianLinearClassifier(BayesianClassifier):
     def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Fit the model.
 
+        X may be a chunked ``dask.array`` (and y a numpy or dask array): every chunk is checked where it lives
+        (an input error names the chunk) and the training matrix is then gathered, since the predictions of the
+        dual form are computed from the training cases themselves (n × p numbers on the client; the model never
+        holds a p × p matrix). Predictions on a dask array are computed chunk by chunk.
+
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, dask array} of shape (n_samples, n_features)
             Real-valued features (finite).
         y : array-like of shape (n_samples,)
             Class labels (two or more classes).
@@ -216,6 +221,8 @@ class BayesianLinearClassifier(BayesianClassifier):
         self
             The fitted classifier.
         """
+        if is_dask_array(X):
+            X, y = _gather_dask(X, y)
         X, codes = self._validate_classification_data(X, y)
         n_classes = len(self.classes_)
         if self.hyperparameters == "stack" and n_classes > 2 and self.multiclass == "softmax":
@@ -333,6 +340,14 @@ class BayesianLinearClassifier(BayesianClassifier):
                 out.append(item)
         return out
 
+    def _predict_dask(self, X, method, **kwargs):
+        """``method`` on every row chunk of a dask X, as a dask array."""
+        from hdbayes.statistics import check_prediction_chunks, map_row_chunks
+
+        X, n_outputs, dtype = check_prediction_chunks(self, X, method)
+        return map_row_chunks(X, _predict_rows, n_outputs=n_outputs, dtype=dtype, model=self, method=method,
+                              kwargs=kwargs)  # fmt: skip
+
     def _joint_log_likelihood(self, X):
         centred = X - self._mean
         columns = None
@@ -382,6 +397,27 @@ class BayesianLinearClassifier(BayesianClassifier):
                     log_terms.append(np.log(weight * node_weight) + log_p)
             columns.append(logsumexp(np.stack(log_terms), axis=0))
         return columns
+
+
+def _gather_dask(X, y):
+    """A dask X checked chunk by chunk where the chunks live (finite numbers), then gathered; y computed."""
+    from hdbayes.statistics import check_dask_matrix, map_row_chunks
+
+    X = check_dask_matrix(X)
+    X = np.asarray(map_row_chunks(X, _finite_rows, n_outputs=X.shape[1]).compute())
+    return X, (y.compute() if is_dask_array(y) else y)
+
+
+def _finite_rows(x, *, where):
+    from hdbayes.statistics import check_finite_chunk
+
+    x = check_finite_chunk(x)
+    return x.toarray() if hasattr(x, "toarray") else x
+
+
+def _predict_rows(x, *, where, model, method, kwargs):
+    """``method`` of the fitted ``model`` on one row chunk of a dask X."""
+    return getattr(model, method)(x, **kwargs)
 
 
 def _loo(fit, span, s2, sb2, nodes):
