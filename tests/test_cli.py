@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hdbayes.cli import MODELS, main
+from hdbayes.cli import ALL_FEATURE_MODELS, MODELS, main
 from hdbayes.datasets import simulate_naive_bayes
 
 
@@ -584,6 +584,11 @@ def _refused(capsys, status, out, *fragments):
     assert not list(out.parent.glob(f".{out.name}*"))
 
 
+def _selection(model, k):
+    """``--n-features k`` for a model that selects; nothing for a model on every feature."""
+    return [] if model in ALL_FEATURE_MODELS else ["--n-features", str(k)]
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_a_single_class_or_row_is_refused_for_every_model(small, tmp_path, capsys, model):
     train, test = _binary(small)
@@ -592,13 +597,25 @@ def test_a_single_class_or_row_is_refused_for_every_model(small, tmp_path, capsy
     frame.to_csv(tmp_path / "one_class.csv", index=False)
     frame.iloc[:1].to_csv(tmp_path / "one_row.csv", index=False)
     out = tmp_path / "p.csv"
-    status = main(_argv(tmp_path / "one_class.csv", test, out, "--n-features", "2", model=model))
+    status = main(_argv(tmp_path / "one_class.csv", test, out, *_selection(model, 2), model=model))
     _refused(capsys, status, out, "target column 'cls'", "single class (a)")
-    status = main(_argv(tmp_path / "one_row.csv", test, out, "--n-features", "2", model=model))
+    status = main(_argv(tmp_path / "one_row.csv", test, out, *_selection(model, 2), model=model))
     _refused(capsys, status, out, "single row", "'cls'")
 
 
-@pytest.mark.parametrize("model", MODELS)
+def test_the_linear_model_uses_every_feature(small, tmp_path, capsys):
+    train, test = _binary(small)
+    out = tmp_path / "p.csv"
+    assert main(_argv(train, test, out, model="linear")) == 0
+    assert "used all 12 features" in capsys.readouterr().out
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == ["prediction", "P(cls=a)", "P(cls=b)"]
+    np.testing.assert_allclose(frame[["P(cls=a)", "P(cls=b)"]].sum(axis=1), 1.0)
+    status = main(_argv(train, test, tmp_path / "q.csv", "--n-features", "3", model="linear"))
+    _refused(capsys, status, tmp_path / "q.csv", "--n-features applies to --model ")
+
+
+@pytest.mark.parametrize("model", [model for model in MODELS if model not in ALL_FEATURE_MODELS])
 def test_more_features_than_columns_is_refused_for_every_model(small, tmp_path, capsys, model):
     train, test = _binary(small)
     out = tmp_path / "p.csv"

@@ -34,8 +34,10 @@ spelled the way it is written back (``-3``, ``12``), so the output columns
 ``categorical-nb --n-categories N`` reserves categories 0..N-1 (for values unseen in
 training); ``categorical-naive-bayes`` (``BiasCorrectedCategoricalNB``) selects by
 Pearson's X² and corrects, its features integer level codes (``--n-categories`` is its
-``n_levels``). ``--n-features K`` is the estimators' ``n_features_to_select``;
-``--class-pseudo-count C`` (every model) is the Dirichlet pseudo-count of each class
+``n_levels``). ``--model linear`` is ``BayesianLinearClassifier`` on every feature column (no selection:
+``--n-features``, ``--threshold`` and ``--class-pseudo-count`` do not apply), the recommended model for
+expression data. ``--n-features K`` is the estimators' ``n_features_to_select``;
+``--class-pseudo-count C`` (every model that selects) is the Dirichlet pseudo-count of each class
 (``class_pseudo_count``); ``--alpha A`` (bernoulli-nb, categorical-nb, multinomial-nb) is
 the feature smoothing pseudo-count (scikit-learn's ``alpha``). An option that the chosen
 model, or the chosen variant of it, does not use is refused with one line naming both
@@ -101,7 +103,10 @@ __all__ = ["main"]
 # hdbayes.discrete (selection, if asked for, by mutual information in a pipeline)
 CORRECTED_MODELS = ("naive-bayes", "categorical-naive-bayes", "gaussian", "mixture")
 DISCRETE_MODELS = ("bernoulli-nb", "categorical-nb", "multinomial-nb", "dcm")
-MODELS = CORRECTED_MODELS + DISCRETE_MODELS
+# models on every feature (no selection)
+ALL_FEATURE_MODELS = ("linear",)
+MODELS = CORRECTED_MODELS + DISCRETE_MODELS + ALL_FEATURE_MODELS
+_SELECTING_MODELS = frozenset(CORRECTED_MODELS + DISCRETE_MODELS)
 _NAIVE_BAYES_FAMILY = {"bernoulli-nb", "categorical-nb", "multinomial-nb"}
 _BINARY_MODELS = {"naive-bayes", "mixture", "bernoulli-nb"}
 _COUNT_MODELS = {"multinomial-nb", "dcm"}
@@ -133,14 +138,16 @@ _MODEL_OPTIONS = {
     "chains": _Rule(frozenset({"gaussian", "mixture"}), "n_chains"),
     "method": _Rule(frozenset(_NAIVE_BAYES_FAMILY), "method"),
     "alpha": _Rule(frozenset(_NAIVE_BAYES_FAMILY), "alpha"),
-    "class_pseudo_count": _Rule(frozenset(MODELS), "class_pseudo_count"),
+    "class_pseudo_count": _Rule(_SELECTING_MODELS, "class_pseudo_count"),
+    "n_features": _Rule(_SELECTING_MODELS, None),
+    "threshold": _Rule(_SELECTING_MODELS, None),
     "n_categories": _Rule(frozenset(_CATEGORY_MODELS), "n_categories"),
     "no_correct": _Rule(frozenset(CORRECTED_MODELS), None),
 }
 # options every model of the command uses (--seed: the random tie-breaks of selection and the MCMC chains; a model
 # that draws nothing has nothing to seed); each other option of ``classify`` is in _MODEL_OPTIONS
 _SHARED_OPTIONS = {
-    "classify": frozenset({"train", "test", "target", "model", "n_features", "threshold", "seed", "out"}),
+    "classify": frozenset({"train", "test", "target", "model", "seed", "out"}),
     "regress": frozenset(
         "train test target group_size groups prior_inclusion slab_variance noise_variance evidence plot out".split()
     ),
@@ -149,6 +156,7 @@ _ESTIMATORS = {
     "naive-bayes": "BiasCorrectedNaiveBayes",
     "categorical-naive-bayes": "BiasCorrectedCategoricalNB",
     "gaussian": "BiasCorrectedGaussianClassifier",
+    "linear": "BayesianLinearClassifier",
     "mixture": "BiasCorrectedMixture",
     "bernoulli-nb": "BayesianBernoulliNB",
     "categorical-nb": "BayesianCategoricalNB",
@@ -296,7 +304,12 @@ def _build_parser():
         "for the rows of the test CSV.",
     )
     _add_data_arguments(classify, "name of the class column in the training CSV")
-    classify.add_argument("--model", choices=MODELS, default="naive-bayes", help="model (default: %(default)s)")
+    classify.add_argument(
+        "--model",
+        choices=MODELS,
+        default="naive-bayes",
+        help="model (default: %(default)s); linear: BayesianLinearClassifier on every feature, for expression data",
+    )
     group = classify.add_mutually_exclusive_group()
     group.add_argument(
         "--n-features",
@@ -797,6 +810,8 @@ def _build_model(args):
             steps.append(selector)
         model = estimator(**params)
         return make_pipeline(*steps, model) if steps else model
+    if args.model in ALL_FEATURE_MODELS:
+        return estimator(**params, random_state=args.seed)
     if args.model in ("gaussian", "mixture"):
         params["n_jobs"] = min(params.get("n_chains", 1), _usable_cores())
     return estimator(
