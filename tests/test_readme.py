@@ -22,6 +22,13 @@ def test_readme_example_runs(index, tmp_path, monkeypatch):
             load_colon(download=False)
         except (OSError, ValueError) as error:  # no data directory here (CI has ../shared/data)
             pytest.skip(f"colon data unavailable: {error}")
+    if "load_microarray" in BLOCKS[index]:
+        from hdbayes.datasets import load_microarray
+
+        try:
+            load_microarray("golub", download=False)
+        except (OSError, ValueError) as error:  # no data directory here (CI has ../shared/data)
+            pytest.skip(f"microarray data unavailable: {error}")
     monkeypatch.chdir(tmp_path)  # nothing the examples write lands in the checkout
     namespace = {}
     exec(compile(BLOCKS[index], f"README.md python block {index + 1}", "exec"), namespace)  # noqa: S102
