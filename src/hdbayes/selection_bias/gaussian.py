@@ -29,7 +29,6 @@ from __future__ import annotations
 import copy
 import functools
 import math
-import warnings
 from numbers import Integral
 from typing import TYPE_CHECKING
 
@@ -1099,10 +1098,12 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, p)
-            All candidate continuous features. Constant features are allowed (one
-            ``UserWarning`` gives their number): their F is 0, they are discarded and
-            count among the p − k discarded features. If the selection reaches them
-            (γ = 0) the correction uses its γ → 0⁺ limit (:class:`GaussianAdjustment`).
+            All candidate continuous features. Constant features are allowed: their F is 0,
+            they are discarded and count among the p − k discarded features, as the model
+            of the unfloored values says (docs/gaussian.md, "Constant features"). Only if the
+            selection reaches them (γ = 0) does the selection's ``UserWarning`` say so (features
+            with F = 0 kept to make up k); the correction then uses its γ → 0⁺ limit
+            (:class:`GaussianAdjustment`).
             A kept feature whose sums of squares overflow raises an ``InputValueError``.
             A ``dask.array`` (dense or ``scipy.sparse`` chunks, any chunking) is summarised on
             the workers by per-class moments of every feature
@@ -1126,7 +1127,6 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         schedule = self._schedule()
         X, codes = self._validate_classification_data(X, y, targets=True, ensure_all_finite=True, ensure_min_samples=3)
         counts = self._checked_class_counts(np.bincount(codes, minlength=self.classes_.shape[0]))
-        self._warn_constant(np.flatnonzero(np.ptp(X, axis=0) == 0))
         # the moments partial_fit continues from (F and the sampler below use X itself); None when values near
         # the largest double make them overflow (fit copes with those: F rescales columns, a discarded one is unused)
         try:
@@ -1159,8 +1159,6 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             raise InputValueError(f"Found array with {moments.n_samples} sample(s) while a minimum of 3 is required.")
         self.classes_ = moments.classes
         self.n_features_in_ = int(X.shape[1])
-        between = np.ptp(moments.means, axis=0) if moments.means.shape[0] > 1 else np.zeros(X.shape[1])
-        self._warn_constant(np.flatnonzero((moments.scatter.sum(axis=0) == 0) & (between == 0)))
         counts, rng, selection = self._select_from_moments(moments)
         _, codes = dask_class_codes(y, moments.classes)
         kept = X[:, selection.indices].compute()
@@ -1281,16 +1279,6 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             label = self.classes_[np.argmin(counts)]
             raise InputValueError(f"class {plain_value(label)} has {counts.min()} case; every class needs at least two")
         return counts
-
-    def _warn_constant(self, constant):
-        if constant.size:
-            warnings.warn(
-                f"{constant.size} constant feature{'s' if constant.size > 1 else ''} (for example "
-                f"{feature_label(int(constant[0]), getattr(self, 'feature_names_in_', None))}): F = 0, so they "
-                "are discarded unless every other feature is kept, and count among the p - k discarded features",
-                UserWarning,
-                stacklevel=3,
-            )
 
     def _fit_selected(self, X_kept, codes, counts, selection, rng, schedule, scatter):
         """The model of the selected columns ``X_kept`` (n × k), given the selection on all p features (and
