@@ -514,3 +514,18 @@ def test_per_feature_factor_hands_over_to_the_series_at_extreme_ratios():
     values = adjustment.log_discard_probability_given_ratio(log_r)
     assert np.all(np.isfinite(values))
     np.testing.assert_allclose(np.diff(values) / np.diff(log_r), -0.5, atol=1e-9)
+
+
+@pytest.mark.parametrize(("threshold", "counts"), [(1445.0, (38, 113, 19)), (2.5, (20, 20)), (40.0, (5, 7, 9, 4))])
+def test_skipping_negligible_terms_leaves_log_a_exact(threshold, counts):
+    # the k-sum stops past each draw's Poisson mode and skips terms below e^−60 of the largest (issue 27: 2168
+    # terms at christensen's γ ≈ 1445 made a corrected fit 30 s); against every term summed by logsumexp
+    from scipy.stats import poisson
+
+    log_f = gaussian_f_series(threshold, counts)
+    means = gaussian_poisson_means(counts, 4.0, 1.0, n_mc=200, random_state=0)
+    k = np.arange(log_f.shape[0])
+    for tau_mu in (1e-3, 0.3, 5.0, 80.0):
+        per_draw = logsumexp(log_f[None, :] + poisson.logpmf(k[None, :], (means / tau_mu)[:, None]), axis=1)
+        dense = logsumexp(per_draw) - math.log(means.shape[0])
+        assert log_discard_probability_at(tau_mu, means, log_f) == pytest.approx(dense, rel=1e-12, abs=1e-12)

@@ -209,6 +209,11 @@ def gaussian_poisson_means(class_counts, alpha_x, w_x, n_mc=1000, random_state=N
     return np.ascontiguousarray(lam * t / 2.0)
 
 
+#: Terms below e^−60 of the largest are skipped in the k-sum of :func:`log_discard_probability_at` (they cannot
+#: change a double-precision sum that includes the largest term, 1 after factoring it out).
+_NEGLIGIBLE_LOG = 60.0
+
+
 @jit
 def log_discard_probability_at(tau_mu, poisson_means, log_f):
     """log A(τ^μ) for one τ^μ > 0 from the pool λ_m and the series log f_k (eq. 34).
@@ -232,7 +237,8 @@ def log_discard_probability_at(tau_mu, poisson_means, log_f):
     Returns
     -------
     float
-        log A(τ^μ); cost M · (K + 1) exponentials.
+        log A(τ^μ); cost at most M · (K + 1) exponentials, in practice M times the terms within e^−60 of each
+        draw's largest (the k-sum stops past the Poisson mode, where f_k and Pois(k) both fall).
     """
     if not tau_mu > 0.0:
         raise ValueError("tau_mu must be > 0")
@@ -252,6 +258,7 @@ def log_discard_probability_at(tau_mu, poisson_means, log_f):
         log_mu = np.log(mu)  # −inf for μ = 0: then only k = 0 survives
         log_p = -mu
         peak = -np.inf
+        n_used = n_terms
         for k in range(n_terms):
             if k > 0:
                 log_p += log_mu - log_k[k]
@@ -259,12 +266,19 @@ def log_discard_probability_at(tau_mu, poisson_means, log_f):
             terms[k] = value
             if value > peak:
                 peak = value
+            elif k > mu and value < peak - _NEGLIGIBLE_LOG:
+                # past the Poisson mode both log f_k and log Pois(k) fall: every later term is below e^−60 of
+                # the peak, which adds nothing to a sum ≥ 1 in double precision
+                n_used = k
+                break
         if peak == -np.inf:
             per_draw[m] = -np.inf
             continue
         total = 0.0
-        for k in range(n_terms):
-            total += np.exp(terms[k] - peak)
+        for k in range(n_used):
+            gap = terms[k] - peak
+            if gap > -_NEGLIGIBLE_LOG:
+                total += np.exp(gap)
         value = peak + np.log(total)
         per_draw[m] = value
         if value > peak_m:
