@@ -178,6 +178,19 @@ def check_prediction_chunks(estimator, X, method):
     return (X, None, classes.dtype) if method == "predict" else (X, classes.shape[0], np.float64)
 
 
+def _method_on_rows(x, *, where, model, method, kwargs):
+    """``method`` of the fitted ``model`` on one row chunk of a dask X."""
+    return getattr(model, method)(x, **kwargs)
+
+
+def predict_row_chunks(model, X, method, **kwargs):
+    """``method`` of a fitted classifier that uses every column, on every row chunk of a dask X, as a dask array
+    (:func:`check_prediction_chunks`, then :func:`map_row_chunks`)."""
+    X, n_outputs, dtype = check_prediction_chunks(model, X, method)
+    return map_row_chunks(X, _method_on_rows, n_outputs=n_outputs, dtype=dtype, model=model, method=method,
+                          kwargs=kwargs)  # fmt: skip
+
+
 def align_rows(y, X):
     """y (numpy or dask, 1-D) as a dask array with X's row chunks.
 

@@ -41,10 +41,9 @@ from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.statistics import (
     check_dask_matrix,
     check_finite_chunk,
-    check_prediction_chunks,
     dask_class_codes,
     is_dask_array,
-    map_row_chunks,
+    predict_row_chunks,
     reduce_chunks,
 )
 
@@ -250,11 +249,6 @@ def _chunk_counts(x, codes, *, where, columns, model):
     counts = model._counts_of(x, Y)
     counts["class_count"] = np.bincount(codes, minlength=C).astype(np.float64)
     return counts
-
-
-def _predict_rows(x, *, where, model, method, kwargs):
-    """``method`` of the fitted ``model`` on one row chunk of a dask X."""
-    return getattr(model, method)(x, **kwargs)
 
 
 #: a pseudo-count: a number >= 0 (symmetric) or an array of them (checked and broadcast at fit)
@@ -523,9 +517,7 @@ class GenerativeClassifier(BayesianClassifier):
 
     def _predict_dask(self, X, method, **kwargs):
         """``method`` on every row chunk of a dask X (re-chunked to all columns), as a dask array."""
-        X, n_outputs, dtype = check_prediction_chunks(self, X, method)
-        return map_row_chunks(X, _predict_rows, n_outputs=n_outputs, dtype=dtype, model=self, method=method,
-                              kwargs=kwargs)  # fmt: skip
+        return predict_row_chunks(self, X, method, **kwargs)
 
     def _zero_probability_possible(self):
         """Whether an estimate can be 0, so that −inf is a legitimate joint log-likelihood: the plug-in

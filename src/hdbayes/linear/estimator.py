@@ -342,11 +342,9 @@ class BayesianLinearClassifier(BayesianClassifier):
 
     def _predict_dask(self, X, method, **kwargs):
         """``method`` on every row chunk of a dask X, as a dask array."""
-        from hdbayes.statistics import check_prediction_chunks, map_row_chunks
+        from hdbayes.statistics import predict_row_chunks
 
-        X, n_outputs, dtype = check_prediction_chunks(self, X, method)
-        return map_row_chunks(X, _predict_rows, n_outputs=n_outputs, dtype=dtype, model=self, method=method,
-                              kwargs=kwargs)  # fmt: skip
+        return predict_row_chunks(self, X, method, **kwargs)
 
     def _joint_log_likelihood(self, X):
         centred = X - self._mean
@@ -413,11 +411,6 @@ def _finite_rows(x, *, where):
 
     x = check_finite_chunk(x)
     return x.toarray() if hasattr(x, "toarray") else x
-
-
-def _predict_rows(x, *, where, model, method, kwargs):
-    """``method`` of the fitted ``model`` on one row chunk of a dask X."""
-    return getattr(model, method)(x, **kwargs)
 
 
 def _loo(fit, span, s2, sb2, nodes):
