@@ -185,3 +185,93 @@ def test_the_command_help_imports_no_numerical_stack(argv):
     heavy, length = result.stdout.split("|")
     assert heavy.split() == []
     assert int(length) > 200  # the help was printed
+
+
+def _python(code, **kwargs):
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, **kwargs)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()
+
+
+def test_a_deferred_module_is_imported_on_its_first_attribute():
+    """``defer_import``: an import statement binds the stand-in, a submodule imports without the package's
+    ``__init__``, and the first attribute imports the real module, which then takes its place everywhere."""
+    lines = _python(
+        """
+        import sys
+        from hdbayes._entry import defer_import
+        print(defer_import("scipy.stats"), defer_import("scipy.stats"), defer_import("hdbayes_no_such_module"))
+        import scipy.stats
+        import scipy.stats as stats
+        print(type(sys.modules["scipy.stats"]).__name__, stats is sys.modules["scipy.stats"])
+        import scipy.stats._qmc  # a submodule: the package's __init__ still waits
+        print(type(sys.modules["scipy.stats"]).__name__)
+        from scipy.stats import norm
+        real = sys.modules["scipy.stats"]
+        print(type(real).__name__, scipy.stats is real, norm.cdf(0.0), stats.norm is norm)
+        print(real.qmc.Sobol is scipy.stats._qmc.Sobol)
+        """
+    )
+    assert lines == [
+        "True False False",
+        "_DeferredModule True",
+        "_DeferredModule",
+        "module True 0.5 True",
+        "True",
+    ]
+
+
+def _colon_like_csv(path, n=30, p=12):
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    y = np.arange(n) % 2
+    X = rng.poisson(3.0 + 2.0 * y[:, None], (n, p))
+    rows = [",".join([*(f"g{j}" for j in range(p)), "class"])]
+    rows += [",".join([*map(str, row), str(label)]) for row, label in zip(X.tolist(), y.tolist(), strict=True)]
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "options, deferred",
+    [
+        (["--model", "naive-bayes", "--n-features", "4", "--binarize", "median"], True),
+        (["--model", "multinomial-nb"], True),
+        # the discrete models' selector is scikit-learn's SelectorMixin: sklearn.feature_selection imports
+        # sklearn.metrics, which imports scipy.stats; the job runs as before with it imported
+        (["--model", "bernoulli-nb", "--n-features", "4", "--binarize", "median"], False),
+    ],
+    ids=["naive-bayes", "multinomial-nb", "bernoulli-nb-selecting"],
+)
+def test_the_command_defers_scipy_stats(tmp_path, options, deferred):
+    """The console script's process does not import scipy.stats for a job that does not use it (about half of
+    a small job's start-up), and a job that uses it gets it."""
+    data = _colon_like_csv(tmp_path / "train.csv")
+    argv = ["hdbayes", "classify", "--train", data, "--test", data, "--target", "class",
+            "--out", str(tmp_path / "out.csv"), *options]  # fmt: skip
+    lines = _python(
+        f"""
+        import sys
+        sys.argv = {argv!r}
+        from hdbayes._entry import main
+        status = main()
+        print(status, type(sys.modules.get("scipy.stats")).__name__)
+        """
+    )
+    assert lines[-1] == f"0 {'_DeferredModule' if deferred else 'module'}"
+    assert (tmp_path / "out.csv").read_text().count("\n") == 31
+
+
+def test_main_called_from_python_defers_nothing():
+    """``main(argv)`` from a caller's process leaves the caller's imports alone."""
+    lines = _python(
+        """
+        import contextlib, io, sys
+        from hdbayes._entry import main
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+            main(["--help"])
+        print("scipy.stats" in sys.modules)
+        """
+    )
+    assert lines == ["False"]

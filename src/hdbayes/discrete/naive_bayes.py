@@ -48,7 +48,6 @@ from hdbayes.discrete._base import (
     plain,
 )
 from hdbayes.discrete.conjugate import _COEF_HINT, _MAX_CODE, DirichletMultinomialTables, check_count_matrix
-from hdbayes.discrete.mutual_information import mutual_information_binary
 from hdbayes.exceptions import InputValueError
 
 if TYPE_CHECKING:
@@ -198,6 +197,9 @@ class BayesianBernoulliNB(GenerativeClassifier):
         theta = np.exp(self.feature_log_prob_)
         if np.isnan(theta).any():
             raise InputValueError("a class has no training cases: θ is undefined under method='mle'")
+        # imported here: its module imports sklearn.feature_selection, and with it scipy.stats (issue 28)
+        from hdbayes.discrete.mutual_information import mutual_information_binary
+
         return mutual_information_binary(np.exp(self.class_log_prior_), theta)
 
     def _joint_log_likelihood(self, X):
