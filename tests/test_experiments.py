@@ -208,6 +208,37 @@ def test_mixture_simulation_tiny():
     assert all(report.checks.values()), report.checks
     assert set(report.figures) == {"fig2_13_error_rates", "fig2_14_amlp_brier", "alpha_traces"}
     assert {r["k"] for r in report.timings["timing"]} == {1, 10, 100}
+    # issue 29: the model on every feature, and the latent labels against the responses
+    (complete,) = report.tables["complete_data"]
+    assert complete["k"] == 1000 and 0 < complete["amlp"] < 1.5
+    assert report.timings["timing_complete"][0]["seconds_per_50_iterations"] > 0
+    (truth,) = report.tables["latent_truth"]
+    assert 0.5 <= truth["z_x0_agreement"] <= 1 and truth["phi00"] < 0.5 < truth["phi10"]
+    for row in [*report.tables["results"], complete]:
+        assert 0.5 <= row["z_x0_agreement"] <= 1 and 0 <= row["phi0_low"] <= row["phi0_high"] <= 1
+        assert 0 <= row["smaller_component"] <= 50  # of 100 training cases
+
+
+def test_latent_label_summary_against_hand_counts():
+    """z = x_0 for every case, then z = 1 − x_0 (the same partition, labels swapped), then half of each:
+    agreement 1, 1 and 0.5; φ from the counts by hand."""
+    from types import SimpleNamespace
+
+    from hdbayes.experiments.mixture_simulation import latent_label_summary
+
+    # 10 cases, 4 with x_0 = 1; draws: (ones[z=0, x_0], ones[z=1, x_0]) and (sizes[z=0], sizes[z=1])
+    ones = np.array([[0, 4], [4, 0], [2, 2]])
+    sizes = np.array([[6, 4], [4, 6], [5, 5]])
+    theta = np.full((3, 2), 0.5)
+    posterior = {"ones": np.stack([ones, ones], axis=-1), "sizes": sizes, "alpha0": np.array([2.0, 2.0, 2.0]),
+                 "theta": theta, "smaller_component": sizes.min(axis=1)}  # fmt: skip
+    model = SimpleNamespace(trace_=SimpleNamespace(flat=posterior.__getitem__))
+    summary = latent_label_summary(model)
+    assert summary["z_x0_agreement"] == pytest.approx((1 + 1 + 0.5) / 3)
+    low = [(1 + 0) / 8, (1 + 0) / 8, (1 + 2) / 7]  # (α_0 θ_0 + ones) / (α_0 + sizes), the smaller
+    high = [(1 + 4) / 6, (1 + 4) / 6, (1 + 2) / 7]
+    assert summary["phi0_low"] == pytest.approx(np.mean(low)) and summary["phi0_high"] == pytest.approx(np.mean(high))
+    assert summary["smaller_component"] == pytest.approx(13 / 3)
 
 
 @pytest.mark.slow

@@ -217,3 +217,40 @@ def test_paper_gaps_are_the_papers_expected_minus_actual():
             if key.endswith("/gap") and f"{setting}/expected_error" in values:
                 difference = float(values[f"{setting}/expected_error"]) - float(values[f"{setting}/actual_error"])
                 assert float(gap) == pytest.approx(difference, abs=1e-9), f"{path.name}: {key}"
+
+
+def test_derive_counts_faster_autocorrelations():
+    """ "5 out of 6 experiments" (thesis §3.5.3): a σ_o counts when its compressed chain's first lag below the
+    threshold is smaller; a lag beyond the last ("> 250") is larger than any, and two of them are not faster."""
+    script = _load_script()
+    lags = {
+        ("cauchy", "5"): ("30", "> 250"),
+        ("cauchy", "6"): ("> 250", "> 250"),
+        ("cauchy", "7"): ("40", "35"),
+        ("gaussian", "5"): ("10", "20"),
+        ("gaussian", "6"): ("> 250", "60"),
+        ("gaussian", "7"): ("5", "5"),
+    }
+    rows = []
+    for (prior, sigma), (packed, unpacked) in lags.items():
+        rows.append(script.measured(f"acf/{prior}/compressed/sigma{sigma}", "lag", f"σ_{sigma}", packed))
+        rows.append(script.measured(f"acf/{prior}/uncompressed/sigma{sigma}", "lag", f"σ_{sigma}", unpacked))
+    derived = {row["key"]: (row["setting"], row["value"]) for row in script.derive("hmm", rows)[len(rows) :]}
+    assert derived["derived/acf/cauchy/faster_after_compressing"] == ("of 3", "1")
+    assert derived["derived/acf/gaussian/faster_after_compressing"] == ("of 3", "1")
+    assert derived["derived/acf/faster_after_compressing"] == ("of 6", "2")
+
+
+def test_derive_compares_the_complete_data_fit():
+    script = _load_script()
+    rows = [script.measured("k=10/corrected/amlp", "a", "k = 10", 0.6),
+            script.measured("k=10/corrected/actual_error", "e", "k = 10", 0.4),
+            script.measured("k=10/corrected/seconds_per_50_iterations", "s", "k = 10", 4.0),
+            script.measured("k=10/uncorrected/seconds_per_50_iterations", "s", "k = 10", 0.5),
+            script.measured("complete/amlp", "a", "all", 0.7),
+            script.measured("complete/actual_error", "e", "all", 0.5),
+            script.measured("complete/seconds_per_50_iterations", "s", "all", 10.0)]  # fmt: skip
+    derived = {row["key"]: row["value"] for row in script.derive("mixture-simulation", rows)[len(rows) :]}
+    assert derived == {"derived/k=10/time_ratio": "8", "derived/k=10/complete_minus_corrected/amlp": "0.1",
+                       "derived/k=10/complete_minus_corrected/actual_error": "0.1",
+                       "derived/k=10/complete_over_corrected_time": "2.5"}  # fmt: skip

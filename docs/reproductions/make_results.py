@@ -420,7 +420,7 @@ def _columns(rows, key_columns, columns, methods=("corrected", "uncorrected")):
     """Named columns of a results table as measured rows, per setting and method."""
     labels = {"brier": "average squared error", "log_alpha_mean": "posterior mean of log α (true 5.70)",
               "seconds": "fit + predict seconds", "seconds_per_50_iterations": "seconds per 50 iterations",
-              "fit_seconds": "training seconds"}  # fmt: skip
+              "fit_seconds": "training seconds", **LATENT_LABELS}  # fmt: skip
     out = []
     for row in rows:
         if row["method"] not in methods:
@@ -435,10 +435,39 @@ def _columns(rows, key_columns, columns, methods=("corrected", "uncorrected")):
 
 def extract_mixture_simulation(out):
     rows = read_table(out, "results")
-    return (_error_rows(rows, key_columns=["k"], label="|COR|")
-            + _columns(rows, ["k"], ["brier", "log_alpha_mean"])
-            + _columns(read_table(out, "timing"), ["k"], ["seconds_per_50_iterations"])
-            + _calibration_rows(out))  # fmt: skip
+    result = (_error_rows(rows, key_columns=["k"], label="|COR|")
+              + _columns(rows, ["k"], ["brier", "log_alpha_mean"])
+              + _columns(read_table(out, "timing"), ["k"], ["seconds_per_50_iterations"])
+              + _calibration_rows(out))  # fmt: skip
+    if "z_x0_agreement" in rows[0]:  # issue 29: the thesis's explanation of the bias left after correction
+        result += _columns(rows, ["k"], list(LATENT_LABELS))
+    if (out / "complete_data.csv").exists():  # issue 29: the model on every feature
+        row = read_table(out, "complete_data")[0]
+        setting = f"all {row['k']} features"
+        for column, label in (("actual_error", "actual error"), ("expected_error", "expected error"),
+                              ("amlp", "AMLP"), ("brier", "average squared error"),
+                              ("log_alpha_mean", "posterior mean of log α (true 5.70)"),
+                              *LATENT_LABELS.items()):  # fmt: skip
+            result.append(measured(f"complete/{column}", f"{label}, complete data", setting, row[column]))
+        timing = read_table(out, "timing_complete")[0]
+        result.append(measured("complete/seconds_per_50_iterations", "seconds per 50 iterations, complete data",
+                               setting, timing["seconds_per_50_iterations"]))  # fmt: skip
+    if (out / "latent_truth.csv").exists():
+        row = read_table(out, "latent_truth")[0]
+        for column, label in (("z_x0_agreement", "fraction of training cases with z = x_0"),
+                              ("phi00", "fraction with x_0 = 1 among z = 0 (φ_00 = 0.1)"),
+                              ("phi10", "fraction with x_0 = 1 among z = 1 (φ_10 = 0.9)")):  # fmt: skip
+            result.append(measured(f"truth/{column}", label, "the simulated training cases", row[column]))
+    return result
+
+
+#: The columns of the mixture fits that describe the sampled latent labels (issue 29), with their labels.
+LATENT_LABELS = {
+    "z_x0_agreement": "fraction of training cases with z = x_0 (or its complement), mean over draws",
+    "phi0_low": "posterior mean of the smaller P(x_0 = 1 | z)",
+    "phi0_high": "posterior mean of the larger P(x_0 = 1 | z)",
+    "smaller_component": "mean size of the smaller label group",
+}
 
 
 def extract_prior_knowledge(out):
@@ -588,23 +617,70 @@ def _autocorrelation_rows(out, threshold=0.2):
     return result
 
 
+def _medians_rows(out, box):
+    """Thesis Fig. 3.13 and 3.21 in numbers: the posterior medians of the compressed parameters under the two
+    priors (``medians.csv``), against the figure's zoom box (−box, box)²."""
+    rows = read_table(out, "medians")
+    cauchy = [abs(_f(row, "cauchy")) for row in rows]
+    gaussian = [abs(_f(row, "gaussian")) for row in rows]
+    n = len(rows)
+    setting = f"O = {rows[0]['order']}, {'two classes' if rows[-1]['class'] == '0' else 'all classes'}"
+    result = [measured("medians/n_parameters", "compressed parameters (× classes) compared", setting, n)]
+    for prior, values in (("cauchy", cauchy), ("gaussian", gaussian)):
+        result.append(measured(f"medians/{prior}/max_abs", f"largest |median|, {prior}", setting, max(values)))
+        result.append(measured(f"medians/{prior}/outside_box", f"parameters with |median| > {fmt(box)}, {prior}",
+                               setting, sum(v > box for v in values)))  # fmt: skip
+    result.append(measured("medians/cauchy_large_gaussian_small",
+                           f"parameters with |median| > {fmt(box)} under Cauchy and < {fmt(box / 2)} under Gaussian",
+                           setting, sum(c > box and g < box / 2 for c, g in zip(cauchy, gaussian))))  # fmt: skip
+    inside = [(c, g) for c, g in zip(cauchy, gaussian) if c < box and g < box]
+    result.append(measured("medians/in_box", f"parameters with both |medians| < {fmt(box)}", setting, len(inside)))
+    result.append(measured("medians/in_box/cauchy_smaller",
+                           "of those, parameters with |Cauchy median| < |Gaussian median|", setting,
+                           sum(c < g for c, g in inside)))  # fmt: skip
+    for index, prior in enumerate(("cauchy", "gaussian")):
+        values = sorted(pair[index] for pair in inside)
+        middle = (values[(len(values) - 1) // 2] + values[len(values) // 2]) / 2 if values else float("nan")
+        result.append(measured(f"medians/in_box/{prior}/median_abs",
+                               f"median |median| of the parameters in the box, {prior}", setting, middle))  # fmt: skip
+    return result
+
+
 def extract_hmm(out):
     return _compressed_rows(out) + _autocorrelation_rows(out)
 
 
 def extract_english_text(out):
-    return _compressed_rows(out)
+    result = _compressed_rows(out)
+    if (out / "sigma_autocorrelation.csv").exists():  # issue 29: the uncompressed fits
+        result += _autocorrelation_rows(out)
+    if (out / "medians.csv").exists():
+        result += _medians_rows(out, box=2.0)
+    if (out / "named_parameters.csv").exists():
+        for row in read_table(out, "named_parameters"):
+            key = f"named/{row['parameter']}/{row['prior']}"
+            setting = f"{row['parameter']} ({row['n_patterns']} β), {row['prior']}"
+            result.append(measured(f"{key}/median", "posterior median", setting, row["median"]))
+            result.append(measured(f"{key}/q97.5", "97.5 % quantile", setting, row["q97.5"]))
+            result.append(measured(f"{key}/width_95", "width of the central 95 % interval", setting,
+                                   row["width_95"]))  # fmt: skip
+    return result
 
 
 def extract_cauchy_classification(out):
     result = _compressed_rows(out)
-    rows = [row for row in read_table(out, "results") if row["prior"] == "cauchy"]
+    rows = [row for row in read_table(out, "results")
+            if row["prior"] == "cauchy" and row.get("compressed", "True") == "True"]  # fmt: skip
     best = min(rows, key=lambda row: _f(row, "amlp"))
     result.append(measured("best_order", "order with the lowest AMLP, Cauchy prior", "O = 1 … 7", best["order"]))
     for row in read_table(out, "true_model"):
         result.append(measured("true_model/amlp", "AMLP of the true model", "the generating β", row["amlp"]))
         result.append(measured("true_model/error_rate", "error rate of the true model", "the generating β",
                                row["error_rate"]))  # fmt: skip
+    if (out / "sigma_autocorrelation.csv").exists():  # issue 29: the uncompressed fits
+        result += _autocorrelation_rows(out)
+    if (out / "medians.csv").exists():
+        result += _medians_rows(out, box=1.0)
     return result
 
 
@@ -710,12 +786,71 @@ def _derive_priors(rows):
                 result.append(measured(f"{DERIVED}O={order}/{prior}/time_ratio",
                                        f"training time compressed / uncompressed, {prior}", f"O = {order}",
                                        fast / slow))  # fmt: skip
+        for order in orders:  # issue 29: "trapped in a local mode" (thesis §3.4.5)
+            for measure, label in (("amlp", "AMLP"), ("error_rate", "error rate")):
+                packed = _number(values.get(f"O={order}/{prior}/compressed/{measure}", ""))
+                unpacked = _number(values.get(f"O={order}/{prior}/uncompressed/{measure}", ""))
+                if packed is not None and unpacked is not None:
+                    result.append(measured(f"{DERIVED}O={order}/{prior}/uncompressed_minus_compressed/{measure}",
+                                           f"{label}, uncompressed − compressed, {prior}", f"O = {order}",
+                                           unpacked - packed))  # fmt: skip
+    result += _derive_faster_autocorrelation(values)
     cauchy = {order: float(values[f"O={order}/cauchy/amlp"]) for order in orders if f"O={order}/cauchy/amlp" in values}
     if cauchy:
         lowest = min(cauchy.values())
         for order, amlp in cauchy.items():
             result.append(measured(f"{DERIVED}O={order}/cauchy_above_lowest", "AMLP above the lowest, Cauchy prior",
                                    f"O = {order}", amlp - lowest))  # fmt: skip
+    return result
+
+
+def _lag(text):
+    """A first lag of ``_autocorrelation_rows`` as a number ("> 250": not reached, infinite)."""
+    return math.inf if text.startswith(">") else float(text)
+
+
+def _derive_faster_autocorrelation(values):
+    """Per prior and in all, the σ_o whose autocorrelation falls below the threshold at a smaller lag compressed
+    than uncompressed (thesis Fig. 3.8, 3.11, 3.19: "5 out of 6 experiments"); both lags beyond the last: not
+    faster."""
+    pairs = {}
+    for key, value in values.items():
+        if key.startswith("acf/") and "/compressed/" in key:
+            prior, sigma = key.split("/")[1], key.split("/")[3]
+            other = values.get(f"acf/{prior}/uncompressed/{sigma}")
+            if other is not None:
+                pairs.setdefault(prior, []).append(_lag(value) < _lag(other))
+    result = []
+    for prior, faster in sorted(pairs.items()):
+        result.append(measured(f"{DERIVED}acf/{prior}/faster_after_compressing",
+                               f"σ_o whose autocorrelation falls faster compressed, {prior}", f"of {len(faster)}",
+                               sum(faster)))  # fmt: skip
+    if pairs:
+        every = [flag for faster in pairs.values() for flag in faster]
+        result.append(measured(f"{DERIVED}acf/faster_after_compressing",
+                               "experiments (prior × σ_o) whose autocorrelation falls faster compressed",
+                               f"of {len(every)}", sum(every)))  # fmt: skip
+    return result
+
+
+def _derive_mixture(rows):
+    """Corrected / uncorrected time per k; the complete-data fit against the selected features' (issue 29)."""
+    result = _derive_time_ratios("seconds_per_50_iterations")(rows)
+    values = _values(rows)
+    for key in values:
+        if key.endswith("/corrected/amlp") and "complete/amlp" in values:
+            setting = key.split("/")[0]
+            for measure, label in (("amlp", "AMLP"), ("actual_error", "actual error")):
+                result.append(measured(f"{DERIVED}{setting}/complete_minus_corrected/{measure}",
+                                       f"{label}, complete data − corrected", setting.replace("=", " = "),
+                                       float(values["complete/" + measure])
+                                       - float(values[f"{setting}/corrected/{measure}"])))  # fmt: skip
+            seconds = _number(values.get(f"{setting}/corrected/seconds_per_50_iterations", ""))
+            complete = _number(values.get("complete/seconds_per_50_iterations", ""))
+            if seconds and complete:
+                result.append(measured(f"{DERIVED}{setting}/complete_over_corrected_time",
+                                       "time per 50 iterations, complete data / corrected", setting.replace("=", " = "),
+                                       complete / seconds))  # fmt: skip
     return result
 
 
@@ -779,7 +914,7 @@ DERIVATIONS = {
     "cauchy-classification": _derive_priors,
     "naive-bayes-simulation": _derive_time_ratios("seconds"),
     "gaussian-simulation": _derive_time_ratios("fit_seconds"),
-    "mixture-simulation": _derive_time_ratios("seconds_per_50_iterations"),
+    "mixture-simulation": _derive_mixture,
     "interaction-counts": _derive_counts,
     "group-sparse-reconstruction": _derive_spike_slab,
 }

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from hdbayes.experiments._figures import posterior_medians_scatter
 from hdbayes.metrics import average_minus_log_probability, error_rate
 
@@ -12,16 +14,21 @@ __all__ = [
     "PRIOR_STYLE",
     "TIME_KEYS",
     "CompressedRunSize",
+    "autocorrelation",
+    "compile_kernels",
     "counts_check",
     "counts_figure",
     "fit_and_score",
     "fit_order",
     "medians_figure",
+    "medians_rows",
     "plot_by_prior",
     "plot_counts",
     "prior_figure",
     "prior_panels",
     "series",
+    "sigma_acf_figure",
+    "sigma_acf_rows",
 ]
 
 #: Line styles of the two priors in the compression experiments' figures.
@@ -145,16 +152,129 @@ def fit_and_score(model, X_train, y_train, X_test, y_test):
     return row, (model, proba)
 
 
-def fit_order(model_class, data, size, seed, n_jobs, *, order, prior, last_columns=False):
-    """:func:`fit_and_score` of a compressed ``model_class`` of ``order`` and ``prior`` with the MCMC of ``size``.
+def fit_order(model_class, data, size, seed, n_jobs, *, order, prior, compressed=True, last_columns=False,
+              keep_model=None, sigma_order=None):  # fmt: skip
+    """:func:`fit_and_score` of a ``model_class`` of ``order`` and ``prior`` with the MCMC of ``size``.
 
-    ``last_columns``: the model sees only the last ``order`` columns of the data (the most recent symbols of a
-    history). Used by the runner as ``partial(fit_order, model_class, data, size, seed, n_jobs)``.
+    ``compressed``: sample the compressed parameters (True) or one parameter per pattern (False, the original
+    parameterisation of the thesis's timings). ``last_columns``: the model sees only the last ``order`` columns of
+    the data (the most recent symbols of a history). Used by the runner as
+    ``partial(fit_order, model_class, data, size, seed, n_jobs)``.
+
+    The extra returned beside the row is ``(model, proba)`` when ``keep_model`` is True (default: the compressed
+    fits), else ``(None, proba)``, so that the large uncompressed traces are not kept; with ``sigma_order`` equal to
+    ``order``, it is ``(model or None, proba, log σ draws)``: the log σ_o draws (chain, draw, O + 1) for the
+    autocorrelations of thesis Fig. 3.8, 3.11 and 3.19. The row also holds ``n_sampled``, the parameters the sampler
+    updated (the compressed ones, or every pattern).
     """
-    model = model_class(order=order, prior=prior, compress=True, n_iter=size.n_iter, burn_in=size.burn_in,
+    model = model_class(order=order, prior=prior, compress=compressed, n_iter=size.n_iter, burn_in=size.burn_in,
                         thin=size.thin, random_state=seed, n_jobs=n_jobs)  # fmt: skip
     columns = slice(-order, None) if last_columns else slice(None)
-    return fit_and_score(model, data.X[:, columns], data.y, data.X_test[:, columns], data.y_test)
+    row, (model, proba) = fit_and_score(model, data.X[:, columns], data.y, data.X_test[:, columns], data.y_test)
+    row["n_sampled"] = int(model.n_compressed_ if compressed else model.n_original_)
+    kept = model if (compressed if keep_model is None else keep_model) else None
+    if sigma_order is not None and order == sigma_order:
+        return row, (kept, proba, np.log(model.trace_["sigma"]))
+    return row, (kept, proba)
+
+
+def compile_kernels(model_class, data, priors, *, last_columns=False):
+    """Fit and predict once per prior, compressed and not, on a few cases, so that no timed fit compiles the
+    numba kernels (issue 29: the first fit's time was mostly compilation)."""
+    columns = slice(-2, None) if last_columns else slice(None)
+    for prior in priors:
+        for compressed in (True, False):
+            model = model_class(2, prior=prior, compress=compressed, n_iter=4, burn_in=2, thin=1, random_state=0)
+            model.fit(data.X[:50, columns], data.y[:50]).predict_proba(data.X_test[:10, columns])
+
+
+def autocorrelation(x, max_lag=50):
+    """Sample autocorrelation of a 1-D series at lags 0..min(max_lag, len(x) - 1).
+
+    A constant series has autocorrelation 1 at lag 0 and NaN at the other lags.
+
+    Examples
+    --------
+    >>> autocorrelation([1.0, 2.0, 1.0, 2.0], max_lag=1).round(2).tolist()
+    [1.0, -0.75]
+    """
+    x = np.asarray(x, dtype=float)
+    n = x.size
+    max_lag = min(max_lag, n - 1)
+    centred = x - x.mean()
+    denominator = float(centred @ centred)
+    if denominator == 0.0:
+        return np.concatenate([[1.0], np.full(max_lag, np.nan)])
+    return np.array([centred[: n - lag] @ centred[lag:] for lag in range(max_lag + 1)]) / denominator
+
+
+def sigma_acf_rows(traces, sigma_orders, thin, max_lag=50):
+    """The autocorrelation of log σ_o by lag, averaged over the chains (thesis Fig. 3.8, 3.11, 3.19).
+
+    Parameters
+    ----------
+    traces : dict
+        ``{(prior, compressed): log σ draws of shape (chain, draw, O + 1)}``, after burn-in.
+    sigma_orders : sequence of int
+        The o shown.
+    thin : int
+        Iterations between saved draws (the lags are given in iterations).
+    max_lag : int
+        Largest lag in saved draws.
+
+    Returns
+    -------
+    list of dict
+        Rows ``prior, compressed, sigma_order, lag, acf``.
+    """
+    rows = []
+    for (prior, compressed), trace in traces.items():
+        for o in sigma_orders:
+            acf = np.nanmean([autocorrelation(chain[:, o], max_lag) for chain in trace], axis=0)
+            rows += [{"prior": prior, "compressed": compressed, "sigma_order": o, "lag": lag * thin,
+                      "acf": float(value)} for lag, value in enumerate(acf)]  # fmt: skip
+    return rows
+
+
+def sigma_acf_figure(acf_rows, priors, sigma_orders, title):
+    """The autocorrelations of :func:`sigma_acf_rows`: one panel per prior and compression (thesis Fig. 3.8)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 3.2 * len(priors)), layout="constrained")
+    axes = fig.subplots(len(priors), 2, squeeze=False)
+    colours = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
+    for i, prior in enumerate(priors):
+        for j, compressed in enumerate((True, False)):
+            ax = axes[i, j]
+            for o, colour in zip(sigma_orders, colours):
+                points = [r for r in acf_rows if r["prior"] == prior and r["compressed"] == compressed
+                          and r["sigma_order"] == o]  # fmt: skip
+                ax.plot([r["lag"] for r in points], [r["acf"] for r in points], color=colour, label=f"σ_{o}")
+            ax.axhline(0.0, color="black", linewidth=0.6)
+            ax.set_ylim(-0.3, 1.05)
+            ax.set_title(f"{prior}, {'compressed' if compressed else 'uncompressed'}", fontsize=9)
+            ax.set_xlabel("lag (iterations)")
+            ax.set_ylabel("autocorrelation of log σ_o")
+            ax.legend(frameon=False, fontsize=8)
+    fig.suptitle(title)
+    return fig
+
+
+def medians_rows(cauchy_model, gaussian_model):
+    """Posterior medians of every compressed parameter under the two priors (thesis Fig. 3.13 and 3.21).
+
+    The two fits share their groups (the grouping depends on the training data only). Each row: ``order`` (O),
+    ``group``, ``class`` (the index of the parameter's class column; 0 for two classes), ``n_patterns`` (the
+    patterns the compressed parameter sums; 1: a single β), ``cauchy`` and ``gaussian`` (the medians of the saved
+    draws).
+    """
+    cauchy = np.median(_parameter_draws(cauchy_model), axis=0)
+    gaussian = np.median(_parameter_draws(gaussian_model), axis=0)
+    n_patterns = np.asarray(cauchy_model.grouping_.order_counts).sum(axis=1)
+    order = int(cauchy_model.grouping_.order)
+    return [{"order": order, "group": g, "class": k, "n_patterns": int(n_patterns[g]),
+             "cauchy": float(cauchy[g, k]), "gaussian": float(gaussian[g, k])}
+            for g in range(cauchy.shape[0]) for k in range(cauchy.shape[1])]  # fmt: skip
 
 
 #: The wall-clock columns of :func:`fit_and_score`'s rows.

@@ -2,14 +2,16 @@
 
 p = 7 features uniform on {1, 2, 3}; the true model is the logistic classification
 model with all interactions of order ≤ 4, intercept 0 and every coefficient of order o
-drawn from Cauchy(0, 1/o) (K = 2). Compressed Bayesian logistic classification
-models with interactions up to order O (thesis §3.2.3, §3.5) and Cauchy or Gaussian priors are
-fitted by the MCMC of thesis §3.4.4 for a range of O. Reported (as in thesis §3.5.3): numbers
-of original and compressed parameters (Fig. 3.18), training and prediction times,
-error rate and AMLP against O with the true model's values as reference lines
-(Fig. 3.20), the posterior medians at O = 4, Cauchy against Gaussian (Fig. 3.21), and
-traces of log σ_o at the highest order fitted. Times go to ``timing.csv`` and the figure
-``timing_fig3_18`` only, so that two runs with the same seed write identical results.
+drawn from Cauchy(0, 1/o) (K = 2). Bayesian logistic classification models with interactions up
+to order O (thesis §3.2.3, §3.5) and Cauchy or Gaussian priors are fitted by the MCMC of thesis
+§3.4.4 for a range of O, with the parameters compressed and uncompressed (one per pattern).
+Reported (as in thesis §3.5.3): numbers of original and compressed parameters (Fig. 3.18),
+training times with and without compression and prediction times (Fig. 3.18), the
+autocorrelation of log σ_o for the three highest o at the highest order, compressed and not
+(Fig. 3.19), error rate and AMLP against O with the true model's values as reference lines
+(Fig. 3.20), the posterior medians at O = 4, Cauchy against Gaussian (Fig. 3.21, table
+``medians``), and traces of log σ_o at the highest order fitted. Times go to ``timing.csv`` and
+the figure ``timing_fig3_18`` only, so that two runs with the same seed write identical results.
 """
 
 from __future__ import annotations
@@ -23,11 +25,14 @@ from hdbayes.experiments._compressed import (
     PRIOR_STYLE,
     TIME_KEYS,
     CompressedRunSize,
+    compile_kernels,
     counts_check,
     counts_figure,
     fit_order,
     medians_figure,
-    prior_figure,
+    medians_rows,
+    sigma_acf_figure,
+    sigma_acf_rows,
 )
 from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.experiments._runner import run_settings, summary_markdown
@@ -81,18 +86,24 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
     )  # fmt: skip
     true_amlp = average_minus_log_probability(data.y_test, data.proba_test)
     true_error = error_rate(data.y_test, data.proba_test)
+    top = max(size.orders)
+    compile_kernels(CompressedInteractionClassifier, data, PRIORS)  # before anything is timed
     results = run_settings(
-        [{"order": order, "prior": prior} for order in size.orders for prior in PRIORS],
-        partial(fit_order, CompressedInteractionClassifier, data, size, random_state, n_jobs),
+        [{"order": order, "prior": prior, "compressed": flag} for order in size.orders for prior in PRIORS
+         for flag in (True, False)],
+        partial(fit_order, CompressedInteractionClassifier, data, size, random_state, n_jobs, sigma_order=top),
         desc="cauchy-classification fits", progress=progress, time_keys=TIME_KEYS,
     )  # fmt: skip
-    rows, by, timings = results.rows, results.by, results.timings
-    models = {key: model for key, (model, _) in results.extras.items()}
+    rows, timings = results.rows, results.timings
+    by = {(order, prior): row for (order, prior, flag), row in results.by.items() if flag}  # the compressed fits
+    models = {(order, prior): extra[0] for (order, prior, flag), extra in results.extras.items() if flag}
+    log_sigma = {(prior, flag): extra[2] for (order, prior, flag), extra in results.extras.items() if order == top}
     losses = {
-        order: -np.log(proba[np.arange(len(data.y_test)), np.searchsorted(model.classes_, data.y_test)])
-        for (order, prior), (model, proba) in results.extras.items()
-        if prior == "cauchy"
-    }
+        order: -np.log(extra[1][np.arange(len(data.y_test)), np.searchsorted(models[order, prior].classes_,
+                                                                               data.y_test)])
+        for (order, prior, flag), extra in results.extras.items()
+        if prior == "cauchy" and flag
+    }  # fmt: skip
     best_order = min(size.orders, key=lambda o: by[o, "cauchy"]["amlp"])
     best_middle = min((o for o in size.orders if 3 <= o <= 5), key=lambda o: by[o, "cauchy"]["amlp"])
     # per-test-case paired comparisons of the Cauchy model's minus log probabilities
@@ -114,28 +125,36 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         ] = bool(growth == expected_growth and growth < 1e-3 * by[6, "cauchy"]["n_compressed"])
     checks |= counts_check(by, size.orders)
 
+    acf_orders = list(range(max(1, top - 2), top + 1))  # Fig. 3.19: σ_5, σ_6, σ_7 at O = 7
+    acf_rows = sigma_acf_rows(log_sigma, acf_orders, size.thin)
     report = Report(name="cauchy-classification")
     report.tables["results"] = rows
     report.tables["true_model"] = [{"error_rate": true_error, "amlp": true_amlp}]
+    report.tables["sigma_autocorrelation"] = acf_rows
     report.checks = checks
     report.timings["timing"] = timings
     report.figures = {
         "fig3_18_counts": counts_figure(
             by, size.orders, PRIORS, "Fig. 3.18 (upper): parameters, Cauchy-model data (compressed)"
         ),
-        "timing_fig3_18": _figure_times(dict(zip(by, timings)), size.orders),
-        "fig3_20_performance": _figure_performance(by, size.orders, true_error, true_amlp),
-        "sigma_traces": _figure_traces(models, max(size.orders), size.burn_in),
+        "timing_fig3_18": _figure_times(dict(zip(results.by, timings)), size.orders),
+        "fig3_19_sigma_autocorrelation": sigma_acf_figure(
+            acf_rows, PRIORS, acf_orders, f"Fig. 3.19: autocorrelation of log σ_o at O = {top}, Cauchy-model data"
+        ),
+        "fig3_20_performance": _figure_performance(results.by, size.orders, true_error, true_amlp),
+        "sigma_traces": _figure_traces(models, top, size.burn_in),
     }
     if MEDIANS_ORDER in size.orders:
+        report.tables["medians"] = medians_rows(models[MEDIANS_ORDER, "cauchy"], models[MEDIANS_ORDER, "gaussian"])
         report.figures["fig3_21_medians"] = _figure_medians(models, MEDIANS_ORDER)
 
     lines = [
         f"p = 7 features uniform on 3 values; true model: interactions of order ≤ {TRUE_ORDER}, σ_o = 1/o, "
         f"Cauchy coefficients, intercept 0; {size.n_samples} training and {size.n_test} test cases; seed "
-        f"{random_state}. Compressed parameters; Cauchy and Gaussian priors of thesis §3.4.4; MCMC {size.n_iter} "
-        f"iterations (burn-in {size.burn_in}, thin {size.thin}). Counts are per parameter set; training and "
-        "prediction times (training includes grouping) are in timing.csv.",
+        f"{random_state}. Compressed and uncompressed parameters; Cauchy and Gaussian priors of thesis §3.4.4; MCMC "
+        f"{size.n_iter} iterations (burn-in {size.burn_in}, thin {size.thin}). Counts are per parameter set; "
+        "'n_sampled' is the number of coefficients the sampler updated; training and prediction times (training "
+        "includes grouping) are in timing.csv.",
         "",
         markdown_table(rows),
         f"True model on the test cases: error rate {true_error:.4f}, AMLP {true_amlp:.4f}.",
@@ -202,21 +221,46 @@ def cases_without_private_subpattern(X):
 
 
 def _figure_times(timing_by, orders):
-    return prior_figure(
-        timing_by, orders, PRIORS, (("fit_seconds", "training time (s)"), ("predict_seconds", "prediction time (s)")),
-        "Fig. 3.18 (lower): times, Cauchy-model data (compressed)", fontsize=7,
-    )  # fmt: skip
+    """Training times compressed (solid) and uncompressed (dashed); prediction times compressed (Fig. 3.18)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 3.6), layout="constrained")
+    ax_fit, ax_predict = fig.subplots(1, 2)
+    for prior in PRIORS:
+        colour = PRIOR_STYLE[prior]["color"]
+        for flag, style in ((True, "o-"), (False, "x--")):
+            ax_fit.plot(orders, [timing_by[o, prior, flag]["fit_seconds"] for o in orders], style, color=colour,
+                        label=f"{prior}, {'compressed' if flag else 'uncompressed'}")  # fmt: skip
+        ax_predict.plot(orders, [timing_by[o, prior, True]["predict_seconds"] for o in orders], "o-", color=colour,
+                        label=prior)  # fmt: skip
+    for ax, label in ((ax_fit, "training time (s)"), (ax_predict, "prediction time (s), compressed")):
+        ax.set_xlabel("order O")
+        ax.set_ylabel(label)
+        ax.legend(frameon=False, fontsize=7)
+    fig.suptitle("Fig. 3.18 (lower): times, Cauchy-model data")
+    return fig
 
 
 def _figure_performance(by, orders, true_error, true_amlp):
-    fig = prior_figure(
-        by, orders, PRIORS, (("error_rate", "error rate"), ("amlp", "AMLP")),
-        "Fig. 3.20: test performance, Cauchy-model data (dashed vertical: true order)",
-    )  # fmt: skip
-    for ax, reference in zip(fig.axes, (true_error, true_amlp)):
-        ax.axhline(reference, color="black", linewidth=0.8, label="true model")
-        ax.axvline(TRUE_ORDER, color="grey", linewidth=0.5, linestyle="--")
-        ax.legend(frameon=False, fontsize=8)
+    """Error rate and AMLP against O per prior, compressed (solid) and uncompressed (dashed), with the true
+    model's values (Fig. 3.20)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 6.4), layout="constrained")
+    axes = fig.subplots(2, 2)
+    for i, prior in enumerate(PRIORS):
+        for j, (key, name, reference) in enumerate((("error_rate", "error rate", true_error),
+                                                    ("amlp", "AMLP", true_amlp))):  # fmt: skip
+            ax = axes[i, j]
+            for flag, style in ((True, "o-"), (False, "x--")):
+                ax.plot(orders, [by[o, prior, flag][key] for o in orders], style, color=PRIOR_STYLE[prior]["color"],
+                        label="compressed" if flag else "uncompressed")  # fmt: skip
+            ax.axhline(reference, color="black", linewidth=0.8, label="true model")
+            ax.axvline(TRUE_ORDER, color="grey", linewidth=0.5, linestyle="--")
+            ax.set_title(f"{prior}: {name}", fontsize=9)
+            ax.set_xlabel("order O")
+            ax.legend(frameon=False, fontsize=7)
+    fig.suptitle("Fig. 3.20: test performance, Cauchy-model data (dashed vertical: true order)")
     return fig
 
 
