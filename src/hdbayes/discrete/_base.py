@@ -32,17 +32,17 @@ from hdbayes._validation import (
     feature_label,
     feature_thresholds,
     first_entry,
+    is_dask_array,
     plain_value,
     unchanged_on_error,
     validate_input,
 )
 from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import InputTypeError, InputValueError
-from hdbayes.statistics import (
+from hdbayes.statistics.chunks import (
     check_dask_matrix,
     check_finite_chunk,
     dask_class_codes,
-    is_dask_array,
     predict_row_chunks,
     reduce_chunks,
 )

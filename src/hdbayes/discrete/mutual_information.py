@@ -34,6 +34,7 @@ from hdbayes._validation import (
     check_class_labels,
     check_positive,
     feature_label,
+    is_dask_array,
     unchanged_on_error,
     validate_input,
 )
@@ -41,7 +42,7 @@ from hdbayes.discrete._base import add_category_counts, check_non_negative_featu
 from hdbayes.discrete.conjugate import _MAX_CODE, check_count_matrix
 from hdbayes.exceptions import InputValueError
 from hdbayes.selection import select_from_scores
-from hdbayes.statistics import check_dask_matrix, check_finite_chunk, dask_class_codes, is_dask_array, reduce_chunks
+from hdbayes.statistics.chunks import check_dask_matrix, check_finite_chunk, dask_class_codes, reduce_chunks
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -342,7 +342,7 @@ class BayesianLinearClassifier(BayesianClassifier):
 
     def _predict_dask(self, X, method, **kwargs):
         """``method`` on every row chunk of a dask X, as a dask array."""
-        from hdbayes.statistics import predict_row_chunks
+        from hdbayes.statistics.chunks import predict_row_chunks
 
         return predict_row_chunks(self, X, method, **kwargs)
 
@@ -399,7 +399,7 @@ class BayesianLinearClassifier(BayesianClassifier):
 
 def _gather_dask(X, y):
     """A dask X checked chunk by chunk where the chunks live (finite numbers), then gathered; y computed."""
-    from hdbayes.statistics import check_dask_matrix, map_row_chunks
+    from hdbayes.statistics.chunks import check_dask_matrix, map_row_chunks
 
     X = check_dask_matrix(X)
     X = np.asarray(map_row_chunks(X, _finite_rows, n_outputs=X.shape[1]).compute())
@@ -407,7 +407,7 @@ def _gather_dask(X, y):
 
 
 def _finite_rows(x, *, where):
-    from hdbayes.statistics import check_finite_chunk
+    from hdbayes.statistics.chunks import check_finite_chunk
 
     x = check_finite_chunk(x)
     return x.toarray() if hasattr(x, "toarray") else x

@@ -51,13 +51,8 @@ from hdbayes.selection_bias.categorical_adjustment import (
     simplex_rule,
 )
 from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes, alpha_posterior
-from hdbayes.statistics import (
-    CategoricalClassCounts,
-    _levels_seen,
-    check_level_chunk,
-    check_prediction_chunks,
-    map_row_chunks,
-)
+from hdbayes.statistics.categorical_counts import CategoricalClassCounts, _levels_seen, check_level_chunk
+from hdbayes.statistics.chunks import check_prediction_chunks, map_row_chunks
 
 if TYPE_CHECKING:
     from typing import Literal, Self

@@ -75,13 +75,8 @@ from hdbayes.selection_bias.gaussian_adjustment import (
     new_interpolation_table,
     stacked_kernel_arguments,
 )
-from hdbayes.statistics import (
-    GaussianClassMoments,
-    _class_moments,
-    check_prediction_chunks,
-    dask_class_codes,
-    map_row_chunks,
-)
+from hdbayes.statistics.chunks import check_prediction_chunks, dask_class_codes, map_row_chunks
+from hdbayes.statistics.gaussian_moments import GaussianClassMoments, _class_moments
 
 if TYPE_CHECKING:
     from typing import Literal, Self

@@ -37,6 +37,7 @@ from hdbayes._validation import (
     check_count,
     check_finite_output,
     fit_binarize_thresholds,
+    is_dask_array,
     unchanged_on_error,
     validate_input,
 )
@@ -56,14 +57,8 @@ from hdbayes.selection_bias.adjustment import (
     theta_quadrature,
 )
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
-from hdbayes.statistics import (
-    BinaryClassCounts,
-    check_binary_chunk,
-    check_prediction_chunks,
-    dask_class_codes,
-    is_dask_array,
-    map_row_chunks,
-)
+from hdbayes.statistics.binary_counts import BinaryClassCounts, check_binary_chunk
+from hdbayes.statistics.chunks import check_prediction_chunks, dask_class_codes, map_row_chunks
 
 if TYPE_CHECKING:
     from typing import Any, Literal, Self
