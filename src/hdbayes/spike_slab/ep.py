@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,6 +75,14 @@ SMALL_PROBLEM_FLOPS = 2.5e8
 FROZEN_FACTOR = 10.0
 #: The damping of the restarts (docs/spike_slab.md, "Inference"): at most this, whatever the first attempt's.
 RESTART_DAMPING = 0.5
+#: The annealed attempt (issue 29): EP is run at the noise variance σ0² times each of these factors in turn, each
+#: stage warm-started from the last, and then at σ0² itself; at a large noise variance the posterior is close to
+#: the prior and has one mode, and following it down reaches fixed points the start from the prior misses.
+ANNEALING_FACTORS = (1e4, 1e3, 1e2, 10.0)
+#: The damping of the annealed attempt's stages: at most this.
+ANNEALING_DAMPING = 0.5
+#: The iterations of each annealing stage before the last (at most): they only move the start.
+ANNEALING_STAGE_ITER = 50
 
 
 @functools.cache
@@ -530,6 +538,9 @@ class EPResult:
     n_restarts : int
         Restarts run because the first attempt did not converge (0 or 3; ``n_iter`` counts the
         returned attempt's iterations).
+    attempt : str
+        The attempt returned: "first", "restart 1", "restart 2", "restart 3" (ξ with negative-variance
+        sites kept, min(ξ, 0.5) with them set to v_∞, min(ξ, 0.5) with them kept) or "annealed".
     """
 
     mean: np.ndarray
@@ -546,6 +557,7 @@ class EPResult:
     gaussian: GaussianPart
     solver: str
     n_restarts: int = 0
+    attempt: str = "first"
 
     @property
     def group_inclusion_probabilities(self):
@@ -574,17 +586,22 @@ def expectation_propagation(
         prior_inclusion: float | ArrayLike, slab_variance: float | ArrayLike, noise_variance: float, *,
         damping: float = 0.9, damping_decay: float = 1.0, tol: float = 1e-4, max_iter: int = 400,
         infinite_variance: float | None = None, solver: Literal["auto", "woodbury", "direct"] = "auto",
-        init: SiteParameters | None = None, restarts: bool = True, warn: bool = True) -> EPResult:  # fmt: skip
+        init: SiteParameters | None = None, restarts: bool = True, annealing: bool = True,
+        warn: bool = True) -> EPResult:  # fmt: skip
     """Fit the group spike-and-slab posterior by parallel damped EP (paper §3), restarting if it does not converge.
 
     The first attempt runs the paper's parallel damped updates with a constant damping ξ (the paper decays ξ by
     1% per iteration, ``damping_decay=0.99``, which can freeze EP before it converges). If it has not converged
     after ``max_iter`` iterations and ``restarts`` is true, EP starts again from the same sites three times:
     with ξ, leaving the Gaussian part of a site whose update has a negative variance unchanged instead of
-    setting its variance to v_∞ (paper §3.2); and with ``min(ξ, 0.5)`` both ways. Of the restarts that
-    converge, the one of largest evidence (eq. 28) is returned; if none converges, the first attempt is
-    returned with ``converged=False`` (docs/spike_slab.md, "Inference"). A fit that does not converge
-    always sets ``converged=False``, and warns unless ``warn`` is false.
+    setting its variance to v_∞ (paper §3.2); and with ``min(ξ, 0.5)`` both ways. With ``annealing`` (the
+    default) EP also runs an annealed attempt whatever the first one did: from the same start, at the noise
+    variance σ0² times each of :data:`ANNEALING_FACTORS` in turn and then at σ0², each stage warm-started from
+    the last, with damping ``min(ξ, 0.5)``; this reaches good fixed points that the start from the prior misses
+    (a converged fit of much lower evidence, issue 29). Of the attempts that converge, the one of largest
+    evidence (eq. 28) is returned (``attempt`` names it); if none converges, the first attempt is returned with
+    ``converged=False``. A fit that does not converge always sets ``converged=False``, and warns unless
+    ``warn`` is false. The paper's algorithm is ``damping_decay=0.99, restarts=False, annealing=False``.
 
     Parameters
     ----------
@@ -617,6 +634,8 @@ def expectation_propagation(
         Start from these sites (warm start); default: the moment-matched prior (:meth:`SiteParameters.initial`).
     restarts : bool, default=True
         Restart as above when the first attempt does not converge.
+    annealing : bool, default=True
+        Also run the annealed attempt and choose among the converged attempts by evidence.
     warn : bool, default=True
         Issue a ``ConvergenceWarning`` when the fit does not converge. Only internal loops that judge
         convergence themselves (the evidence fixed point) turn it off.
@@ -632,15 +651,19 @@ def expectation_propagation(
         problem = _EPProblem.build(X, y, groups, prior_inclusion, slab_variance, noise_variance, infinite_variance,
                                    solver, init)  # fmt: skip
         first = problem.iterate(float(damping), damping_decay, tol, max_iter, keep_negative=False)
-        chosen, n_restarts = first, 0
+        attempts, n_restarts = [first], 0
         if restarts and not first.converged:
             second = min(float(damping), RESTART_DAMPING)
-            tries = [problem.iterate(xi, damping_decay, tol, max_iter, keep_negative=keep)
-                     for xi, keep in ((float(damping), True), (second, False), (second, True))]  # fmt: skip
-            n_restarts = len(tries)
-            good = [r for r in tries if r.converged and np.isfinite(r.log_evidence)]
-            if good:
-                chosen = max(good, key=lambda r: r.log_evidence)
+            for i, (xi, keep) in enumerate(((float(damping), True), (second, False), (second, True)), start=1):
+                attempts.append(problem.iterate(xi, damping_decay, tol, max_iter, keep_negative=keep))
+                attempts[-1].attempt = f"restart {i}"
+            n_restarts = len(attempts) - 1
+        if annealing:
+            attempts.append(_annealed_attempt(problem, X, y, groups, prior_inclusion, slab_variance, noise_variance,
+                                              infinite_variance, solver, min(float(damping), ANNEALING_DAMPING),
+                                              damping_decay, tol, max_iter))  # fmt: skip
+        good = [r for r in attempts if r.converged and np.isfinite(r.log_evidence)]
+        chosen = max(good, key=lambda r: r.log_evidence) if good else first
         chosen.n_restarts = n_restarts
     if not chosen.converged and warn:
         reason = (
@@ -650,6 +673,7 @@ def expectation_propagation(
             else f"last change {chosen.last_change:.3g} > tol={tol}"
         )
         again = f" nor in {n_restarts} restarts" if n_restarts else ""
+        again += " nor in the annealed attempt" if annealing else ""
         warnings.warn(
             f"EP did not converge in {chosen.n_iter} iterations{again} ({reason}); increase max_iter, lower the "
             "damping or check the hyperparameters",
@@ -657,6 +681,24 @@ def expectation_propagation(
             stacklevel=2,
         )
     return chosen
+
+
+def _annealed_attempt(problem, X, y, groups, prior_inclusion, slab_variance, noise_variance, infinite_variance,
+                      solver, damping, damping_decay, tol, max_iter):  # fmt: skip
+    """EP at σ0² × :data:`ANNEALING_FACTORS` in turn, then at σ0², each warm-started from the last stage's sites.
+
+    The stages before the last run at most :data:`ANNEALING_STAGE_ITER` iterations and need not converge (they
+    only move the start); the result is the last stage's.
+    """
+    sites = problem.start
+    for factor in ANNEALING_FACTORS:
+        stage = _EPProblem.build(X, y, groups, prior_inclusion, slab_variance, noise_variance * factor,
+                                 infinite_variance, solver, sites)  # fmt: skip
+        stage_iter = min(max_iter, ANNEALING_STAGE_ITER)
+        sites = stage.iterate(damping, damping_decay, tol, stage_iter, keep_negative=False).sites
+    result = replace(problem, start=sites).iterate(damping, damping_decay, tol, max_iter, keep_negative=False)
+    result.attempt = "annealed"
+    return result
 
 
 @dataclass
