@@ -22,7 +22,7 @@ test case) and the rest (eq. 3.27):
 * Gaussian (widths = variances Σ_1², Σ_2²), closed form (3.28):
   s^t | s ~ N( s Σ_1²/(Σ_1²+Σ_2²),  Σ_1²Σ_2²/(Σ_1²+Σ_2²) ).
 * Cauchy (widths = scales Σ_1, Σ_2), density (3.29) with normaliser (3.31) and CDF
-  (3.30)–(3.34), sampled by inversion (Illinois method on θ = arctan) or by an exact
+  (3.30)–(3.34), sampled by inversion (Halley's method on θ = arctan) or by an exact
   rejection sampler.
 
 Numerics of the Cauchy CDF (3.30). With D = s⁴ + 2(Σ_1²+Σ_2²)s² + (Σ_1²−Σ_2²)² one has
@@ -45,16 +45,23 @@ be its limit, the scaled Student-t_3 ∝ 1/(Σ̄² + (x − s/2)²)², Σ̄ = (�
 (Σ_1/√3 · t_3 at s = 0, Σ_1 = Σ_2), whose CDF is (θ + π/2 + sin θ cos θ)/π with
 θ = arctan((x − s/2)/Σ̄).
 
-The inversion solves F(x) = u with the Illinois method (safeguarded regula falsi,
-Thisted 1988) in an arctan variable on a bounded bracket, stopping when |F − u| < 1e-12
-or after 60 iterations (a bisection step follows any secant step that failed to halve the
-bracket). Unlike BPHO's single θ = arctan(x), the variable is centred on one of the two
-Cauchy factors (on either side of m = s/2 when the peaks are separated,
-:func:`split_cauchy_quantile`): with θ = arctan(x/c) the CDF is a near step function
-when |s| ≫ Σ_1 + Σ_2 or Σ_1 ≪ Σ_2, and the iteration does not converge in 60 steps.
-The tolerance 1e-12 on F is tighter than BPHO's 1e-5 (50 iterations): an error of 1e-5
-in F is a bias of the same size in every probability computed from the draws; the
-extra cost is a few cheap iterations (the Illinois method converges superlinearly).
+The inversion solves F(x) = u by Halley's method in an arctan variable on a bounded
+bracket, safeguarded by bisection (a step that leaves the bracket, or is not half the
+step before the last, is replaced by a bisection), stopping when |F − u| < 1e-12 or after
+60 iterations, and then takes one more step, which needs no evaluation of F: x is then
+accurate to the rounding of F (in a Cauchy tail, where the density is small, far better
+than |F − u| < 1e-12 alone guarantees). In the arctan variable of a Cauchy factor the
+factor cancels from the density, so both derivatives are cheap rational functions, and
+about four evaluations of F suffice (the Illinois method used before 2026-11-29 needed
+about 13.5, with the same tolerance on F). Unlike BPHO's single θ = arctan(x), the
+variable is centred on one of the two Cauchy factors (on either side of m = s/2 when the
+peaks are separated, :func:`split_cauchy_quantile`): with θ = arctan(x/c) the CDF is a
+near step function when |s| ≫ Σ_1 + Σ_2 or Σ_1 ≪ Σ_2, and the iteration does not
+converge in 60 steps. The tolerance 1e-12 on F is tighter than BPHO's 1e-5 (50
+iterations): an error of 1e-5 in F is a bias of the same size in every probability
+computed from the draws. What does not depend on u is computed by
+``_split_cauchy_prepare``, once for all the u of one split (the prediction kernel's
+test cases that touch the same group in the same way).
 Where a width is tiny compared with |s| (Σ/|s| ≲ 1e-4), F changes by more than 1e-12
 between adjacent doubles and x is then accurate to a few ulps instead.
 
@@ -116,7 +123,7 @@ DEGENERATE_TOL = 1e-14
 """Use the t_3 limit of (3.29) when δ = s² + (Σ_1−Σ_2)² < DEGENERATE_TOL · (Σ_1+Σ_2+|s|)²."""
 
 CDF_TOL = 1e-12
-"""The Illinois iteration stops when |F(x) − u| < CDF_TOL ..."""
+"""The inversion's iteration stops when |F(x) − u| < CDF_TOL (and takes one more step) ..."""
 MAX_ITER = 60
 """... or after MAX_ITER iterations."""
 
@@ -401,54 +408,121 @@ def _split_cauchy_cdf_scalar(x, s, sigma1, sigma2):
 
 
 @jit
-def _illinois(u, degenerate, centre, width, lo, hi, g_lo, g_hi, s, a, b, delta):
-    """Solve F(centre + width·tan φ) = u for φ ∈ (lo, hi), g = F − u known at the ends.
+def _halley(u, degenerate, centre, width, other_centre, other_width, lo, hi, g_lo, g_hi, s, a, b, delta):
+    """Solve G(φ) = F(centre + width·tan φ) = u for φ ∈ (lo, hi), g = G − u known at the ends.
 
-    (degenerate: F is the t_3 CDF of φ itself.)
+    (degenerate: G is the t_3 CDF of φ itself; otherwise centre ± width is one Cauchy factor
+    of (3.29) and other_centre ± other_width the other, all in units of c.)
 
-    Illinois method (regula falsi that halves the retained end's value when the same end
-    is kept twice); a secant step that did not halve the bracket is followed by a
-    bisection step. Stops when |F − u| < CDF_TOL or after MAX_ITER iterations.
+    Halley's method safeguarded by the bracket: both derivatives are rational in x, as
+    the factor of the variable cancels from the density: G'(φ) = κ/q with
+    q = other_width² + (x − other_centre)², κ = other_width (s² + (a+b)²)/(π(a+b)), and
+    G''/G' = −2 (x − other_centre) width (1 + tan²φ)/q (degenerate: G' = 2cos²φ/π,
+    G''/G' = −2 tan φ). A step that leaves the bracket, or is not half the step before
+    the last, is replaced by bisection. The start is the secant of the bracket's ends.
+    Stops when |G − u| < CDF_TOL, or when the step is within a few ulps of x (F can jump by
+    more than CDF_TOL between adjacent doubles when a width is ≲ 1e-4 of |s|), or after
+    MAX_ITER iterations; the last step is then taken (it needs no evaluation), so the
+    root is accurate to the rounding of F.
     """
-    phi = 0.5 * (lo + hi)
-    last = 0  # which end was replaced last: -1 lower, +1 upper
-    bisect = False
+    phi = (lo * g_hi - hi * g_lo) / (g_hi - g_lo) if g_hi > g_lo else 0.5 * (lo + hi)
+    if not (lo < phi < hi):
+        phi = 0.5 * (lo + hi)
+    kappa = 0.0
+    if not degenerate:
+        kappa = other_width * (s * s + (a + b) * (a + b)) / (math.pi * (a + b))
+    last = hi - lo
+    before_last = last
     for _ in range(MAX_ITER):
-        if bisect:
-            phi = 0.5 * (lo + hi)
-        else:
-            phi = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)
-            if not (lo < phi < hi):  # round-off at the ends
-                phi = 0.5 * (lo + hi)
         tan_phi = math.tan(phi)
         x = centre + width * tan_phi
-        g = (_cdf_t3(phi) if degenerate else _cdf_general(x, s, a, b, delta)) - u
-        # converged, or the bracket is within a few ulps of x (F can jump by more than
-        # CDF_TOL between adjacent doubles when a width is ≲ 1e-4 ulp-relative, e.g. Σ_2 ≪ |s|)
-        if abs(g) < CDF_TOL or (hi - lo) * width * (1.0 + tan_phi * tan_phi) <= 4.5e-16 * abs(x):
-            break
-        old = hi - lo
-        if g > 0.0:  # root in (lo, phi)
-            hi, g_hi = phi, g
-            if last == 1:
-                g_lo *= 0.5
-            last = 1
+        if degenerate:
+            g = _cdf_t3(phi) - u
+            cos_phi = math.cos(phi)
+            slope = 2.0 * cos_phi * cos_phi / math.pi
+            curvature = -2.0 * tan_phi
         else:
-            lo, g_lo = phi, g
-            if last == -1:
-                g_hi *= 0.5
-            last = -1
-        bisect = (not bisect) and hi - lo > 0.5 * old
+            g = _cdf_general(x, s, a, b, delta) - u
+            dx = x - other_centre
+            q = other_width * other_width + dx * dx
+            slope = kappa / q
+            curvature = -2.0 * dx * width * (1.0 + tan_phi * tan_phi) / q
+        if g > 0.0:
+            hi = phi
+        else:
+            lo = phi
+        if slope > 0.0:
+            step = g / slope
+            denominator = 1.0 - 0.5 * step * curvature
+            if denominator > 0.5:  # else Halley's correction is unreliable: a Newton step
+                step /= denominator
+        else:
+            step = np.inf
+        new = phi - step
+        if abs(g) < CDF_TOL or abs(step) * width * (1.0 + tan_phi * tan_phi) <= 4.5e-16 * abs(x):
+            return new if lo <= new <= hi else phi
+        if not (lo < new < hi) or abs(step) > 0.5 * abs(before_last):
+            new = 0.5 * (lo + hi)
+            step = phi - new
+        before_last, last = last, step
+        if (hi - lo) * width * (1.0 + tan_phi * tan_phi) <= 4.5e-16 * abs(x):
+            return new
+        phi = new
     return phi
+
+
+@jit
+def _split_cauchy_prepare(s, sigma1, sigma2):
+    """What the quantile of (3.29) at any u needs of (s, Σ_1, Σ_2 > 0): computed once for many u.
+
+    Returns
+    -------
+    tuple of 9 floats
+        (c, s/c, Σ_1/c, Σ_2/c, δ/c², kind, F(m), φ_left, φ_right): ``kind`` 0 degenerate
+        (t_3 limit), 1 one peak, 2 two separated peaks, split at m = s/2 with
+        F(m) and the arctan variables of m for the peaks on its left and right (kind 2
+        only; else 0). ``_split_cauchy_solve`` takes them with u.
+    """
+    c, ss, a, b, delta, degenerate = _split_cauchy_setup(s, sigma1, sigma2)
+    if degenerate:
+        return c, ss, a, b, delta, 0.0, 0.0, 0.0, 0.0
+    if abs(ss) <= max(a, b):
+        return c, ss, a, b, delta, 1.0, 0.0, 0.0, 0.0
+    m = 0.5 * ss
+    f_m = _cdf_general(m, ss, a, b, delta)
+    left_centre, left_width, right_centre, right_width = (0.0, a, ss, b) if ss > 0 else (ss, b, 0.0, a)
+    phi_left = math.atan((m - left_centre) / left_width)
+    phi_right = math.atan((m - right_centre) / right_width)
+    return c, ss, a, b, delta, 2.0, f_m, phi_left, phi_right
+
+
+@jit
+def _split_cauchy_solve(c, ss, a, b, delta, kind, f_m, phi_left, phi_right, u):
+    """The quantile of (3.29) at u ∈ (0, 1) from ``_split_cauchy_prepare``'s output (see
+    :func:`split_cauchy_quantile`)."""
+    lo, hi, g_lo, g_hi = -_HALF_PI, _HALF_PI, -u, 1.0 - u
+    if kind == 0.0:  # one call of _halley below, not one per branch: a smaller kernel to compile
+        centre, width, other_centre, other_width = 0.5 * ss, 0.5 * (a + b), 0.0, 0.0
+    elif kind == 1.0:
+        centre, width, other_centre, other_width = (0.0, a, ss, b) if a <= b else (ss, b, 0.0, a)
+    elif u <= f_m:  # the peak on the left of m
+        centre, width, other_centre, other_width = (0.0, a, ss, b) if ss > 0 else (ss, b, 0.0, a)
+        hi, g_hi = phi_left, f_m - u
+    else:
+        centre, width, other_centre, other_width = (ss, b, 0.0, a) if ss > 0 else (0.0, a, ss, b)
+        lo, g_lo = phi_right, f_m - u
+    phi = _halley(u, kind == 0.0, centre, width, other_centre, other_width, lo, hi, g_lo, g_hi, ss, a, b, delta)
+    return c * (centre + width * math.tan(phi))
 
 
 @jit
 def split_cauchy_quantile(s, sigma1, sigma2, u):
     """Inverse of the CDF (3.30) of s^t | s under Cauchy priors, at the probability u.
 
-    Numba kernel (no validation). Solves F(x) = u with the Illinois method in an
-    arctan variable, until |F − u| < 1e-12 or 60 iterations (module docstring). Work
-    in units of c = Σ_1 + Σ_2 + |s|; with Σ_n, Σ_w the narrower and the wider of Σ_1, Σ_2:
+    Numba kernel (no validation). Solves F(x) = u by Halley's method in an arctan
+    variable, safeguarded by bisection, until |F − u| < 1e-12, then takes one more step,
+    so x is accurate to the rounding of F (module docstring). Work in units of
+    c = Σ_1 + Σ_2 + |s|; with Σ_n, Σ_w the narrower and the wider of Σ_1, Σ_2:
 
     * |s| ≤ Σ_w (one peak): x = μ_n + Σ_n tan φ, φ ∈ (−π/2, π/2), μ_n the centre (0 or s)
       of the narrower factor — F is nearly linear in φ;
@@ -458,6 +532,10 @@ def split_cauchy_quantile(s, sigma1, sigma2, u):
       slowly, so F is smooth in φ even when |s| ≫ Σ_1 + Σ_2 (a single θ = arctan(x/c), as
       in BPHO, makes F a near step function there and the iteration stalls);
     * δ/c² < 1e-14 (degenerate): the t_3 limit in θ = arctan((x − s/2)/Σ̄).
+
+    The work that does not depend on u is ``_split_cauchy_prepare``, the rest
+    ``_split_cauchy_solve`` (the prediction kernel prepares once per group and saved
+    draw, and solves for every test case).
 
     Parameters
     ----------
@@ -480,26 +558,8 @@ def split_cauchy_quantile(s, sigma1, sigma2, u):
         return -np.inf
     if u >= 1.0:
         return np.inf
-    c, ss, a, b, delta, degenerate = _split_cauchy_setup(s, sigma1, sigma2)
-    if degenerate:
-        centre, width = 0.5 * ss, 0.5 * (a + b)
-        phi = _illinois(u, True, centre, width, -_HALF_PI, _HALF_PI, -u, 1.0 - u, ss, a, b, delta)
-        return c * (centre + width * math.tan(phi))
-    if abs(ss) <= max(a, b):
-        centre, width = (0.0, a) if a <= b else (ss, b)
-        lo, hi, g_lo, g_hi = -_HALF_PI, _HALF_PI, -u, 1.0 - u
-    else:
-        m = 0.5 * ss
-        f_m = _cdf_general(m, ss, a, b, delta)
-        left_centre, left_width, right_centre, right_width = (0.0, a, ss, b) if ss > 0 else (ss, b, 0.0, a)
-        if u <= f_m:
-            centre, width = left_centre, left_width
-            lo, hi, g_lo, g_hi = -_HALF_PI, math.atan((m - centre) / width), -u, f_m - u
-        else:
-            centre, width = right_centre, right_width
-            lo, hi, g_lo, g_hi = math.atan((m - centre) / width), _HALF_PI, f_m - u, 1.0 - u
-    phi = _illinois(u, False, centre, width, lo, hi, g_lo, g_hi, ss, a, b, delta)
-    return c * (centre + width * math.tan(phi))
+    c, ss, a, b, delta, kind, f_m, phi_left, phi_right = _split_cauchy_prepare(s, sigma1, sigma2)
+    return _split_cauchy_solve(c, ss, a, b, delta, kind, f_m, phi_left, phi_right, u)
 
 
 @jit
