@@ -12,6 +12,15 @@ Run from the project root (needs ``pip install -e ".[bench]"`` for nltk):
 * Classification (Cauchy-model data of thesis §3.5.3, 500 / 5000 cases): ``CompressedInteractionClassifier``
   against scikit-learn's ``LogisticRegression`` on one-hot interaction features up to the same order
   (``OneHotEncoder`` + ``PolynomialFeatures(interaction_only=True)``, C chosen by 5-fold CV on log loss).
+
+``--predict`` prints instead the CPU seconds of training and of ``predict_proba`` of the compressed
+models (issue 28: prediction splits the touched groups' parameters for every saved sample and test case):
+
+    .venv/bin/python benchmarks/bench_compression.py --predict [--n-test 5000] [--orders 5 20]
+
+on the Cauchy-classification data (500 training cases, the classifier at each of ``--orders``, at most 7)
+and the HMM data (500 training histories, order 20), Cauchy and Gaussian priors, ``--n-iter`` iterations
+(2000: 250 saved samples). Compilation is excluded (a small fit and prediction run first).
 """
 
 from __future__ import annotations
@@ -58,13 +67,46 @@ def timed(function):
     return result, time.perf_counter() - start
 
 
+def cpu_timed(function):
+    start = time.process_time()
+    result = function()
+    return result, time.process_time() - start
+
+
+def prediction_times(orders, n_test, mcmc):
+    """Training and prediction CPU seconds of the compressed models (``--predict``)."""
+    cauchy = simulate_cauchy_classification(n_samples=500, n_test=n_test, random_state=0)
+    hmm = simulate_hmm(n_samples=500, n_test=n_test, random_state=0)
+    classifier_orders = sorted({min(order, 7) for order in orders})  # the data have 7 features
+    runs = [("Cauchy classification", CompressedInteractionClassifier, cauchy, order) for order in classifier_orders]
+    runs.append(("HMM", CompressedSequenceModel, hmm, 20))
+    print(f"## Training and prediction CPU seconds ({n_test} test cases)\n")
+    print("| data | order | prior | saved samples | fit (CPU s) | predict_proba (CPU s) | predict / fit |")
+    print("|---|---:|---|---:|---:|---:|---:|")
+    for name, estimator, data, order in runs:
+        for prior in ("cauchy", "gaussian"):
+            small = estimator(order=order, prior=prior, n_iter=20, burn_in=5, thin=5, random_state=0)
+            small.fit(data.X[:60], data.y[:60]).predict_proba(data.X_test[:20])  # compile outside the timings
+            model = estimator(order=order, prior=prior, **mcmc)
+            _, fit = cpu_timed(lambda: model.fit(data.X, data.y))
+            _, predict = cpu_timed(lambda: model.predict_proba(data.X_test))
+            n_saved = model.trace_.flat("s").shape[0]
+            print(f"| {name} | {order} | {prior} | {n_saved} | {fit:.2f} | {predict:.2f} | {predict / fit:.2f} |",
+                  flush=True)  # fmt: skip
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--orders", type=int, nargs="*", default=[5, 10, 20])
     parser.add_argument("--n-iter", type=int, default=2000)
+    parser.add_argument("--predict", action="store_true", help="training and prediction CPU times only")
+    parser.add_argument("--n-test", type=int, default=5000, help="test cases of --predict")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=FutureWarning)  # scikit-learn's parameter transitions
     mcmc = dict(n_iter=args.n_iter, burn_in=args.n_iter * 3 // 8, thin=5, random_state=0)
+    if args.predict:
+        prediction_times(args.orders, args.n_test, mcmc)
+        return
 
     hmm = simulate_hmm(n_samples=500, n_test=5000, random_state=0)
     print("## Sequences (HMM)\n\n| order | method | AMLP | error | seconds |\n|---:|---:|---:|---:|---:|")
