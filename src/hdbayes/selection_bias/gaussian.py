@@ -182,7 +182,9 @@ def _gibbs_chain_kernel(
     them), and log τ^μ, log τ^ν at each of the ``burn_in`` first iterations.
     """
     n_classes, k = sums.shape
-    n = counts.sum()
+    n = 0.0
+    for g in range(n_classes):
+        n += counts[g]
     n_iter = slots.shape[0]
     mu_samples = np.empty((n_saved, n_classes, k))
     tau_x_samples = np.empty((n_saved, k))
@@ -196,13 +198,20 @@ def _gibbs_chain_kernel(
     window = 0  # iterations since burn-in ended or since the previous saved draw
 
     # initial state: class means, their average, pooled precisions; τ^μ, τ^ν from the spreads
-    mu = sums / np.maximum(counts, 1.0).reshape(-1, 1)
+    mu = np.empty((n_classes, k))  # sums / max(counts, 1) by rows
+    for g in range(n_classes):
+        size = max(counts[g], 1.0)
+        for j in range(k):
+            mu[g, j] = sums[g, j] / size
     nu = np.empty(k)
     tau_x = np.empty(k)
     spread_mu = 0.0
     spread_nu = 0.0
     for j in range(k):
-        nu[j] = mu[:, j].mean()
+        column = 0.0
+        for g in range(n_classes):
+            column += mu[g, j]
+        nu[j] = column / n_classes
         within = 0.0
         for g in range(n_classes):
             within += squares[g, j] - 2.0 * mu[g, j] * sums[g, j] + counts[g] * mu[g, j] ** 2
@@ -230,7 +239,10 @@ def _gibbs_chain_kernel(
         # ν_j (eq. 20)
         precision = tau_nu + n_classes * tau_mu
         for j in range(k):
-            mean = mu[:, j].sum() * tau_mu / precision
+            column = 0.0
+            for g in range(n_classes):
+                column += mu[g, j]
+            mean = column * tau_mu / precision
             nu[j] = mean + rng.standard_normal() / np.sqrt(precision)
         # τ^μ (eq. 21): conjugate draw, or Metropolis on log τ^μ with the adjustment factor
         spread_mu = 0.0
@@ -268,9 +280,11 @@ def _gibbs_chain_kernel(
         window += 1
         slot = slots[iteration]
         if slot >= 0:
-            mu_samples[slot] = mu
-            tau_x_samples[slot] = tau_x
-            nu_samples[slot] = nu
+            for j in range(k):  # element by element: numba compiles ``draws[slot] = array`` with string formatting
+                for g in range(n_classes):
+                    mu_samples[slot, g, j] = mu[g, j]
+                tau_x_samples[slot, j] = tau_x[j]
+                nu_samples[slot, j] = nu[j]
             log_tau_mu_samples[slot] = log_tau_mu
             log_tau_nu_samples[slot] = np.log(tau_nu)
             if n_discarded > 0:
@@ -443,7 +457,9 @@ def _per_feature_chain_kernel(
     only with ``per_class`` (a (0, G, k) array otherwise).
     """
     n_classes, k = sums.shape
-    n = counts.sum()
+    n = 0.0
+    for g in range(n_classes):
+        n += counts[g]
     n_iter = slots.shape[0]
     n_grid = alpha2_grid.shape[0]
     mu_samples = np.empty((n_saved, n_classes, k))
@@ -468,7 +484,11 @@ def _per_feature_chain_kernel(
     a_x, b_x = alpha_x / 2.0, alpha_x * w_x / 2.0
 
     # initial state: class means, their average, pooled (and per-class) within-class variances, spreads
-    mu = sums / np.maximum(counts, 1.0).reshape(-1, 1)
+    mu = np.empty((n_classes, k))  # sums / max(counts, 1) by rows
+    for g in range(n_classes):
+        size = max(counts[g], 1.0)
+        for j in range(k):
+            mu[g, j] = sums[g, j] / size
     nu = np.empty(k)
     w_x = np.empty((n_classes, k))
     residuals = np.empty((n_classes, k))
@@ -478,7 +498,10 @@ def _per_feature_chain_kernel(
     log_sum_x = 0.0
     log_sum_mu = 0.0
     for j in range(k):
-        nu[j] = mu[:, j].mean()
+        column = 0.0
+        for g in range(n_classes):
+            column += mu[g, j]
+        nu[j] = column / n_classes
         within = 0.0
         between = 0.0
         for g in range(n_classes):
@@ -559,7 +582,10 @@ def _per_feature_chain_kernel(
         # ν_j (P7)
         for j in range(k):
             precision = tau_nu + n_classes / w_mu[j]
-            mean = mu[:, j].sum() / w_mu[j] / precision
+            column = 0.0
+            for g in range(n_classes):
+                column += mu[g, j]
+            mean = column / w_mu[j] / precision
             nu[j] = mean + rng.standard_normal() / np.sqrt(precision)
         # w^μ_j (P8)
         s_mu = np.exp(log_s_mu)
@@ -612,12 +638,14 @@ def _per_feature_chain_kernel(
         window += 1
         slot = slots[iteration]
         if slot >= 0:
-            mu_samples[slot] = mu
-            if per_class:
-                w_x_samples[slot] = w_x
-            level_samples[slot] = level
-            w_mu_samples[slot] = w_mu
-            nu_samples[slot] = nu
+            for j in range(k):  # element by element: numba compiles ``draws[slot] = array`` with string formatting
+                for g in range(n_classes):
+                    mu_samples[slot, g, j] = mu[g, j]
+                    if per_class:
+                        w_x_samples[slot, g, j] = w_x[g, j]
+                level_samples[slot, j] = level[j]
+                w_mu_samples[slot, j] = w_mu[j]
+                nu_samples[slot, j] = nu[j]
             log_s_mu_samples[slot] = log_s_mu
             log_s_x_samples[slot] = log_s_x
             log_tau_nu_samples[slot] = np.log(tau_nu)
