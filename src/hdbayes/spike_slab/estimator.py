@@ -63,9 +63,10 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         Centre X and y; the intercept gets a flat prior.
     max_iter : int, default=400
         Maximum number of EP iterations of each attempt. An attempt that does not converge is followed
-        by three restarts (a lower damping, and negative-variance sites left unchanged), and the
-        converged restart of largest evidence is kept (docs/spike_slab.md, "Inference"); a fit that
-        still does not converge warns (``ConvergenceWarning``) and sets ``converged_=False``.
+        by three restarts (a lower damping, and negative-variance sites left unchanged); with ``annealing``
+        an annealed attempt also runs; the converged attempt of largest evidence is kept (docs/spike_slab.md,
+        "Inference"; ``attempt_`` names it). A fit that still does not converge warns
+        (``ConvergenceWarning``) and sets ``converged_=False``.
     tol : float, default=1e-4
         Convergence threshold on the change of the posterior means, variances and group
         inclusion probabilities (the paper gives no rule; docs/spike_slab.md).
@@ -74,6 +75,12 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
     damping_decay : float, default=1.0
         ξ is multiplied by this after every iteration; 1.0 keeps ξ constant, 0.99 is the paper's
         "decreased by 1%" (which can freeze EP before it converges).
+    annealing : bool, default=True
+        Also run EP at the noise variance σ0² × 10⁴, 10³, 10², 10 in turn, each stage warm-started from the
+        last, and then at σ0², and keep it if it converges with a larger evidence than the other attempts
+        (issue 29: it reaches accurate fits where the start from the prior stops at a poor fixed point, at a
+        few times the cost of one attempt). ``annealing=False`` with ``damping_decay=0.99`` is closest to the
+        paper's algorithm (§3; this library's restarts of non-converged fits still run).
     hyperparameters : {"fixed", "evidence"}, default="fixed"
         "evidence": maximise EP's log evidence (eq. 28) over σ0², a common scale of v_s and a
         common shift of logit p0 by fixed-point updates at EP's stationary point (docs/spike_slab.md,
@@ -103,6 +110,8 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         EP's approximation of log P(y | X) for the centred data (paper eq. 28, in a stable form).
     n_iter_ : int
         EP iterations of the attempt kept.
+    attempt_ : str
+        The EP attempt kept: "first", "restart 1"–"restart 3" or "annealed" (see ``max_iter``).
     converged_ : bool
         Whether EP converged (False comes with a ``ConvergenceWarning``).
     prior_inclusion_, slab_variance_ : ndarray of shape (n_groups_,)
@@ -141,6 +150,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         "tol": [Interval(Real, 0, np.inf, closed="neither")],
         "damping": [Interval(Real, 0, 1, closed="right")],
         "damping_decay": [Interval(Real, 0, 1, closed="right")],
+        "annealing": ["boolean"],
         "hyperparameters": [StrOptions({"fixed", "evidence"})],
         "solver": [StrOptions({"auto", "woodbury", "direct"})],
         "infinite_variance": [Interval(Real, 0, np.inf, closed="neither"), None],
@@ -150,8 +160,8 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
             self, groups: int | ArrayLike | Sequence[Sequence[int]] | None = None,
             prior_inclusion: float | ArrayLike = 0.5, slab_variance: float | ArrayLike = 1.0,
             noise_variance: float = 1.0, fit_intercept: bool = True, max_iter: int = 400, tol: float = 1e-4,
-            damping: float = 0.9, damping_decay: float = 1.0, hyperparameters: Literal["fixed", "evidence"] = "fixed",
-            solver: Literal["auto", "woodbury", "direct"] = "auto",
+            damping: float = 0.9, damping_decay: float = 1.0, annealing: bool = True, hyperparameters: Literal["fixed",
+            "evidence"] = "fixed", solver: Literal["auto", "woodbury", "direct"] = "auto",
             infinite_variance: float | None = None) -> None:  # fmt: skip
         self.groups = groups
         self.prior_inclusion = prior_inclusion
@@ -162,6 +172,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         self.tol = tol
         self.damping = damping
         self.damping_decay = damping_decay
+        self.annealing = annealing
         self.hyperparameters = hyperparameters
         self.solver = solver
         self.infinite_variance = infinite_variance
@@ -170,7 +181,8 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         return expectation_propagation(
             X, y, groups, prior_inclusion, slab_variance, noise_variance, damping=self.damping,
             damping_decay=self.damping_decay, tol=self.tol, max_iter=self.max_iter,
-            infinite_variance=self.infinite_variance, solver=self.solver, init=init, warn=warn,
+            infinite_variance=self.infinite_variance, solver=self.solver, init=init, annealing=self.annealing,
+            warn=warn,
         )  # fmt: skip
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -219,6 +231,7 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         self.log_evidence_ = result.log_evidence
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
+        self.attempt_ = result.attempt
         self.prior_inclusion_ = prior_inclusion
         self.slab_variance_ = slab_variance
         self.noise_variance_ = noise_variance
