@@ -108,17 +108,30 @@ def _alpha_log_conditional(grid, theta, ones, sizes, first, last):
             constant += math.lgamma(alpha) - math.lgamma(alpha + sizes[z])
         total = 0.0
         for j in range(first, last):
-            total += _log_u_pair(alpha, theta[j], ones[0, j], sizes[0] - ones[0, j], ones[1, j], sizes[1] - ones[1, j])
+            total += _log_u_pair(alpha, theta[j], float(ones[0, j]), float(sizes[0] - ones[0, j]), float(ones[1, j]),
+                                 float(sizes[1] - ones[1, j]))  # fmt: skip
         out[m] = total + (last - first) * constant
     return out
 
 
 @jit
 def _draw_index(log_weights, rng):
-    """An index drawn with probabilities ∝ exp(log_weights)."""
-    peak = log_weights.max()
-    weights = np.exp(log_weights - peak)
-    u = rng.random() * weights.sum()
+    """An index drawn with probabilities ∝ exp(log_weights).
+
+    Plain loops (the same arithmetic, in the same order, as ``log_weights.max()``, ``np.exp(log_weights - peak)``
+    and ``weights.sum()``): numba compiles numpy's generic array methods in seconds, the loops in a fraction.
+    """
+    n = log_weights.shape[0]
+    peak = log_weights[0]
+    for m in range(1, n):
+        if log_weights[m] > peak:
+            peak = log_weights[m]
+    weights = np.empty(n)
+    total = 0.0
+    for m in range(n):
+        weights[m] = np.exp(log_weights[m] - peak)
+        total += weights[m]
+    u = rng.random() * total
     cumulative = 0.0
     for m in range(weights.shape[0]):
         cumulative += weights[m]
@@ -139,7 +152,7 @@ def _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q, n_
         for j in range(width):
             ones[current, j] -= X[i, j]
         key[0, X[i, 0]] -= current  # key = (#{z=1, x_0=0}, #{z=1, x_0=1}) without case i
-        log_p = np.empty(2)
+        log_p0 = log_p1 = 0.0
         missing = False
         for label in range(2):
             value = math.log(prior[label] + sizes[label])
@@ -157,14 +170,17 @@ def _label_sweep(X, z, ones, sizes, key, theta, alpha0, alpha, f0, f1, log_q, n_
                 if np.isnan(q):
                     missing = True
                 value += n_discarded * q
-            log_p[label] = value
+            if label == 0:
+                log_p0 = value
+            else:
+                log_p1 = value
         if missing:  # restore case i and ask for the missing value
             sizes[current] += 1
             for j in range(width):
                 ones[current, j] += X[i, j]
             key[0, X[i, 0]] += current
             return i
-        new = 1 if np.log(rng.random()) < log_p[1] - np.logaddexp(log_p[0], log_p[1]) else 0
+        new = 1 if np.log(rng.random()) < log_p1 - np.logaddexp(log_p0, log_p1) else 0
         z[i] = new
         sizes[new] += 1
         for j in range(width):
@@ -212,6 +228,9 @@ def mixture_chain(X, rng, schedule, *, alpha_grid, alpha0_grid, class_pseudo_cou
         computed up to each saved draw.
     """
     X = np.ascontiguousarray(X, dtype=np.int64)
+    # writeable copies: numba compiles a second signature of a kernel for a read-only array (the adjustment's
+    # cache freezes its grid)
+    alpha_grid, alpha0_grid = np.array(alpha_grid, dtype=np.float64), np.array(alpha0_grid, dtype=np.float64)
     n, width = X.shape
     f0, f1 = (float(value) for value in class_pseudo_counts)
     n0 = int((X[:, 0] == 0).sum())
