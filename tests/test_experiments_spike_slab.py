@@ -39,6 +39,11 @@ def test_group_sparse_reconstruction_tiny(tmp_path):
     converged = {r["method"]: r["converged"] for r in report.tables["summary"]}
     assert converged == {"GSS-EP": 2, "SS-EP": 2, "GSS-Gibbs": "", "group lasso (CV)": "", "ARD": ""}
     assert "EP fits that converged: GSS-EP 2 of 2, SS-EP 2 of 2." in report.summary
+    # the attempt EP kept is recorded for every EP fit (issue 29), and counted in the summary
+    attempts = {r["method"]: r["attempt"] for r in report.tables["errors"]}
+    assert attempts["GSS-Gibbs"] == attempts["ARD"] == ""
+    assert {attempts["GSS-EP"], attempts["SS-EP"]} <= {"first", "restart 1", "restart 2", "restart 3", "annealed"}
+    assert "The attempt EP kept among its converged fits" in report.summary
     assert set(report.figures) == {"error_against_n", "design", "inclusion_probabilities"}
     assert all(isinstance(f, matplotlib.figure.Figure) for f in report.figures.values())
     methods = {r["method"] for r in report.tables["summary"]}
