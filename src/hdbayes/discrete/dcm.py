@@ -239,13 +239,15 @@ def _real_scale_objective(scale, alpha, free, columns, data, lengths, held):
 
 
 @jit(error_model="numpy")
-def _fixed_point(integer, tables, alpha, n_fixed, alpha_min, max_iter, tol):
+def _fixed_point(tables, alpha, n_fixed, alpha_min, max_iter, tol):
     """Minka's fixed point on the words with data; ``n_fixed`` further words sit at alpha_min.
 
-    ``tables`` is (pointer, exceed, length_exceed) of the exceedance counts for ``integer``
-    counts (digamma differences as finite sums), else (columns, data, lengths): the words
+    ``tables`` is (pointer, exceed, length_exceed) of the exceedance counts for integer
+    counts (digamma differences as finite sums), else (columns, data, lengths, None): the words
     (0..m−1) of the non-zeros ``data`` and the lengths of the non-empty documents (digamma
-    differences computed directly, O(nnz) per iteration). Every sweep is followed by one
+    differences computed directly, O(nnz) per iteration). The kind of tables is their length, which
+    numba knows when it compiles: each kind compiles only its own branch (the Gamma-function code of
+    real counts is not compiled for integer counts, nor the converse; issue 28). Every sweep is followed by one
     safeguarded Newton step on the overall scale Σα with the proportions fixed (the direction
     in which the plain fixed point crawls), accepted only if it increases the likelihood.
     Returns (alpha, n_iter, converged); alpha is updated in place.
@@ -258,7 +260,7 @@ def _fixed_point(integer, tables, alpha, n_fixed, alpha_min, max_iter, tol):
         alpha0 = fixed_mass
         for k in range(m):
             alpha0 += alpha[k]
-        denominator = _digamma_sums(integer, tables, alpha, alpha0, numerator)
+        denominator = _digamma_sums(tables, alpha, alpha0, numerator)
         largest_change = 0.0
         for k in range(m):
             a = alpha[k]
@@ -277,12 +279,12 @@ def _fixed_point(integer, tables, alpha, n_fixed, alpha_min, max_iter, tol):
             else:
                 held += alpha[k]
         if scale > 0.0:
-            value, first, second = _objective(integer, tables, scale, alpha, free, held)
+            value, first, second = _objective(tables, scale, alpha, free, held)
             if second < 0.0:
                 step = min(max(-first / second, -2.0), 2.0)
                 for _ in range(20):
                     trial = min(scale * np.exp(step), _MAX_SCALE)
-                    trial_value, _, _ = _objective(integer, tables, trial, alpha, free, held)
+                    trial_value, _, _ = _objective(tables, trial, alpha, free, held)
                     if trial_value > value:
                         ratio = trial / scale
                         for k in range(m):
@@ -300,11 +302,11 @@ def _fixed_point(integer, tables, alpha, n_fixed, alpha_min, max_iter, tol):
 
 
 @jit(error_model="numpy")
-def _digamma_sums(integer, tables, alpha, alpha0, numerator):
+def _digamma_sums(tables, alpha, alpha0, numerator):
     """Fill numerator[k] = Σ_i ψ(x_ik + α_k) − ψ(α_k) and return Σ_i ψ(N_i + α_0) − ψ(α_0)."""
-    first, second, third = tables
+    first, second, third = tables[0], tables[1], tables[2]
     denominator = 0.0
-    if integer:  # (pointer, exceed, length_exceed): Σ_l G(l)/(a + l) and Σ_l H(l)/(α_0 + l)
+    if len(tables) == 3:  # (pointer, exceed, length_exceed): Σ_l G(l)/(a + l) and Σ_l H(l)/(α_0 + l)
         for l in range(third.shape[0]):
             denominator += third[l] / (alpha0 + l)
         for k in range(alpha.shape[0]):
@@ -324,10 +326,10 @@ def _digamma_sums(integer, tables, alpha, alpha0, numerator):
 
 
 @jit(error_model="numpy")
-def _objective(integer, tables, scale, alpha, free, held):
+def _objective(tables, scale, alpha, free, held):
     """The scale objective of the integer or the real tables (see :func:`_fixed_point`)."""
-    first, second, third = tables
-    if integer:
+    first, second, third = tables[0], tables[1], tables[2]
+    if len(tables) == 3:  # a constant when numba compiles: only one branch is compiled
         return _scale_objective(scale, alpha, free, first, second, third, held)
     return _real_scale_objective(scale, alpha, free, first, second, third, held)
 
@@ -336,15 +338,15 @@ def _minka_fixed_point(pointer, exceed, length_exceed, alpha, n_fixed, alpha_min
     """:func:`_fixed_point` on the exceedance counts of integer counts."""
     tables = (np.ascontiguousarray(pointer, dtype=np.int64), np.ascontiguousarray(exceed, dtype=np.float64),
               np.ascontiguousarray(length_exceed, dtype=np.float64))  # fmt: skip
-    return _fixed_point(True, tables, alpha, n_fixed, alpha_min, max_iter, tol)
+    return _fixed_point(tables, alpha, n_fixed, alpha_min, max_iter, tol)
 
 
 def _minka_fixed_point_real(columns, data, lengths, alpha, n_fixed, alpha_min, max_iter, tol):
     """:func:`_fixed_point` on real counts: the words ``columns`` (0..m−1) of the non-zeros ``data``
     and the lengths of the non-empty documents."""
     tables = (np.ascontiguousarray(columns, dtype=np.int64), np.ascontiguousarray(data, dtype=np.float64),
-              np.ascontiguousarray(lengths, dtype=np.float64))  # fmt: skip
-    return _fixed_point(False, tables, alpha, n_fixed, alpha_min, max_iter, tol)
+              np.ascontiguousarray(lengths, dtype=np.float64), None)  # fmt: skip
+    return _fixed_point(tables, alpha, n_fixed, alpha_min, max_iter, tol)
 
 
 class DirichletFit:
