@@ -795,7 +795,9 @@ def _derive_priors(rows):
                                            f"{label}, uncompressed − compressed, {prior}", f"O = {order}",
                                            unpacked - packed))  # fmt: skip
     result += _derive_faster_autocorrelation(values)
-    cauchy = {order: float(values[f"O={order}/cauchy/amlp"]) for order in orders if f"O={order}/cauchy/amlp" in values}
+    cauchy = {order: float(values.get(f"O={order}/cauchy/amlp", values.get(f"O={order}/cauchy/compressed/amlp", "nan")))
+              for order in orders}  # fmt: skip
+    cauchy = {order: amlp for order, amlp in cauchy.items() if not math.isnan(amlp)}
     if cauchy:
         lowest = min(cauchy.values())
         for order, amlp in cauchy.items():
