@@ -160,16 +160,6 @@ def plug_in_class_scale(scatter, class_counts):
 
 
 @jit
-def _log_tau_mu_target(eta, shape, rate_sum, n_discarded, table, eta_min, step, poisson_means, log_f):
-    """log π(η) for η = log τ^μ: the Gamma conditional (eq. 21) on the log scale, with
-    its Jacobian, times A(e^η)^{p−k} (eq. 23–24): shape·η − e^η·rate_sum + (p−k) log A(e^η)."""
-    value = shape * eta - np.exp(eta) * rate_sum
-    if n_discarded > 0:
-        value += n_discarded * interpolated_log_discard_probability(eta, table, eta_min, step, poisson_means, log_f)
-    return value
-
-
-@jit
 def _gibbs_chain_kernel(
     counts, sums, squares, burn_in, slots, n_saved, alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu,
     n_discarded, poisson_means, log_f, table, eta_min, step, proposal_sd, n_metropolis, init_jitter, rng,
@@ -252,13 +242,18 @@ def _gibbs_chain_kernel(
         shape = (alpha_mu + n_classes * k) / 2.0
         rate_sum = (alpha_mu * w_mu + spread_mu) / 2.0
         if n_discarded > 0:
-            current = _log_tau_mu_target(
-                log_tau_mu, shape, rate_sum, n_discarded, table, eta_min, step, poisson_means, log_f
+            # log π(η) for η = log τ^μ: the Gamma conditional (eq. 21) on the log scale, with its Jacobian, times
+            # A(e^η)^{p−k} (eq. 23–24): shape·η − e^η·rate_sum + (p−k) log A(e^η) (written out here rather than
+            # as a kernel of its own: one kernel less to compile on a first run)
+            current = shape * log_tau_mu - np.exp(log_tau_mu) * rate_sum
+            current += n_discarded * interpolated_log_discard_probability(
+                log_tau_mu, table, eta_min, step, poisson_means, log_f
             )
             for _ in range(n_metropolis):
                 proposal = log_tau_mu + proposal_sd * rng.standard_normal()
-                candidate = _log_tau_mu_target(
-                    proposal, shape, rate_sum, n_discarded, table, eta_min, step, poisson_means, log_f
+                candidate = shape * proposal - np.exp(proposal) * rate_sum
+                candidate += n_discarded * interpolated_log_discard_probability(
+                    proposal, table, eta_min, step, poisson_means, log_f
                 )
                 if np.log(rng.random()) < candidate - current:
                     log_tau_mu = proposal
