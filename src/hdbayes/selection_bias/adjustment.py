@@ -697,7 +697,9 @@ def _bilinear_kernel(left, weights, right):
 def _mixture_log_q(weights, pmf0, pmf1, log_weights):
     """log ∫ pmf0ᵀ W pmf1 dθ for pmf0 of shape (K, T, n^[0] + 1) and pmf1 of shape (K, T, n^[1] + 1)."""
     k, t = pmf0.shape[:2]
-    inner = _bilinear_kernel(pmf0.reshape(k * t, -1), weights, pmf1.reshape(k * t, -1)).reshape(k, t)
+    # contiguous arguments: one compiled signature (the weights of the other orientation come transposed)
+    left, right = np.ascontiguousarray(pmf0.reshape(k * t, -1)), np.ascontiguousarray(pmf1.reshape(k * t, -1))
+    inner = _bilinear_kernel(left, np.ascontiguousarray(weights), right).reshape(k, t)
     with np.errstate(divide="ignore"):
         return logsumexp(np.log(inner) + log_weights[None, :], axis=1)
 
