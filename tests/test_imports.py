@@ -275,3 +275,20 @@ def test_main_called_from_python_defers_nothing():
         """
     )
     assert lines == ["False"]
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["classify", "--help"], ["--version"]], ids=" ".join)
+def test_the_console_script_help_imports_no_numerical_stack(argv):
+    """As the console script (``main()`` reading ``sys.argv``), the help and the version import no scipy either:
+    the deferral of scipy.stats, which has to import scipy to find it, is skipped for them."""
+    lines = _python(
+        f"""
+        import contextlib, io, sys
+        sys.argv = ["hdbayes", *{argv!r}]
+        from hdbayes._entry import main
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+            main()
+        print(" ".join(sorted({{m.split(".")[0] for m in sys.modules}} & {{"numpy", "scipy", "sklearn", "numba"}})))
+        """
+    )
+    assert lines == [""] or lines == []

@@ -89,11 +89,12 @@ def defer_import(name):
 def main(argv=None):
     """Run the ``hdbayes`` command; return its exit status (see :mod:`hdbayes.cli`).
 
-    Called as the console script (``argv`` None), the process defers the modules of :data:`DEFERRED`;
-    called from Python with ``argv``, it leaves the caller's imports alone.
+    Called as the console script (``argv`` None), the process defers the modules of :data:`DEFERRED` (not for
+    ``--help`` or ``--version``); called from Python with ``argv``, it leaves the caller's imports alone.
     """
     try:
-        if argv is None:
+        if argv is None and not {"-h", "--help", "--version"} & set(sys.argv[1:]):
+            # (finding scipy.stats imports scipy: not for the help, which imports no numerical package)
             for name in DEFERRED:
                 defer_import(name)
         from hdbayes.cli import main as run
