@@ -439,7 +439,7 @@ def check_generator(random_state) -> np.random.Generator:
         ) from exc
 
 
-def is_dask_array(X) -> bool:
+def is_dask_array(X: object) -> bool:
     """Tell whether ``X`` is a ``dask.array.Array``, without importing dask.
 
     An array of it can only exist once ``dask.array`` has been imported, so dask is never loaded here.

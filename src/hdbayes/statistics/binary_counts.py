@@ -9,6 +9,8 @@ chunked ``dask.array`` (one chunk at a time, tree-reduced), so X is never gather
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _get_feature_names
@@ -23,6 +25,12 @@ from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection import correlation_from_sums
 from hdbayes.statistics._base import _checked_array, _names_array, _Statistics
 from hdbayes.statistics.chunks import check_dask_matrix, reduce_chunks
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Self
+
+    from numpy.typing import ArrayLike
 
 
 def check_binary_chunk(x, threshold, where, columns, feature_names=None):
@@ -135,7 +143,7 @@ class BinaryClassCounts(_Statistics):
 
     _fields = ("class_counts", "ones")
 
-    def __init__(self, class_counts, ones, feature_names=None):
+    def __init__(self, class_counts: ArrayLike, ones: ArrayLike, feature_names: Sequence[str] | None = None) -> None:
         class_counts = self._integers("class_counts", class_counts)
         ones = self._integers("ones", ones)
         if class_counts.shape != (2,):
@@ -154,7 +162,7 @@ class BinaryClassCounts(_Statistics):
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
-    def from_data(cls, X, y, *, feature_names=None):
+    def from_data(cls, X: Any, y: ArrayLike, *, feature_names: Sequence[str] | None = None) -> Self:
         """The statistics of binary data.
 
         Parameters
@@ -191,7 +199,15 @@ class BinaryClassCounts(_Statistics):
         return cls(*_count_ones(X, y01), feature_names=feature_names)
 
     @classmethod
-    def from_dask(cls, X, y, *, binarize=None, feature_names=None, split_every=None):
+    def from_dask(
+        cls,
+        X: Any,
+        y: Any,
+        *,
+        binarize: float | str | ArrayLike | None = None,
+        feature_names: Sequence[str] | None = None,
+        split_every: int | None = None,
+    ) -> Self:
         """The statistics of binary data held in a chunked ``dask.array``, computed on the workers.
 
         Every chunk of X (any row and column chunking; dense or ``scipy.sparse`` chunks) is
@@ -235,7 +251,7 @@ class BinaryClassCounts(_Statistics):
         return cls(counts.class_counts, counts.ones, feature_names=names)
 
     @classmethod
-    def zero(cls, n_features, *, feature_names=None):
+    def zero(cls, n_features: int, *, feature_names: Sequence[str] | None = None) -> Self:
         """The statistics of no data on ``n_features`` features (the neutral element of ``+``).
 
         Parameters
@@ -263,7 +279,7 @@ class BinaryClassCounts(_Statistics):
         """p."""
         return int(self.ones.shape[1])
 
-    def constant_features(self):
+    def constant_features(self) -> np.ndarray:
         """Mark the features that take one value on every case (no ones, or only ones).
 
         Returns
@@ -274,7 +290,7 @@ class BinaryClassCounts(_Statistics):
         total = self.ones.sum(axis=0)
         return (total == 0) | (total == self.n_samples)
 
-    def correlation(self):
+    def correlation(self) -> np.ndarray:
         """|COR_j|, the absolute sample correlation of every feature with the class (thesis eq. 2.1).
 
         Bit-identical to :func:`hdbayes.selection.abs_correlation` on the data: it is

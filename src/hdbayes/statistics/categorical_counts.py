@@ -7,6 +7,8 @@ features and its adjustment factor (which needs only the class sizes, L and γ).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _get_feature_names
@@ -21,6 +23,12 @@ from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection import pearson_chi_square
 from hdbayes.statistics._base import _checked_array, _merged_classes, _names_array, _Statistics
 from hdbayes.statistics.chunks import _label_codes, check_dask_matrix, dask_class_codes, reduce_chunks
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Self
+
+    from numpy.typing import ArrayLike
 
 
 def _count_levels(X, codes, n_classes, n_levels):
@@ -127,7 +135,13 @@ class CategoricalClassCounts(_Statistics):
 
     _fields = ("classes", "class_counts", "level_counts")
 
-    def __init__(self, classes, class_counts, level_counts, feature_names=None):
+    def __init__(
+        self,
+        classes: ArrayLike,
+        class_counts: ArrayLike,
+        level_counts: ArrayLike,
+        feature_names: Sequence[str] | None = None,
+    ) -> None:
         counts = self._integers("class_counts", class_counts)
         levels = self._integers("level_counts", level_counts)
         classes, G = self._classes(classes)
@@ -151,7 +165,15 @@ class CategoricalClassCounts(_Statistics):
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
-    def from_data(cls, X, y, *, classes=None, n_levels=None, feature_names=None):
+    def from_data(
+        cls,
+        X: Any,
+        y: ArrayLike,
+        *,
+        classes: ArrayLike | None = None,
+        n_levels: int | None = None,
+        feature_names: Sequence[str] | None = None,
+    ) -> Self:
         """The statistics of level codes X (dense or sparse, the implicit entries level 0) with labels y.
 
         Parameters
@@ -193,7 +215,16 @@ class CategoricalClassCounts(_Statistics):
         return cls(classes, *_count_levels(X, codes, classes.shape[0], n_levels), feature_names=feature_names)
 
     @classmethod
-    def from_dask(cls, X, y, *, classes=None, n_levels=None, feature_names=None, split_every=None):
+    def from_dask(
+        cls,
+        X: Any,
+        y: Any,
+        *,
+        classes: ArrayLike | None = None,
+        n_levels: int | None = None,
+        feature_names: Sequence[str] | None = None,
+        split_every: int | None = None,
+    ) -> Self:
         """The statistics of level codes held in a chunked ``dask.array``, computed on the workers.
 
         Every block (any row and column chunking, dense or ``scipy.sparse``) is checked (a NaN, a
@@ -233,7 +264,9 @@ class CategoricalClassCounts(_Statistics):
         return cls(classes, counts.class_counts, counts.level_counts, feature_names=names)
 
     @classmethod
-    def zero(cls, n_features, classes, n_levels=2, *, feature_names=None):
+    def zero(
+        cls, n_features: int, classes: ArrayLike, n_levels: int = 2, *, feature_names: Sequence[str] | None = None
+    ) -> Self:
         """The statistics of no data (the neutral element of ``+``).
 
         Parameters
@@ -272,7 +305,7 @@ class CategoricalClassCounts(_Statistics):
         """L."""
         return int(self.level_counts.shape[2])
 
-    def chi_square(self):
+    def chi_square(self) -> np.ndarray:
         """Compute Pearson's X² of every feature's class × level table (docs/categorical_correction.md eq. C7).
 
         The classes without cases and the levels that do not occur are left out (a constant feature has
@@ -306,7 +339,7 @@ class CategoricalClassCounts(_Statistics):
         counts[index], wide[:, index] = self.class_counts, levels
         return counts, wide
 
-    def with_levels(self, n_levels):
+    def with_levels(self, n_levels: int) -> Self:
         """The same statistics with L set to ``n_levels`` (refused if a level ≥ ``n_levels`` occurs).
 
         Parameters

@@ -7,6 +7,8 @@ statistic (Li 2009 eq. 25) and the Gaussian classifier's class moments.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _get_feature_names
@@ -19,6 +21,12 @@ from hdbayes.exceptions import InputTypeError, InputValueError
 from hdbayes.selection import f_from_sums_of_squares
 from hdbayes.statistics._base import _checked_array, _merged_classes, _names_array, _Statistics
 from hdbayes.statistics.chunks import _label_codes, check_dask_matrix, dask_class_codes, reduce_chunks
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Self
+
+    from numpy.typing import ArrayLike
 
 
 def _class_moments(X, codes, n_classes):
@@ -111,7 +119,14 @@ class GaussianClassMoments(_Statistics):
 
     _fields = ("classes", "class_counts", "means", "scatter")
 
-    def __init__(self, classes, class_counts, means, scatter, feature_names=None):
+    def __init__(
+        self,
+        classes: ArrayLike,
+        class_counts: ArrayLike,
+        means: ArrayLike,
+        scatter: ArrayLike,
+        feature_names: Sequence[str] | None = None,
+    ) -> None:
         counts = self._integers("class_counts", class_counts)
         means = np.array(means, dtype=np.float64, copy=True)
         scatter = np.array(scatter, dtype=np.float64, copy=True)
@@ -132,7 +147,9 @@ class GaussianClassMoments(_Statistics):
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
-    def from_data(cls, X, y, *, classes=None, feature_names=None):
+    def from_data(
+        cls, X: Any, y: ArrayLike, *, classes: ArrayLike | None = None, feature_names: Sequence[str] | None = None
+    ) -> Self:
         """The moments of real data X (dense or sparse, finite) with class labels y.
 
         Parameters
@@ -168,7 +185,15 @@ class GaussianClassMoments(_Statistics):
         return cls(classes, *_class_moments(X, codes, classes.shape[0]))
 
     @classmethod
-    def from_dask(cls, X, y, *, classes=None, feature_names=None, split_every=None):
+    def from_dask(
+        cls,
+        X: Any,
+        y: Any,
+        *,
+        classes: ArrayLike | None = None,
+        feature_names: Sequence[str] | None = None,
+        split_every: int | None = None,
+    ) -> Self:
         """The moments of data held in a chunked ``dask.array``, computed on the workers.
 
         Every block (any row and column chunking, dense or ``scipy.sparse``) is checked (a
@@ -202,7 +227,7 @@ class GaussianClassMoments(_Statistics):
         return cls(classes, moments.class_counts, moments.means, moments.scatter, feature_names=names)
 
     @classmethod
-    def zero(cls, n_features, classes, *, feature_names=None):
+    def zero(cls, n_features: int, classes: ArrayLike, *, feature_names: Sequence[str] | None = None) -> Self:
         """The statistics of no data (the neutral element of ``+``).
 
         Parameters
@@ -234,7 +259,7 @@ class GaussianClassMoments(_Statistics):
         """p."""
         return int(self.means.shape[1])
 
-    def f_statistic(self):
+    def f_statistic(self) -> np.ndarray:
         """The one-way ANOVA F statistic of every feature (Li 2009 eq. 25) from the moments.
 
         F = [Σ_g n_g (x̄_g − x̄)²/(G − 1)] / [Σ_g M_g/(n − G)] over the G classes with cases,
