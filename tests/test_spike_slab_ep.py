@@ -362,9 +362,14 @@ def test_annealed_attempt_leaves_a_poor_fixed_point():
     def error(result):
         return np.linalg.norm(result.mean - data.coef) / np.linalg.norm(data.coef)
 
-    assert old.converged and error(old) > 0.5 and old.attempt != "annealed"
-    assert new.converged and new.attempt == "annealed" and error(new) < 0.05
-    assert new.log_evidence > old.log_evidence + 30
+    # the default lands on the accurate fit and keeps the largest evidence, on every BLAS kernel
+    assert new.converged and error(new) < 0.05
+    assert new.log_evidence >= old.log_evidence - 1e-6
+    # where the old EP stops at the poor fixed point (the default OpenBLAS kernel; under OPENBLAS_CORETYPE=Haswell
+    # its first restart already reaches the accurate fit, error 0.029), the annealed attempt is the one that leaves it
+    if error(old) > 0.5:
+        assert old.converged and old.attempt != "annealed"
+        assert new.attempt == "annealed" and new.log_evidence > old.log_evidence + 30
 
 
 def test_the_attempt_kept_is_the_converged_one_of_largest_evidence():
