@@ -20,7 +20,7 @@ from functools import partial
 import numpy as np
 
 from hdbayes.datasets import simulate_hmm
-from hdbayes.experiments._compressed import TIME_KEYS, fit_and_score
+from hdbayes.experiments._compressed import TIME_KEYS, autocorrelation, fit_and_score
 from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.experiments._runner import draws, run_settings, summary_markdown
 from hdbayes.experiments._runtime import cap_n_jobs, choose_size
@@ -77,21 +77,6 @@ def _compile_kernels(data, priors):
             model = CompressedSequenceModel(2, prior=prior, compress=compressed, n_iter=4, burn_in=2, thin=1,
                                             random_state=0)  # fmt: skip
             model.fit(data.X[:50], data.y[:50]).predict_proba(data.X_test[:10])
-
-
-def autocorrelation(x, max_lag=MAX_LAG):
-    """Sample autocorrelation of a 1-D series at lags 0..min(max_lag, len(x) - 1).
-
-    A constant series has autocorrelation 1 at lag 0 and NaN at the other lags.
-    """
-    x = np.asarray(x, dtype=float)
-    n = x.size
-    max_lag = min(max_lag, n - 1)
-    centred = x - x.mean()
-    denominator = float(centred @ centred)
-    if denominator == 0.0:
-        return np.concatenate([[1.0], np.full(max_lag, np.nan)])
-    return np.array([centred[: n - lag] @ centred[lag:] for lag in range(max_lag + 1)]) / denominator
 
 
 def _acf_orders(top):
