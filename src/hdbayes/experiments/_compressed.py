@@ -279,3 +279,26 @@ def medians_rows(cauchy_model, gaussian_model):
 
 #: The wall-clock columns of :func:`fit_and_score`'s rows.
 TIME_KEYS = ("fit_seconds", "predict_seconds")
+
+
+def times_figure(by, orders, title):
+    """Training times compressed (solid) and uncompressed (dashed), and the compressed prediction times, against
+    the order O for each prior (thesis Fig. 3.10, 3.18); ``by[O, prior, compressed]`` holds ``fit_seconds`` and
+    ``predict_seconds``."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 3.6), layout="constrained")
+    ax_fit, ax_predict = fig.subplots(1, 2)
+    for prior in PRIOR_STYLE:
+        colour = PRIOR_STYLE[prior]["color"]
+        for flag, style in ((True, "o-"), (False, "x--")):
+            ax_fit.plot(orders, [by[o, prior, flag]["fit_seconds"] for o in orders], style, color=colour,
+                        label=f"{prior}, {'compressed' if flag else 'uncompressed'}")  # fmt: skip
+        ax_predict.plot(orders, [by[o, prior, True]["predict_seconds"] for o in orders], "o-", color=colour,
+                        label=prior)  # fmt: skip
+    for ax, label in ((ax_fit, "training time (s)"), (ax_predict, "prediction time (s), compressed")):
+        ax.set_xlabel("order O")
+        ax.set_ylabel(label)
+        ax.legend(frameon=False, fontsize=7)
+    fig.suptitle(title)
+    return fig

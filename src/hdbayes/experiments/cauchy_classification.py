@@ -33,6 +33,7 @@ from hdbayes.experiments._compressed import (
     medians_rows,
     sigma_acf_figure,
     sigma_acf_rows,
+    times_figure,
 )
 from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.experiments._runner import run_settings, summary_markdown
@@ -137,7 +138,9 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "fig3_18_counts": counts_figure(
             by, size.orders, PRIORS, "Fig. 3.18 (upper): parameters, Cauchy-model data (compressed)"
         ),
-        "timing_fig3_18": _figure_times(dict(zip(results.by, timings)), size.orders),
+        "timing_fig3_18": times_figure(
+            dict(zip(results.by, timings)), size.orders, "Fig. 3.18 (lower): times, Cauchy-model data"
+        ),
         "fig3_19_sigma_autocorrelation": sigma_acf_figure(
             acf_rows, PRIORS, acf_orders, f"Fig. 3.19: autocorrelation of log σ_o at O = {top}, Cauchy-model data"
         ),
@@ -218,27 +221,6 @@ def cases_without_private_subpattern(X):
         sub_counts = np.bincount(inverse.ravel(), weights=counts)
         shared &= sub_counts[inverse.ravel()] > counts
     return int(shared.sum())
-
-
-def _figure_times(timing_by, orders):
-    """Training times compressed (solid) and uncompressed (dashed); prediction times compressed (Fig. 3.18)."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 3.6), layout="constrained")
-    ax_fit, ax_predict = fig.subplots(1, 2)
-    for prior in PRIORS:
-        colour = PRIOR_STYLE[prior]["color"]
-        for flag, style in ((True, "o-"), (False, "x--")):
-            ax_fit.plot(orders, [timing_by[o, prior, flag]["fit_seconds"] for o in orders], style, color=colour,
-                        label=f"{prior}, {'compressed' if flag else 'uncompressed'}")  # fmt: skip
-        ax_predict.plot(orders, [timing_by[o, prior, True]["predict_seconds"] for o in orders], "o-", color=colour,
-                        label=prior)  # fmt: skip
-    for ax, label in ((ax_fit, "training time (s)"), (ax_predict, "prediction time (s), compressed")):
-        ax.set_xlabel("order O")
-        ax.set_ylabel(label)
-        ax.legend(frameon=False, fontsize=7)
-    fig.suptitle("Fig. 3.18 (lower): times, Cauchy-model data")
-    return fig
 
 
 def _figure_performance(by, orders, true_error, true_amlp):

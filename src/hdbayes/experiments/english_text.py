@@ -143,7 +143,7 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, *, size=None):
         "fig3_10_counts": compressed.counts_figure(
             by, size.orders, PRIORS, "Fig. 3.10 (upper): parameters, English text"
         ),  # fmt: skip
-        "timing_fig3_10": _figure_times(timing_by, size.orders),
+        "timing_fig3_10": compressed.times_figure(timing_by, size.orders, "Fig. 3.10 (lower): times, English text"),
         "fig3_11_sigma_autocorrelation": compressed.sigma_acf_figure(
             acf_rows, PRIORS, acf_orders, f"Fig. 3.11: autocorrelation of log σ_o at O = {max_order}, English text"
         ),
@@ -207,27 +207,6 @@ def named_parameter_rows(models, order):
             rows.append({"parameter": label, "prior": prior, "n_patterns": highest - lowest + 1, "q2.5": float(low),
                          "median": float(median), "q97.5": float(high), "width_95": float(high - low)})  # fmt: skip
     return rows
-
-
-def _figure_times(by, orders):
-    """Training times compressed (solid) and uncompressed (dashed), and the compressed prediction times."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 3.6), layout="constrained")
-    ax_fit, ax_predict = fig.subplots(1, 2)
-    for prior in PRIORS:
-        colour = compressed.PRIOR_STYLE[prior]["color"]
-        for flag, style in ((True, "o-"), (False, "x--")):
-            ax_fit.plot(orders, [by[o, prior, flag]["fit_seconds"] for o in orders], style, color=colour,
-                        label=f"{prior}, {'compressed' if flag else 'uncompressed'}")  # fmt: skip
-        ax_predict.plot(orders, [by[o, prior, True]["predict_seconds"] for o in orders], "o-", color=colour,
-                        label=prior)  # fmt: skip
-    for ax, label in ((ax_fit, "training time (s)"), (ax_predict, "prediction time (s), compressed")):
-        ax.set_xlabel("order O")
-        ax.set_ylabel(label)
-        ax.legend(frameon=False, fontsize=7)
-    fig.suptitle("Fig. 3.10 (lower): times, English text")
-    return fig
 
 
 def _figure_performance(by, orders):
