@@ -241,15 +241,32 @@ def binarize_features(X, thresholds):
     return (np.asarray(X) > thresholds).astype(np.float64)
 
 
-def first_entry(X, bad):
-    """(column, value) of the first entry of X where ``bad`` is True: ``bad`` is a mask over a
+def first_cell(X, bad):
+    """(row, column, value) of the first entry of X where ``bad`` is True: ``bad`` is a mask over a
     dense X (row order), or over ``X.data`` of a CSR (row order) or CSC (column order) X."""
     if sp.issparse(X):
         k = int(np.flatnonzero(bad)[0])
-        column = int(np.searchsorted(X.indptr, k, side="right") - 1) if X.format == "csc" else int(X.indices[k])
-        return column, float(X.data[k])
+        outer = int(np.searchsorted(X.indptr, k, side="right") - 1)
+        row, column = (int(X.indices[k]), outer) if X.format == "csc" else (outer, int(X.indices[k]))
+        return row, column, float(X.data[k])
     i, j = (int(v) for v in np.argwhere(bad)[0])
-    return j, float(np.asarray(X)[i, j])
+    return i, j, float(np.asarray(X)[i, j])
+
+
+def first_entry(X, bad):
+    """(column, value) of the first entry of X where ``bad`` is True (see :func:`first_cell`)."""
+    _, column, value = first_cell(X, bad)
+    return column, value
+
+
+def cell_location(row, column, columns=0, feature_names=None):
+    """The ``location`` of an :class:`~hdbayes.exceptions.InputValueError` for entry (``row``, ``column``) of a
+    block of X: the row, and the feature's name in ``feature_names`` when known, else its index in the whole X
+    (``columns`` as for :func:`column_label`)."""
+    j = int(columns[column]) if isinstance(columns, np.ndarray) else int(columns) + column
+    if feature_names is not None and 0 <= j < len(feature_names):
+        return row, str(feature_names[j])
+    return row, j
 
 
 def check_binary_features(X, binarize=None, feature_names=None, columns=0):
@@ -268,10 +285,11 @@ def check_binary_features(X, binarize=None, feature_names=None, columns=0):
     values = X.data if sp.issparse(X) else X
     bad = (values != 0) & (values != 1)
     if bad.any():
-        column, value = first_entry(X, bad)
+        row, column, value = first_cell(X, bad)
         raise InputValueError(
             f"X must hold binary features (0/1): {column_label(column, columns, feature_names)} has the value "
-            f"{value:g}; pass binarize=<threshold> (or 'median') to binarize continuous data"
+            f"{value:g}; pass binarize=<threshold> (or 'median') to binarize continuous data",
+            location=cell_location(row, column, columns, feature_names),
         )
     return X
 
@@ -298,34 +316,36 @@ def check_level_codes(X, limit=None, *, limit_source="n_levels", feature_names=N
     """
     values = X.data if sp.issparse(X) else np.asarray(X)
 
-    def feature(column):
-        return column_label(column, columns, feature_names)
+    def refuse(bad, message):
+        row, column, value = first_cell(X, bad)
+        raise InputValueError(
+            message(column_label(column, columns, feature_names), value),
+            location=cell_location(row, column, columns, feature_names),
+        )
 
     bad = values != np.round(values)
     if bad.any():
-        column, value = first_entry(X, bad)
-        raise InputValueError(
-            f"X must hold integer level codes 0, 1, 2, ...: {feature(column)} has the value {value:g}; "
+        refuse(bad, lambda feature, value: (
+            f"X must hold integer level codes 0, 1, 2, ...: {feature} has the value {value:g}; "
             "encode categories with sklearn.preprocessing.OrdinalEncoder, or bin continuous data first"
-        )
+        ))  # fmt: skip
     bad = values < 0
     if bad.any():
-        column, value = first_entry(X, bad)
-        raise InputValueError(
-            f"Negative values in data: {feature(column)} has the level code {value:g}; level codes are 0, 1, 2, ..."
-        )
+        refuse(bad, lambda feature, value: (
+            f"Negative values in data: {feature} has the level code {value:g}; level codes are 0, 1, 2, ..."
+        ))  # fmt: skip
     bad = values >= MAX_LEVEL_CODE
     if bad.any():
-        column, value = first_entry(X, bad)
-        raise InputValueError(
-            f"{feature(column)} has the level code {value:g}; codes must be below {MAX_LEVEL_CODE} "
-            "(number the levels 0, 1, 2, ...)"
-        )
+        refuse(bad, lambda feature, value: (
+            f"{feature} has the level code {value:g}; codes must be below {MAX_LEVEL_CODE} (number the levels "
+            "0, 1, 2, ...)"
+        ))  # fmt: skip
     if limit is not None:
         bad = values >= limit
         if bad.any():
-            column, value = first_entry(X, bad)
-            raise InputValueError(f"{feature(column)} has level {int(value)}, outside 0..{limit - 1} ({limit_source})")
+            refuse(bad, lambda feature, value: (
+                f"{feature} has level {int(value)}, outside 0..{limit - 1} ({limit_source})"
+            ))  # fmt: skip
     return X
 
 

@@ -129,7 +129,12 @@ class BayesianClassifier(ClassifierMixin, BaseEstimator):
             return self._checked_joint_log_likelihood(self._validate_for_prediction(X), self._joint_log_likelihood)
         jll = np.empty((X.shape[0], self.classes_.shape[0]))
         for rows, block in batches:
-            block = self._check_selected_values(block.get(), columns)
+            try:
+                block = self._check_selected_values(block.get(), columns)
+            except InputValueError as error:
+                if error.location is not None:  # a row of the block: the row of X
+                    error.location = (error.location[0] + rows.start, error.location[1])
+                raise
             jll[rows] = self._checked_joint_log_likelihood(
                 block, functools.partial(self._selected_joint_log_likelihood, first_row=rows.start)
             )

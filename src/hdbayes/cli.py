@@ -42,7 +42,11 @@ expression data. ``--n-features K`` is the estimators' ``n_features_to_select``;
 the feature smoothing pseudo-count (scikit-learn's ``alpha``). An option that the chosen
 model, or the chosen variant of it, does not use is refused with one line naming both
 (``--alpha2-x applies only with --class-variance per-class``); the table
-``_MODEL_OPTIONS`` is that one rule. ``--seed`` (demo, reproduce, classify) is an integer
+``_MODEL_OPTIONS`` is that one rule. The command is a translator: a number outside the range that the estimator's
+own ``_parameter_constraints`` allow is refused before any file is read, in the estimator's range
+(``--alpha must be a finite number >= 0, got -1``), and a value of the data that the model cannot take (not 0/1,
+negative, not a level code) is refused by the estimator, its message naming the file, line and column of the
+cell (the error's ``location``). ``--seed`` (demo, reproduce, classify) is an integer
 from 0 to 2**32 - 1. The MCMC models (gaussian, mixture) print the posterior mean, R-hat
 and effective sample size of each variable the estimator monitors (its
 ``mcmc_summary()``).
@@ -182,6 +186,9 @@ _OPTION_NAMES = {
     "alpha2_x": "--alpha2-x",
     "class_scale": "--class-scale",
 }
+# the selection options the command hands to the estimator or to the discrete models' selector itself (their
+# _MODEL_OPTIONS rule has no parameter), with the parameter whose constraints check them
+_SELECTION_PARAMETERS = {"n_features": "n_features_to_select", "threshold": "threshold", "binarize": "binarize"}
 _MISSING = {"", "na", "n/a", "nan", "null", "none"}
 _BUG_MESSAGE = "this is a bug in hdbayes, please report it (with the command and the traceback above)"
 EXIT_OUT_OF_MEMORY = 4
@@ -663,31 +670,75 @@ def _report_stream(out):
 # classify
 
 
-def _check_classify_options(args, n_columns):
-    if args.n_features is not None:
-        if args.n_features < 1:
-            raise InputError(f"--n-features must be at least 1, got {args.n_features}")
-        if args.n_features > n_columns:
-            raise InputError(f"--n-features {args.n_features} is more than the {n_columns} feature columns")
-    if args.threshold is not None and (not math.isfinite(args.threshold) or args.threshold < 0):
-        raise InputError(f"--threshold must be a finite number >= 0, got {args.threshold:g}")
-    for option in ("alpha", "class_pseudo_count"):
-        value = getattr(args, option)
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise InputError(f"--{option.replace('_', '-')} must be a finite number > 0, got {value:g}")
-    if isinstance(args.binarize, float) and not math.isfinite(args.binarize):
-        raise InputError(f"--binarize must be a finite number or 'median', got {args.binarize:g}")
-    for option, minimum in (("n_iter", 1), ("burn_in", 0), ("thin", 1), ("chains", 1), ("n_categories", 1)):
-        value = getattr(args, option)
-        if value is not None and value < minimum:
-            raise InputError(f"--{option.replace('_', '-')} must be at least {minimum}, got {value}")
+def _constraint_text(constraints, integral):
+    """What a scikit-learn ``_parameter_constraints`` entry allows of a number, in words: ``at least 1``, ``a
+    finite number > 0``, ``in (0, 1)``, with the words it also takes (``or 'median'``)."""
+    from sklearn.utils._param_validation import Interval, StrOptions
+
+    texts = []
+    for constraint in constraints:
+        if isinstance(constraint, Interval):
+            left = constraint.left
+            if integral and constraint.right is None and left is not None and constraint.closed in ("left", "both"):
+                texts.append(f"at least {left:g}")
+            else:
+                texts.append(_range_text(constraint))
+    words = [f"'{word}'" for c in constraints if isinstance(c, StrOptions) for word in sorted(c.options)]
+    return " or ".join(texts + words)
 
 
-def _check_classify_data(args, data):
-    """Model-specific checks of the feature values, in terms of files, lines and columns."""
+def _check_option_ranges(args, parameters, owner):
+    """Refuse a number outside the range that the estimator's own ``_parameter_constraints`` allow, before
+    anything is read: the command and the estimators cannot disagree (one range, one message).
+
+    ``parameters`` maps the command's options to the parameters they set; ``owner(parameter)`` is the class
+    whose constraints hold for it and the parameter's name there (the estimator, or for a discrete model's
+    selection the :class:`~hdbayes.MutualInformationSelector`), or None when no estimator takes it.
+    """
+    from numbers import Integral
+
+    from sklearn.utils._param_validation import Interval
+
+    for option, parameter in parameters.items():
+        value = getattr(args, option, None)
+        if not _given(value) or isinstance(value, (str, bool)):
+            continue
+        found = owner(parameter)
+        if found is None:
+            continue
+        cls, name = found
+        constraints = cls._parameter_constraints[name]
+        intervals = [c for c in constraints if isinstance(c, Interval)]
+        if intervals and not (math.isfinite(value) and any(value in c for c in intervals)):
+            integral = all(c.type is Integral for c in intervals)
+            raise InputError(f"{_flag(option)} must be {_constraint_text(constraints, integral)}, got {value:g}")
+
+
+def _classify_parameters():
+    """The ``classify`` options that set an estimator's (or the selector's) parameter, and its name."""
+    return {option: rule.parameter or _SELECTION_PARAMETERS[option] for option, rule in _MODEL_OPTIONS.items()
+            if rule.parameter or option in _SELECTION_PARAMETERS}  # fmt: skip
+
+
+def _classify_owner(model):
+    """Where the constraints of a ``classify`` parameter of ``model`` are: (class, parameter) or None."""
+
+    def owner(parameter):
+        if model in DISCRETE_MODELS and parameter in ("n_features_to_select", "threshold"):
+            return hdbayes.MutualInformationSelector, parameter
+        if model == "bernoulli-nb" and parameter == "binarize":
+            from hdbayes.binarizer import FeatureBinarizer
+
+            return FeatureBinarizer, "threshold"
+        estimator = getattr(hdbayes, _ESTIMATORS[model])
+        return (estimator, parameter) if parameter in estimator._parameter_constraints else None
+
+    return owner
+
+
+def _check_classes(args, data):
+    """At least two classes in the target column (named with its file), before any fitting."""
     import numpy as np
-
-    from hdbayes._validation import binarize_features, fit_binarize_thresholds
 
     y = data.train.labels(args.target)
     classes = np.unique(y)
@@ -697,61 +748,20 @@ def _check_classify_data(args, data):
             "a classifier needs at least two"
         )
     data.y_train = y
-    if args.model in _BINARY_MODELS and args.binarize is not None:
-        thresholds = fit_binarize_thresholds(data.X_train, args.binarize)
-        binary = binarize_features(data.X_train, thresholds)
-        varying = binary.min(axis=0) != binary.max(axis=0)
-        if not varying.any():
-            if binary.max() == 0:
-                shown = "its training median" if args.binarize == "median" else f"--binarize {args.binarize:g}"
-                raise InputError(f"no value of any feature exceeds {shown}: every binarised feature is 0")
-            if binary.min() == 1:
-                raise InputError(f"every value of every feature exceeds --binarize {args.binarize:g}")
-            raise InputError(f"every feature is constant after --binarize {args.binarize}")
-        data.thresholds, data.X_train_binary = thresholds, binary
-        return
-    for table, X in ((data.train, data.X_train), (data.test, data.X_test)):
-        if args.model in _BINARY_MODELS:
-            bad = (X != 0) & (X != 1)
-            if bad.any():
-                i, j = np.argwhere(bad)[0]
-                raise InputError(
-                    f"{table.where(i, data.columns[j])}: {X[i, j]:g} is not binary (0/1); --model {args.model} "
-                    "needs 0/1 features: give --binarize T or --binarize median"
-                )
-        elif args.model in _COUNT_MODELS:
-            bad = X < 0
-            if bad.any():
-                i, j = np.argwhere(bad)[0]
-                raise InputError(
-                    f"{table.where(i, data.columns[j])}: {X[i, j]:g} is negative; --model {args.model} needs "
-                    "counts or other non-negative weights (such as tf-idf)"
-                )
-        elif args.model in _CATEGORY_MODELS:
-            bad = (X < 0) | (X != np.round(X))
-            if bad.any():
-                i, j = np.argwhere(bad)[0]
-                raise InputError(
-                    f"{table.where(i, data.columns[j])}: {X[i, j]:g} is not a category code (an integer >= 0)"
-                )
-    if args.model in _CATEGORY_MODELS:
-        seen = data.X_train.max(axis=0)
-        limit = seen + 1 if args.n_categories is None else np.full_like(seen, args.n_categories)
-        if args.n_categories is not None and (data.X_train >= args.n_categories).any():
-            i, j = np.argwhere(data.X_train >= args.n_categories)[0]
-            raise InputError(
-                f"{data.train.where(i, data.columns[j])}: category {data.X_train[i, j]:g} is not below "
-                f"--n-categories {args.n_categories}"
-            )
-        unseen = data.X_test >= limit
-        if unseen.any():
-            i, j = np.argwhere(unseen)[0]
-            hint = (f"give --n-categories {int(data.X_test.max()) + 1}" if args.n_categories is None
-                    else "give a larger --n-categories")  # fmt: skip
-            raise InputError(
-                f"{data.test.where(i, data.columns[j])}: category {data.X_test[i, j]:g} was not seen in training "
-                f"(categories 0..{int(limit[j]) - 1}); {hint}"
-            )
+
+
+def _raise_located(error, table, columns):
+    """Raise an estimator's input error about one value of the data with the file, line and column of its CSV
+    cell (``error.location``: the row of X and the feature's name, or its index in ``columns``, None when the
+    estimator saw other columns than the file's); re-raise it unchanged when it names no cell."""
+    location = getattr(error, "location", None)
+    if location is not None:
+        row, column = location
+        if not isinstance(column, str) and columns is not None and 0 <= column < len(columns):
+            column = columns[column]
+        if isinstance(column, str) and column in table.index and 0 <= row < len(table):
+            raise InputError(f"{table.where(row, column)}: {_cli_terms(error)}") from error
+    raise error
 
 
 def _flag(option):
@@ -808,12 +818,16 @@ def _build_model(args):
             if not steps:  # it gets the CSV's columns: hand the kept ones on by name, so messages can name them
                 selector.set_output(transform="pandas")
             steps.append(selector)
+        if args.model == "bernoulli-nb":
+            params["binarize"] = None  # 0/1 features, or those of the FeatureBinarizer step: others are refused
         model = estimator(**params)
         return make_pipeline(*steps, model) if steps else model
     if args.model in ALL_FEATURE_MODELS:
         return estimator(**params, random_state=args.seed)
     if args.model in ("gaussian", "mixture"):
         params["n_jobs"] = min(params.get("n_chains", 1), _usable_cores())
+    if args.model in _BINARY_MODELS:
+        params["binarize"] = args.binarize  # None: the features must be 0/1 already (the estimator refuses others)
     return estimator(
         n_features_to_select=args.n_features, threshold=args.threshold, correct=not args.no_correct, **params,
         random_state=args.seed,
@@ -880,30 +894,34 @@ def _classify(args):
     import numpy as np
     import pandas as pd
 
-    from hdbayes._validation import binarize_features
     from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 
     check_output_file(args.out)
     check_distinct_files({"--train": args.train, "--test": args.test}, {"--out": args.out})
     model = _build_model(args)  # refuses options of other models before reading anything
+    _check_option_ranges(args, _classify_parameters(), _classify_owner(args.model))
     args.phase = "reading the input files"
     data = _read_train_test(args)
-    _check_classify_options(args, len(data.columns))
-    _check_classify_data(args, data)
-    X_train, X_test = data.X_train, data.X_test
-    if args.model in ("naive-bayes", "mixture") and args.binarize is not None:
-        X_train, X_test = data.X_train_binary, binarize_features(X_test, data.thresholds)
-    X_train, X_test = _frame(X_train, data.columns), _frame(X_test, data.columns)
+    _check_classes(args, data)
+    X_train, X_test = _frame(data.X_train, data.columns), _frame(data.X_test, data.columns)
+    # the estimators check the values their model needs (0/1, counts, level codes); their errors name the cell
+    columns = None if hasattr(model, "steps") else data.columns
     args.phase = "fitting the model"
     with warnings.catch_warnings(record=True) as fit_warnings:
         warnings.simplefilter("always")
-        _fit(args, model, X_train, data.y_train)
+        try:
+            _fit(args, model, X_train, data.y_train)
+        except InputValueError as error:
+            _raise_located(error, data.train, columns)
     for caught in fit_warnings:  # handed on to main's one-line printing
         warnings.warn_explicit(caught.message, caught.category, caught.filename, caught.lineno)
     # the estimators may already warn about kept features with a statistic of 0: then say it once
     zero_warned = any(re.search(r"\bof the \d+ (kept|selected) features\b", str(w.message)) for w in fit_warnings)
     args.phase = "predicting"
-    proba = model.predict_proba(X_test)
+    try:
+        proba = model.predict_proba(X_test)
+    except InputValueError as error:
+        _raise_located(error, data.test, columns)
     _check_finite("a predicted probability", proba, data)
     classes = model.classes_
     output = pd.DataFrame({"prediction": model.predict(X_test)})
@@ -1000,15 +1018,8 @@ def _check_regress_options(args, n_columns):
         raise InputError(
             f"--group-size {args.group_size} must be >= 1 and divide the number of feature columns ({n_columns})"
         )
-    from sklearn.utils._param_validation import Interval
-
-    constraints = hdbayes.GroupSpikeSlabRegression._parameter_constraints
-    for option in ("prior_inclusion", "slab_variance", "noise_variance"):
-        # the range is the estimator's own, so that the command and the estimator cannot disagree
-        interval = next(c for c in constraints[option] if isinstance(c, Interval))
-        value = getattr(args, option)
-        if not (math.isfinite(value) and value in interval):
-            raise InputError(f"{_flag(option)} must be {_range_text(interval)}, got {value:g}")
+    _check_option_ranges(args, {option: option for option in ("prior_inclusion", "slab_variance", "noise_variance")},
+                         lambda parameter: (hdbayes.GroupSpikeSlabRegression, parameter))  # fmt: skip
 
 
 def _regress(args):

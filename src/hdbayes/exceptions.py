@@ -19,7 +19,28 @@ class InputValueError(ValueError):
     """A value given by the user is wrong.
 
     Bad data (NaN, one class, non-binary values, overflow), an option out of range, k > p, a malformed file.
+
+    Parameters
+    ----------
+    *args : object
+        The message, as for :class:`ValueError`.
+    location : tuple of (int, int or str), optional
+        For a bad value in the data, where it is: its row in X (0-based, in the X the user passed) and its
+        feature (the name in ``feature_names_in_`` when X had names, else the column index). The command line
+        turns it into the file, line and column of the CSV.
     """
+
+    def __init__(self, *args: object, location: tuple[int, int | str] | None = None) -> None:
+        super().__init__(*args)
+        self.location = location
+
+    def __reduce__(self):
+        return _rebuild_input_value_error, (type(self), self.args, self.location)
+
+
+def _rebuild_input_value_error(cls, args, location):
+    """Unpickle an :class:`InputValueError` with its location (joblib workers send errors back pickled)."""
+    return cls(*args, location=location)
 
 
 class InputTypeError(TypeError):

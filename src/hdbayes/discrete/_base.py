@@ -27,11 +27,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
 from hdbayes._validation import (
+    cell_location,
     check_class_labels,
     check_finite_output,
     feature_label,
     feature_thresholds,
-    first_entry,
+    first_cell,
     is_dask_array,
     plain_value,
     unchanged_on_error,
@@ -175,10 +176,11 @@ def check_non_negative_features(X, whom, feature_names=None, hint="the model nee
     if values.size and values.min() < 0:
         if sp.issparse(X):
             X = X.tocsr()
-        j, value = first_entry(X, (X.data if sp.issparse(X) else X) < 0)
+        i, j, value = first_cell(X, (X.data if sp.issparse(X) else X) < 0)
         raise InputValueError(
             f"Negative values in data passed to {whom}: {feature_label(j, feature_names)} has the value {value:g}; "
-            f"{hint}"
+            f"{hint}",
+            location=cell_location(i, j, feature_names=feature_names),
         )
 
 
