@@ -18,7 +18,7 @@ from hdbayes.discrete import (
     MutualInformationSelector,
     mutual_information_discrete,
 )
-from hdbayes.discrete.dcm import WordCountHistogram
+from hdbayes.discrete.word_counts import WordCountHistogram
 from hdbayes.exceptions import InputValueError
 from hdbayes.statistics import is_dask_array
 
@@ -223,7 +223,7 @@ def test_dcm_from_dask_and_by_partial_fit_equals_the_in_memory_fit(real, sparse)
 
 def test_dcm_in_memory_fit_equals_the_fixed_point_on_the_documents():
     # the oracle: the exceedance counts taken from the documents themselves (the former path, which kept them)
-    from hdbayes.discrete.dcm import _exceedance_counts, _minka_fixed_point
+    from hdbayes.discrete.minka import _exceedance_counts, _minka_fixed_point
 
     X, y = documents()
     model = DCMClassifier(min_concentration=1e-8).fit(X, y)
