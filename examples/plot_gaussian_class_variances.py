@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from hdbayes import BiasCorrectedGaussianClassifier
-from hdbayes.selection_bias.gaussian_adjustment import ALPHA2_GRID
+from hdbayes.selection_bias.gaussian import ALPHA2_GRID
 
 rng = np.random.default_rng(0)
 n_per_class, n_features, n_informative = 30, 500, 10
