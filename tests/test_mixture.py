@@ -14,8 +14,8 @@ from hdbayes.datasets import simulate_mixture
 from hdbayes.exceptions import InputValueError
 from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 from hdbayes.quadrature import gauss_legendre_rule
-from hdbayes.selection_bias.adjustment import mixture_log_discard_probability
 from hdbayes.selection_bias.mixture import BiasCorrectedMixture
+from hdbayes.selection_bias.mixture_adjustment import mixture_log_discard_probability
 from hdbayes.special import log_beta_bernoulli
 
 

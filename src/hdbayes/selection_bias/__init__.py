@@ -6,8 +6,9 @@
 * :class:`BiasCorrectedGaussianClassifier` — the Gaussian classifier with the F-statistic (Li 2009), its
   variants :class:`SharedSpread`, :class:`PerFeatureSpread` and :class:`PerClassVariance`
   (:mod:`~hdbayes.selection_bias.gaussian`);
-* the adjustment factors q^{p−k}: :func:`naive_bayes_log_discard_probability`,
-  :func:`mixture_log_discard_probability` (:mod:`~hdbayes.selection_bias.adjustment`),
+* the adjustment factors q^{p−k}: :func:`naive_bayes_log_discard_probability`
+  (:mod:`~hdbayes.selection_bias.adjustment`), :func:`mixture_log_discard_probability`
+  (:mod:`~hdbayes.selection_bias.mixture_adjustment`),
   :func:`categorical_log_discard_probability` (:mod:`~hdbayes.selection_bias.categorical_adjustment`) and
   :class:`GaussianAdjustment` (:mod:`~hdbayes.selection_bias.gaussian.shared`).
 
@@ -17,12 +18,13 @@ Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily
 from hdbayes import _lazy_exports
 
 _EXPORTS = {  # module -> the names it exports
-    ".adjustment": ("mixture_log_discard_probability", "naive_bayes_log_discard_probability"),
+    ".adjustment": ("naive_bayes_log_discard_probability",),
     ".categorical": ("BiasCorrectedCategoricalNB",),
     ".categorical_adjustment": ("categorical_log_discard_probability",),
     ".gaussian": ("BiasCorrectedGaussianClassifier", "PerClassVariance", "PerFeatureSpread", "SharedSpread"),
     ".gaussian.shared": ("GaussianAdjustment",),
     ".mixture": ("BiasCorrectedMixture",),
+    ".mixture_adjustment": ("mixture_log_discard_probability",),
     ".naive_bayes": ("BiasCorrectedNaiveBayes",),
 }
 

@@ -48,7 +48,8 @@ from hdbayes.selection_bias._base import (
     BinarySelectionBiasClassifier,
     check_rule_memory,
 )
-from hdbayes.selection_bias.adjustment import MixtureAdjustmentCache, check_theta_rule, theta_quadrature
+from hdbayes.selection_bias.adjustment import check_theta_rule, theta_quadrature
+from hdbayes.selection_bias.mixture_adjustment import MixtureAdjustmentCache
 
 if TYPE_CHECKING:
     from typing import Literal, Self
