@@ -119,9 +119,65 @@ class GaussianVariant(BaseEstimator):
         """
         return False
 
-    def model(self, class_counts, sums, squares, *, threshold, n_kept, n_discarded, scatter, classes, n_mc, n_jobs,
-              rng):  # fmt: skip  # pragma: no cover - every variant writes its own
-        """The variant's adjustment factor and chain on the selected features' statistics (a :class:`VariantModel`)."""
+    def model(self, class_counts: np.ndarray, sums: np.ndarray, squares: np.ndarray, *, threshold: float,
+              n_kept: int, n_discarded: int, scatter: np.ndarray | None, classes: np.ndarray, n_mc: int | None,
+              n_jobs: int | None, rng: np.random.Generator) -> VariantModel:  # fmt: skip
+        """The variant's model of one fit: its adjustment factor (when features are discarded) and its chain.
+
+        Parameters
+        ----------
+        class_counts : ndarray of shape (G,)
+            n_g.
+        sums, squares : ndarray of shape (G, k)
+            The selected features' class sums and sums of squares.
+        threshold : float
+            γ of the selection.
+        n_kept, n_discarded : int
+            k, and p − k when corrected (0 uncorrected).
+        scatter : ndarray of shape (G, p) or None
+            Every feature's within-class scatter (used when :meth:`needs_scatter`).
+        classes : ndarray of shape (G,)
+            The class labels (for messages).
+        n_mc : int or None
+            The estimator's size of the factor's pool (None: the variant's default; unused by an exact factor).
+        n_jobs : int or None
+            Threads for the factor (the per-class variance with α2_x learned).
+        rng : numpy.random.Generator
+            The fit's generator (a Monte Carlo pool is drawn from it).
+
+        Returns
+        -------
+        VariantModel
+            The chain, the factor (None when nothing is discarded), dims, monitored names and class scales.
+        """
+        class_scale = self._class_scale(scatter, class_counts, classes)
+        adjustment = None
+        if n_discarded > 0:
+            counts = tuple(int(c) for c in class_counts)
+            adjustment = self._factor(threshold, counts, n_kept=n_kept, n_mc=n_mc, n_jobs=n_jobs, rng=rng,
+                                      class_scale=class_scale)  # fmt: skip
+        chain = self._bind_chain(class_counts, sums, squares, adjustment, n_discarded, class_scale)
+        return VariantModel(chain, adjustment, self.dims, self.monitored, self._draw_bytes(len(classes), n_kept),
+                            self._fitted_class_scale(class_scale, len(classes)))  # fmt: skip
+
+    def _class_scale(self, scatter, class_counts, classes):
+        """The class scales of a fit (None: the variant has none)."""
+        return None
+
+    def _fitted_class_scale(self, class_scale, n_classes):
+        """``class_scale_`` of the estimator (None: no such attribute)."""
+        return None
+
+    def _factor(self, threshold, class_counts, *, n_kept, n_mc, n_jobs, rng, class_scale):  # pragma: no cover
+        """The adjustment factor of the correction (p − k > 0)."""
+        raise NotImplementedError
+
+    def _bind_chain(self, class_counts, sums, squares, adjustment, n_discarded, class_scale):  # pragma: no cover
+        """The variant's chain with everything bound (see :meth:`_chain`)."""
+        raise NotImplementedError
+
+    def _draw_bytes(self, n_classes, k):  # pragma: no cover
+        """Bytes of one saved draw."""
         raise NotImplementedError
 
     def precisions(self, trace: Trace) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - every variant's own

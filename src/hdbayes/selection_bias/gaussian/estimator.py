@@ -42,7 +42,7 @@ from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
 from hdbayes.exceptions import InputValueError
 from hdbayes.mcmc.chains import chain_seeds
 from hdbayes.selection import f_statistic
-from hdbayes.selection_bias._base import SELECTION_PARAMETER_CONSTRAINTS, SelectionBiasClassifier, class_pseudo_counts
+from hdbayes.selection_bias._base import SELECTION_PARAMETER_CONSTRAINTS, SelectionBiasClassifier, class_log_prior
 from hdbayes.selection_bias.gaussian._variant import GaussianVariant
 from hdbayes.selection_bias.gaussian.per_class import PerClassVariance
 from hdbayes.selection_bias.gaussian.per_feature import PerFeatureSpread
@@ -66,11 +66,6 @@ __all__ = ["VARIANTS", "BiasCorrectedGaussianClassifier"]
 
 #: The variants by name: ``variant="per-class"`` is ``variant=PerClassVariance()``.
 VARIANTS = {cls.name: cls for cls in (SharedSpread, PerFeatureSpread, PerClassVariance)}
-
-
-def class_log_prior(class_counts, pseudo_counts):
-    """log (n_g + c_g)/(n + Σ c), the Pólya-urn predictive of the class."""
-    return np.log((class_counts + pseudo_counts) / (class_counts.sum() + pseudo_counts.sum()))
 
 
 class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
@@ -396,7 +391,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
 
     def _sample(self, variant, class_sizes, sums, squares, counts, selection, rng, schedule, scatter):
         """The variant's chains on the selected features' class sizes, sums and sums of squares."""
-        pseudo_counts = class_pseudo_counts(self.class_pseudo_count, self.classes_.shape[0])
+        log_prior = class_log_prior(counts, self.class_pseudo_count)  # checks class_pseudo_count before the chains
         model = variant.model(
             class_sizes, sums, squares, threshold=selection.threshold, n_kept=selection.indices.size,
             n_discarded=selection.n_discarded if self.correct else 0, scatter=scatter, classes=self.classes_,
@@ -424,7 +419,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             self.__dict__.pop("class_scale_", None)
         else:
             self.class_scale_ = model.class_scale
-        self.class_log_prior_ = class_log_prior(counts, pseudo_counts)
+        self.class_log_prior_ = log_prior
         return self
 
     def _predict_dask(self, X, method, **kwargs):

@@ -33,7 +33,7 @@ from hdbayes.selection_bias.gaussian._factor import (
     log_f_density_of_log,
 )
 from hdbayes.selection_bias.gaussian._scales_kernel import run_scales_kernel
-from hdbayes.selection_bias.gaussian._variant import POSITIVE, VariantModel
+from hdbayes.selection_bias.gaussian._variant import POSITIVE
 from hdbayes.selection_bias.gaussian.per_feature import PerFeatureGaussianAdjustment, PerFeatureSpread
 
 if TYPE_CHECKING:
@@ -425,64 +425,30 @@ class PerClassVariance(PerFeatureSpread):
         a few scalars."""
         return 8 * (2 * n_classes * k + 4 * k + 8)
 
-    def model(self, class_counts: np.ndarray, sums: np.ndarray, squares: np.ndarray, *, threshold: float,
-              n_kept: int, n_discarded: int, scatter: np.ndarray | None, classes: np.ndarray, n_mc: int | None,
-              n_jobs: int | None, rng: np.random.Generator) -> VariantModel:  # fmt: skip
-        """The class scales, the adjustment factor A(s_μ/s_x; α2_x) and the chain of one fit.
+    def _fitted_class_scale(self, class_scale, n_classes):
+        return np.ones(n_classes) if class_scale is None else class_scale
 
-        Parameters
-        ----------
-        class_counts : ndarray of shape (G,)
-            n_g.
-        sums, squares : ndarray of shape (G, k)
-            The selected features' class sums and sums of squares.
-        threshold : float
-            γ of the selection (above 0 when corrected).
-        n_kept, n_discarded : int
-            k, and p − k when corrected (0 uncorrected).
-        scatter : ndarray of shape (G, p) or None
-            Every feature's within-class scatter (for ``class_scale="plug-in"``).
-        classes : ndarray of shape (G,)
-            The class labels (for messages).
-        n_mc : int or None
-            Size of the pool of class-variance ratios, rounded up to a power of 2 (None: 512).
-        n_jobs : int or None
-            Threads computing the factors of a learned α2_x (one per grid value).
-        rng : numpy.random.Generator
-            Unused here (the pool is a seeded Sobol sequence).
+    def _factor(self, threshold, class_counts, *, n_kept, n_mc, n_jobs, rng, class_scale):
+        """A(s_μ/s_x; α2_x) on a pool of ``n_mc`` quasi-random class-variance ratios rounded up to a power of 2
+        (None: 512), one factor per grid value when α2_x is learned (in ``n_jobs`` threads)."""
+        if threshold <= 0:
+            raise InputValueError(
+                f'variant="per-class" with correct=True needs a selection threshold above 0; the {n_kept} kept '
+                "features reach features with F = 0 (constant ones): keep fewer features, or set correct=False"
+            )
+        n_pool = PER_CLASS_POOL if n_mc is None else 1 << int(n_mc - 1).bit_length()
+        learn = isinstance(self.alpha2_x, str)
+        n_grid = len(ALPHA2_GRID) if learn else 1
+        # each grid value's pool: its Sobol points and class-variance ratios, G + 2 numbers a point
+        check_memory(8.0 * n_grid * n_pool * (len(class_counts) + 2), f"n_mc = {n_mc}",
+                     purpose="the Monte Carlo pools of the correction")  # fmt: skip
+        if learn:
+            return ClassVarianceGridAdjustment.create(threshold, class_counts, self.alpha1_mu, self.alpha1_x,
+                                                      n_pool=n_pool, n_jobs=check_n_jobs(n_jobs, n_grid),
+                                                      class_scale=class_scale)  # fmt: skip
+        return PerClassVarianceAdjustment.create(threshold, class_counts, self.alpha1_mu, self.alpha1_x, self.alpha2_x,
+                                                 n_pool=n_pool, class_scale=class_scale)  # fmt: skip
 
-        Returns
-        -------
-        VariantModel
-            The chain, the factor (None when nothing is discarded), dims, monitored names and class scales.
-        """
-        n_classes = len(classes)
-        class_scale = self._class_scale(scatter, class_counts, classes)
-        adjustment = None
-        if n_discarded > 0:
-            if threshold <= 0:
-                raise InputValueError(
-                    f'variant="per-class" with correct=True needs a selection threshold above 0; the {n_kept} kept '
-                    "features reach features with F = 0 (constant ones): keep fewer features, or set correct=False"
-                )
-            n_pool = PER_CLASS_POOL if n_mc is None else 1 << int(n_mc - 1).bit_length()
-            learn = isinstance(self.alpha2_x, str)
-            n_grid = len(ALPHA2_GRID) if learn else 1
-            # each grid value's pool: its Sobol points and class-variance ratios, G + 2 numbers a point
-            check_memory(8.0 * n_grid * n_pool * (n_classes + 2), f"n_mc = {n_mc}",
-                         purpose="the Monte Carlo pools of the correction")  # fmt: skip
-            counts = tuple(int(c) for c in class_counts)
-            if learn:
-                adjustment = ClassVarianceGridAdjustment.create(
-                    threshold, counts, self.alpha1_mu, self.alpha1_x, n_pool=n_pool,
-                    n_jobs=check_n_jobs(n_jobs, n_grid), class_scale=class_scale,
-                )  # fmt: skip
-            else:
-                adjustment = PerClassVarianceAdjustment.create(
-                    threshold, counts, self.alpha1_mu, self.alpha1_x, self.alpha2_x, n_pool=n_pool,
-                    class_scale=class_scale,
-                )  # fmt: skip
-        chain = self._chain(per_class_chain, class_counts, sums, squares, adjustment, n_discarded,
-                            class_scale=class_scale)  # fmt: skip
-        return VariantModel(chain, adjustment, self.dims, self.monitored, self._draw_bytes(n_classes, n_kept),
-                            np.ones(n_classes) if class_scale is None else class_scale)  # fmt: skip
+    def _bind_chain(self, class_counts, sums, squares, adjustment, n_discarded, class_scale):
+        return self._chain(per_class_chain, class_counts, sums, squares, adjustment, n_discarded,
+                           class_scale=class_scale)  # fmt: skip

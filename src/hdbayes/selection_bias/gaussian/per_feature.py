@@ -30,7 +30,7 @@ from hdbayes.selection_bias.gaussian._factor import (
     gaussian_f_series,
 )
 from hdbayes.selection_bias.gaussian._scales_kernel import PRIOR_NAMES, run_scales_kernel
-from hdbayes.selection_bias.gaussian._variant import COMMON_CONSTRAINTS, POSITIVE, GaussianVariant, VariantModel
+from hdbayes.selection_bias.gaussian._variant import COMMON_CONSTRAINTS, POSITIVE, GaussianVariant
 
 if TYPE_CHECKING:
     from hdbayes.mcmc import Trace
@@ -333,41 +333,12 @@ class PerFeatureSpread(GaussianVariant):
         """Bytes of a saved draw: the class means (G × k), four values per feature and a few scalars."""
         return 8 * (n_classes * k + 4 * k + 8)
 
-    def model(self, class_counts: np.ndarray, sums: np.ndarray, squares: np.ndarray, *, threshold: float,
-              n_kept: int, n_discarded: int, scatter: np.ndarray | None, classes: np.ndarray, n_mc: int | None,
-              n_jobs: int | None, rng: np.random.Generator) -> VariantModel:  # fmt: skip
-        """The exact adjustment factor A(s_μ/s_x) and the chain of one fit.
+    def _factor(self, threshold, class_counts, *, n_kept, n_mc, n_jobs, rng, class_scale):
+        """The exact A(s_μ/s_x) by quadrature (no pool: ``n_mc`` and ``rng`` unused)."""
+        return PerFeatureGaussianAdjustment.create(threshold, class_counts, self.alpha1_mu, self.alpha1_x)
 
-        Parameters
-        ----------
-        class_counts : ndarray of shape (G,)
-            n_g.
-        sums, squares : ndarray of shape (G, k)
-            The selected features' class sums and sums of squares.
-        threshold : float
-            γ of the selection.
-        n_kept, n_discarded : int
-            k, and p − k when corrected (0 uncorrected).
-        scatter : ndarray of shape (G, p) or None
-            Unused here.
-        classes : ndarray of shape (G,)
-            The class labels.
-        n_mc, n_jobs : int or None
-            Unused here (the factor is exact).
-        rng : numpy.random.Generator
-            Unused here (the factor draws nothing).
-
-        Returns
-        -------
-        VariantModel
-            The chain, the factor (None when nothing is discarded), dims and monitored names.
-        """
-        adjustment = None
-        if n_discarded > 0:
-            adjustment = PerFeatureGaussianAdjustment.create(threshold, tuple(int(c) for c in class_counts),
-                                                             self.alpha1_mu, self.alpha1_x)  # fmt: skip
-        chain = self._chain(per_feature_chain, class_counts, sums, squares, adjustment, n_discarded)
-        return VariantModel(chain, adjustment, self.dims, self.monitored, self._draw_bytes(len(classes), n_kept))
+    def _bind_chain(self, class_counts, sums, squares, adjustment, n_discarded, class_scale):
+        return self._chain(per_feature_chain, class_counts, sums, squares, adjustment, n_discarded)
 
     def precisions(self, trace: Trace) -> tuple[np.ndarray, np.ndarray]:
         """1/w^x (S, k) and 1/w^μ (S, k) of every draw.

@@ -69,7 +69,7 @@ from hdbayes.selection_bias.gaussian._factor import (
     gaussian_f_series,
     new_interpolation_table,
 )
-from hdbayes.selection_bias.gaussian._variant import COMMON_CONSTRAINTS, GaussianVariant, VariantModel
+from hdbayes.selection_bias.gaussian._variant import COMMON_CONSTRAINTS, GaussianVariant
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -613,48 +613,16 @@ class SharedSpread(GaussianVariant):
         """Bytes of a saved draw: the class means (G × k), τ^x and ν (k each) and a few scalars."""
         return 8 * (n_classes * k + 2 * k + 8)
 
-    def model(self, class_counts: np.ndarray, sums: np.ndarray, squares: np.ndarray, *, threshold: float,
-              n_kept: int, n_discarded: int, scatter: np.ndarray | None, classes: np.ndarray, n_mc: int | None,
-              n_jobs: int | None, rng: np.random.Generator) -> VariantModel:  # fmt: skip
-        """The adjustment factor A(τ^μ) (its Monte Carlo pool drawn from ``rng``) and the chain of one fit.
+    def _factor(self, threshold, class_counts, *, n_kept, n_mc, n_jobs, rng, class_scale):
+        """A(τ^μ) on a Monte Carlo pool of ``n_mc`` draws (None: 1000, the paper's) from the fit's generator."""
+        if n_mc is not None:  # the pool: n_mc normal vectors of G values, a precision and a weight
+            check_memory(8.0 * n_mc * (len(class_counts) + 3), f"n_mc = {n_mc}",
+                         purpose="the Monte Carlo pool of the correction")  # fmt: skip
+        return GaussianAdjustment.create(threshold, class_counts, self.alpha_x, self.w_x,
+                                         n_mc=1000 if n_mc is None else n_mc, random_state=rng)  # fmt: skip
 
-        Parameters
-        ----------
-        class_counts : ndarray of shape (G,)
-            n_g.
-        sums, squares : ndarray of shape (G, k)
-            The selected features' class sums and sums of squares.
-        threshold : float
-            γ of the selection.
-        n_kept, n_discarded : int
-            k, and p − k when corrected (0 uncorrected).
-        scatter : ndarray of shape (G, p) or None
-            Unused here.
-        classes : ndarray of shape (G,)
-            The class labels (for messages).
-        n_mc : int or None
-            Size of the pool (None: 1000, the paper's).
-        n_jobs : int or None
-            Unused here.
-        rng : numpy.random.Generator
-            The fit's generator (the pool is drawn from it).
-
-        Returns
-        -------
-        VariantModel
-            The chain, the factor (None when nothing is discarded), dims and monitored names.
-        """
-        adjustment = None
-        if n_discarded > 0:
-            if n_mc is not None:  # the pool: n_mc normal vectors of G values, a precision and a weight
-                check_memory(8.0 * n_mc * (len(classes) + 3), f"n_mc = {n_mc}",
-                             purpose="the Monte Carlo pool of the correction")  # fmt: skip
-            adjustment = GaussianAdjustment.create(
-                threshold, tuple(int(c) for c in class_counts), self.alpha_x, self.w_x,
-                n_mc=1000 if n_mc is None else n_mc, random_state=rng,
-            )  # fmt: skip
-        chain = self._chain(gibbs_chain, class_counts, sums, squares, adjustment, n_discarded)
-        return VariantModel(chain, adjustment, self.dims, self.monitored, self._draw_bytes(len(classes), n_kept))
+    def _bind_chain(self, class_counts, sums, squares, adjustment, n_discarded, class_scale):
+        return self._chain(gibbs_chain, class_counts, sums, squares, adjustment, n_discarded)
 
     def precisions(self, trace: Trace) -> tuple[np.ndarray, np.ndarray]:
         """τ_j^x (S, k) and τ^μ (S,) of every draw.
