@@ -1,21 +1,6 @@
 """What the two groupings of interaction patterns share (Li & Neal; thesis §3.3): input checks and results.
 
-A pattern fixes the values of some discrete inputs; its *expression* E is the set of
-training cases that have those values. The coefficients of patterns with the same
-expression enter the likelihood only through their sum (thesis eq. 3.9–3.10), so they
-form one **group** and the model samples one compressed parameter s_g per group and
-class. Patterns expressed by no training case do not enter the likelihood at all.
-
-Everything here depends on the training **inputs** only (never on the responses), so the
-grouping — and therefore the numbers of original and compressed parameters — is the same
-for every class ("per class" counts). Each group records
-
-* its expression, as CSR-like arrays ``case_indices[case_indptr[g]:case_indptr[g + 1]]``
-  (sorted training-case indices, 0-based);
-* ``order_counts[g, o]`` = n_{g,o}, the number of its patterns of order o, from which the
-  compressed prior width is W_g = Σ_o n_{g,o} σ_o^α (α = 1: Cauchy scale, α = 2: Gaussian
-  variance; thesis eq. 3.12, 3.49).
-
+The patterns, their expressions and groups are described in :mod:`hdbayes.interactions.patterns`.
 :mod:`hdbayes.interactions.sequence_patterns` groups the suffix patterns of histories,
 :mod:`hdbayes.interactions.classification_patterns` the patterns over any features; both return a subclass of
 :class:`_Grouping` and describe a test case by :class:`ExpressedGroups`.

@@ -20,15 +20,8 @@ import numpy as np
 
 from hdbayes._numba import jit
 from hdbayes.exceptions import InputValueError
-from hdbayes.interactions._grouping import (
-    ExpressedGroups,
-    _check_codes,
-    _check_order,
-    _check_test_input,
-    _encode_test_codes,
-    _Grouping,
-    _unique_inverse,
-)
+from hdbayes.interactions import _grouping
+from hdbayes.interactions._grouping import ExpressedGroups, _Grouping
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -276,7 +269,7 @@ class ClassificationGrouping(_Grouping):
         x_test; otherwise its unfixed positions that differ become absent and (3.49)
         counts its expressed members. Cost O(S · p) (compiled, see :meth:`expressed_by_all`).
         """
-        x = _check_test_input(x_test, 1, self.n_features, "this classification model", exact=True)
+        x = _grouping._check_test_input(x_test, 1, self.n_features, "this classification model", exact=True)
         _, groups, counts, new_counts = self._expressed_all(x[None, :])
         return ExpressedGroups(groups, counts, new_counts[0])
 
@@ -293,14 +286,14 @@ class ClassificationGrouping(_Grouping):
         tuple of four int64 ndarrays
             ``ptr``, ``groups``, ``counts`` and ``new_counts``, as for :meth:`SequenceGrouping.expressed_by_all`.
         """
-        return self._expressed_all(_check_test_input(X_test, 2, self.n_features, "this classification model",
+        return self._expressed_all(_grouping._check_test_input(X_test, 2, self.n_features, "this classification model",
                                                      exact=True))  # fmt: skip
 
     def _expressed_all(self, X):
         """:meth:`expressed_by_all` for test cases already checked."""
         codes = np.empty(X.shape, np.int64)
         for t, cat in enumerate(self.categories):
-            codes[:, t] = _encode_test_codes(X[:, t], cat)
+            codes[:, t] = _grouping._encode_test_codes(X[:, t], cat)
         binom = _binomial_table(self.n_features, self.order)
         return _classification_expressed_all(
             codes, self.order, self.sp_values, self.sp_unfixed, self.sp_order, self.sp_group, self.n_groups,
@@ -408,14 +401,14 @@ def group_classification_patterns(X: ArrayLike, order: int) -> ClassificationGro
     cost is not polynomially bounded in general (thesis: "slow for … a large number of
     cases and … very high order").
     """
-    X = _check_codes(X)
-    order = _check_order(order, X.shape[1])
+    X = _grouping._check_codes(X)
+    order = _grouping._check_order(order, X.shape[1])
     n, p = X.shape
     _binomial_table(p, order)  # refuses, before any work, counts beyond int64
     categories = []
     C = np.empty((n, p), np.int64)
     for t in range(p):
-        cat, inv = _unique_inverse(X[:, t], f"column {t} of X")
+        cat, inv = _grouping._unique_inverse(X[:, t], f"column {t} of X")
         categories.append(cat)
         C[:, t] = inv
     n_values = np.array([cat.size for cat in categories], np.int64)

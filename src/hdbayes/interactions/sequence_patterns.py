@@ -19,15 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hdbayes._numba import jit
-from hdbayes.interactions._grouping import (
-    ExpressedGroups,
-    _check_codes,
-    _check_order,
-    _check_test_input,
-    _encode_test_codes,
-    _Grouping,
-    _unique_inverse,
-)
+from hdbayes.interactions import _grouping
+from hdbayes.interactions._grouping import ExpressedGroups, _Grouping
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -224,7 +217,7 @@ class SequenceGrouping(_Grouping):
         Walks the trie from the root: O(order · log A) per test case (compiled, see
         :meth:`expressed_by_all`).
         """
-        x = _check_test_input(x_test, 1, self.order, "a sequence model of this order")
+        x = _grouping._check_test_input(x_test, 1, self.order, "a sequence model of this order")
         _, groups, counts, new_counts = self._expressed_all(x[None, :])
         return ExpressedGroups(groups, counts, new_counts[0])
 
@@ -247,13 +240,13 @@ class SequenceGrouping(_Grouping):
         new_counts : int64 ndarray of shape (T, order + 1)
             Row t is ``groups_expressed_by(X_test[t]).new_counts``.
         """
-        return self._expressed_all(_check_test_input(X_test, 2, self.order, "a sequence model of this order"))
+        return self._expressed_all(_grouping._check_test_input(X_test, 2, self.order, "a sequence model of this order"))
 
     def _expressed_all(self, X):
         """:meth:`expressed_by_all` for test cases already checked."""
         order = self.order
         used = X[:, X.shape[1] - order :][:, ::-1] if order else X[:, :0]
-        r = np.ascontiguousarray(_encode_test_codes(used, self.symbols))
+        r = np.ascontiguousarray(_grouping._encode_test_codes(used, self.symbols))
         child_keys = np.full(self.n_groups, -1, np.int64)
         children = np.flatnonzero(self.order_range[:, 0] > 0)
         child_keys[children] = self.histories[self.representative[children], self.order_range[children, 0] - 1]
@@ -338,10 +331,10 @@ def group_sequence_patterns(X: ArrayLike, order: int) -> SequenceGrouping:
     nodes at one depth are disjoint, so the cost is O(N · order) plus sorting the distinct
     symbols at each split.
     """
-    X = _check_codes(X)
-    order = _check_order(order, X.shape[1])
+    X = _grouping._check_codes(X)
+    order = _grouping._check_order(order, X.shape[1])
     used = X[:, X.shape[1] - order :] if order else X[:, :0]
-    symbols, codes = _unique_inverse(used, "X")
+    symbols, codes = _grouping._unique_inverse(used, "X")
     R = np.ascontiguousarray(codes[:, ::-1])
     lo, hi, olo, ohi, parent, child0, nchild, perm = _sequence_trie(R)
     indptr, indices = _ranges_to_csr(lo, hi, perm)
