@@ -37,7 +37,7 @@ from scipy.special import logsumexp
 from scipy.stats import qmc
 
 from hdbayes.selection import f_statistic
-from hdbayes.selection_bias.gaussian_adjustment import per_class_log_discard_probability_given
+from hdbayes.selection_bias.gaussian._factor import per_class_log_discard_probability_given
 from hdbayes.selection_bias.quadratic_form import log_quadratic_form_tails
 
 

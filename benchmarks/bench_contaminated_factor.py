@@ -34,7 +34,8 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from hdbayes.selection import f_statistic
-from hdbayes.selection_bias.gaussian_adjustment import class_variance_pool, per_class_log_discard_probability_given
+from hdbayes.selection_bias.gaussian._factor import per_class_log_discard_probability_given
+from hdbayes.selection_bias.gaussian.per_class import class_variance_pool
 from hdbayes.selection_bias.quadratic_form import log_quadratic_form_tails
 
 

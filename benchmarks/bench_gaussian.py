@@ -52,8 +52,7 @@ from hdbayes.mcmc import Schedule
 from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate, random_lognormal_loss
 from hdbayes.preprocessing import ShrunkCovarianceWhitener
 from hdbayes.selection import select_features
-from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
-from hdbayes.selection_bias.gaussian_adjustment import PerFeatureGaussianAdjustment
+from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier, PerFeatureGaussianAdjustment, SharedSpread
 
 PRIOR = {"alpha_x": 2.0, "w_x": 0.3}
 SHRINK_THRESHOLD = 0.5
@@ -85,7 +84,8 @@ def methods(k, lam):
     }
     out = {
         name: (
-            gaussian_model(n_features_to_select=k, correct=correct, lam=lam, random_state=0, **PRIOR, **MCMC_PAPER),
+            gaussian_model(n_features_to_select=k, correct=correct, lam=lam, random_state=0,
+                           variant=SharedSpread(**PRIOR), **MCMC_PAPER),
             True,
         )
         for name, correct in (("Bayes Gaussian, corrected", True), ("Bayes Gaussian, uncorrected", False))
@@ -221,7 +221,8 @@ def full_srbct_time():
     start = time.perf_counter()
     for columns in srbct.gene_groups(X.shape[1], random_state=0):
         rows, _ = cross_validate_methods(
-            X[:, columns], y, cv=cv, n_features_to_select=10, loss=loss, lam=10.0, random_state=0, **PRIOR, **MCMC_PAPER
+            X[:, columns], y, cv=cv, n_features_to_select=10, loss=loss, lam=10.0, random_state=0,
+            variant=SharedSpread(**PRIOR), **MCMC_PAPER,
         )
         for row in rows:
             totals[row["method"]] += row["seconds"]

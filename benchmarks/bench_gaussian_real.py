@@ -11,7 +11,7 @@ peers get the same top-k columns through :class:`bench_gaussian.FSelector` (both
 :func:`hdbayes.selection.f_statistic`; ties, which do not occur on these data, are broken at random).
 Priors α^x = 2, w^x = 0.3 as in ``bench_gaussian.py`` and the lymphoma experiment, the others the
 defaults; the paper's MCMC (6000 iterations, 750 burn-in, thin 15; ``--quick``: 1200 / 200 / 5), one
-chain, seed 0 in every fold. When the classifier has a ``spread`` parameter, ``spread="per-feature"``
+chain, seed 0 in every fold. When the classifier has a ``variant`` parameter, ``variant="per-feature"``
 is added as rows.
 
 Measures: AMLP (mean −log p(true class)), error rate, expected error (mean 1 − max p), the AMLP
@@ -39,7 +39,12 @@ from hdbayes.experiments._gaussian_cv import MCMC_PAPER
 from hdbayes.experiments._report import markdown_table
 from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 from hdbayes.selection import f_statistic
-from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
+from hdbayes.selection_bias.gaussian import (
+    BiasCorrectedGaussianClassifier,
+    PerClassVariance,
+    PerFeatureSpread,
+    SharedSpread,
+)
 
 N_FOLDS = 10
 KS = (10, 50)
@@ -75,19 +80,18 @@ def author_folds(n):
 
 
 def has_spread_option():
-    """Whether the classifier has the per-feature spread option of issue 13."""
-    return "spread" in inspect.signature(BiasCorrectedGaussianClassifier).parameters
+    """Whether the classifier has the per-feature spread of issue 13 (issue 30: a ``variant``)."""
+    return "variant" in inspect.signature(BiasCorrectedGaussianClassifier).parameters
 
 
-#: (row label, options beside spread="per-feature") of the per-feature Bayesian rows (issue 13), each corrected and not
+#: (row label, the fields of PerClassVariance, or None for variant="per-feature") of the per-feature Bayesian rows
+#: (issue 13), each corrected and not
 BAYES_VARIANTS = [
-    ("per-feature spread", {}),
-    ("per-class variances", {"class_variance": "per-class", "alpha2_x": 4.0}),
-    ("per-class variances, α2_x learned", {"class_variance": "per-class", "alpha2_x": "learn"}),
-    ("per-class variances, plug-in class scale, α2_x learned",
-     {"class_variance": "per-class", "alpha2_x": "learn", "class_scale": "plug-in"}),
-    ("per-class variances, plug-in class scale, α2_x = 4",
-     {"class_variance": "per-class", "alpha2_x": 4.0, "class_scale": "plug-in"}),
+    ("per-feature spread", None),
+    ("per-class variances", {"alpha2_x": 4.0}),
+    ("per-class variances, α2_x learned", {"alpha2_x": "learn"}),
+    ("per-class variances, plug-in class scale, α2_x learned", {"alpha2_x": "learn", "class_scale": "plug-in"}),
+    ("per-class variances, plug-in class scale, α2_x = 4", {"alpha2_x": 4.0, "class_scale": "plug-in"}),
 ]
 
 
@@ -102,20 +106,13 @@ def all_methods(k, mcmc):
         out[name] = (model, has_proba)
     if has_spread_option():
         for label, options in BAYES_VARIANTS:
-            if "class_scale" in options and not has_class_scale_option():
-                continue
+            variant = PerFeatureSpread(**PRIOR) if options is None else PerClassVariance(**options, **PRIOR)
             for correct in (True, False):
                 model = BiasCorrectedGaussianClassifier(
-                    n_features_to_select=k, correct=correct, random_state=0, progress=False, spread="per-feature",
-                    **options, **PRIOR, **mcmc,
-                )  # fmt: skip
+                    n_features_to_select=k, correct=correct, random_state=0, progress=False, variant=variant, **mcmc
+                )
                 out[f"hdbayes {'corrected' if correct else 'uncorrected'} ({label})"] = (model, True)
     return out
-
-
-def has_class_scale_option():
-    """Whether this checkout's Gaussian classifier has ``class_scale`` (docs/gaussian.md eq. P38–P41)."""
-    return "class_scale" in inspect.signature(BiasCorrectedGaussianClassifier).parameters
 
 
 def measures(y, proba, exclude=()):
@@ -176,7 +173,7 @@ def fold_of(i, n):
 
 def fit_fold(X, y, train, k, correct, mcmc):
     return BiasCorrectedGaussianClassifier(
-        n_features_to_select=k, correct=correct, random_state=0, progress=False, **PRIOR, **mcmc
+        n_features_to_select=k, correct=correct, random_state=0, progress=False, variant=SharedSpread(**PRIOR), **mcmc
     ).fit(X[train], y[train])
 
 
@@ -721,7 +718,7 @@ def corrected_scale_rows(name, X, y, mcmc, scale_prior=(2.0, 2.0), n_pool=64, pl
     ``plug_in``: s held at :func:`plug_in_class_scale` of each training fold (all genes), only τ^μ corrected."""
     from bench_contaminated_factor import precision_prior_pool
 
-    from hdbayes.selection_bias.gaussian_adjustment import per_class_log_b
+    from hdbayes.selection_bias.gaussian._factor import per_class_log_b
 
     n, n_classes, prior = X.shape[0], int(y.max()) + 1, PROTOTYPE_PRIOR
     pool = precision_prior_pool(prior["alpha_x"], prior["w_x"], n_classes, n_pool)

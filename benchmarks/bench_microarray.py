@@ -22,7 +22,7 @@ Methods (labels fixed):
     else rows with empty figures and the note "not available".
 ``hdbayes_gaussian``, ``hdbayes_gaussian_uncorrected``, ``hdbayes_per_feature``
     ``BiasCorrectedGaussianClassifier(k)`` with its defaults; with ``correct=False``; with
-    ``spread="per-feature"``.
+    ``variant="per-feature"``.
 ``hdbayes_naive_bayes``
     Genes binarised at their training-fold medians: ``BiasCorrectedNaiveBayes(k, binarize="median")`` for two
     classes, ``FeatureBinarizer("median")`` + ``BiasCorrectedCategoricalNB(k, n_levels=2)`` for more.
@@ -124,7 +124,7 @@ def make_estimator(method, k, seed, n_classes):
     if method == "hdbayes_gaussian_uncorrected":
         return _set_if_present(hdbayes.BiasCorrectedGaussianClassifier(k, correct=False), **seeded)
     if method == "hdbayes_per_feature":
-        return _set_if_present(hdbayes.BiasCorrectedGaussianClassifier(k, spread="per-feature"), **seeded)
+        return _set_if_present(hdbayes.BiasCorrectedGaussianClassifier(k, variant="per-feature"), **seeded)
     if method == "hdbayes_naive_bayes":
         if n_classes == 2:
             return _set_if_present(hdbayes.BiasCorrectedNaiveBayes(k, binarize="median"), **seeded)

@@ -98,12 +98,12 @@ def commands(paths, out):
         "demo": ["demo", "--out", str(out / "demo")],
         "classify naive-bayes": classify("naive-bayes", colon, *binary),
         "classify categorical-naive-bayes": classify(
-            "categorical-naive-bayes", levels, "--n-features", "10", "--n-categories", "3"
+            "categorical-naive-bayes", levels, "--n-features", "10", "--n-levels", "3"
         ),  # fmt: skip
         "classify gaussian": classify("gaussian", colon, "--n-features", "10", "--n-iter", "200", "--burn-in", "50"),
         "classify mixture": classify("mixture", colon, *binary, "--n-iter", "200", "--burn-in", "50"),
         "classify bernoulli-nb": classify("bernoulli-nb", colon, *binary),
-        "classify categorical-nb": classify("categorical-nb", levels, "--n-categories", "3"),
+        "classify categorical-nb": classify("categorical-nb", levels, "--n-levels", "3"),
         "classify multinomial-nb": classify("multinomial-nb", counts),
         "classify dcm": classify("dcm", counts),
         "regress": [

@@ -2,7 +2,7 @@
 Do the classes have their own variances? Learning α2_x
 =======================================================
 
-:class:`~hdbayes.BiasCorrectedGaussianClassifier` with ``spread="per-feature", class_variance="per-class"`` gives
+:class:`~hdbayes.BiasCorrectedGaussianClassifier` with ``variant="per-class"`` gives
 every class its own variance of each feature, scattered around the feature's level with α2_x degrees of freedom:
 small α2_x lets the classes' variances differ a lot, α2_x = ∞ makes them equal. By default (``alpha2_x="learn"``)
 α2_x is sampled on the grid 1, 2, 4, …, 128, ∞ with the other parameters, and the correction for selecting the
@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from hdbayes import BiasCorrectedGaussianClassifier
-from hdbayes.selection_bias.gaussian_adjustment import ALPHA2_GRID
+from hdbayes.selection_bias.gaussian import ALPHA2_GRID
 
 rng = np.random.default_rng(0)
 n_per_class, n_features, n_informative = 30, 500, 10
@@ -33,8 +33,7 @@ fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
 labels = ["∞" if np.isinf(value) else f"{value:g}" for value in ALPHA2_GRID]
 for ax, (name, X) in zip(axes, datasets.items()):
     model = BiasCorrectedGaussianClassifier(
-        n_features_to_select=10, spread="per-feature", class_variance="per-class", n_iter=1500, burn_in=300, thin=5,
-        n_mc=64, random_state=0,
+        n_features_to_select=10, variant="per-class", n_iter=1500, burn_in=300, thin=5, n_mc=64, random_state=0,
     ).fit(X, y)  # fmt: skip
     draws = model.trace_["alpha2_x"].ravel()
     share = [np.mean(draws == value) for value in ALPHA2_GRID]

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 factor = pytest.importorskip("bench_contaminated_factor")
 dense = pytest.importorskip("bench_cell_weight_factor")
 
-from hdbayes.selection_bias.gaussian_adjustment import per_class_log_discard_probability_given  # noqa: E402
+from hdbayes.selection_bias.gaussian._factor import per_class_log_discard_probability_given  # noqa: E402
 
 
 @pytest.mark.parametrize("log_r", [-5.0, -1.0, 0.5, 3.0])

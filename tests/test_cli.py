@@ -746,18 +746,18 @@ def test_binarize_median_for_the_corrected_models(small, tmp_path, capsys, model
         np.testing.assert_allclose(predictions[["P(cls=a)", "P(cls=b)"]], expected, rtol=1e-12)
 
 
-def test_categorical_nb_n_categories(small, tmp_path, capsys):
+def test_categorical_nb_n_levels(small, tmp_path, capsys):
     train, test = _binary(small)
     frame = pd.read_csv(train)
     frame["f5"] = 0
     frame.to_csv(tmp_path / "zero.csv", index=False)
     out = tmp_path / "p.csv"
     _refused(capsys, main(_argv(tmp_path / "zero.csv", test, out, model="categorical-nb")), out,
-             "column 'f5': category 1 was not seen in training (categories 0..0); give --n-categories 2")  # fmt: skip
-    assert main(_argv(tmp_path / "zero.csv", test, out, "--n-categories", "2", model="categorical-nb")) == 0
+             "column 'f5': category 1 was not seen in training (categories 0..0); give --n-levels 2")  # fmt: skip
+    assert main(_argv(tmp_path / "zero.csv", test, out, "--n-levels", "2", model="categorical-nb")) == 0
     assert pd.read_csv(out).shape == (20, 3)
-    _refused(capsys, main(_argv(train, test, tmp_path / "q.csv", "--n-categories", "2")), tmp_path / "q.csv",
-             "--n-categories applies to --model categorical-naive-bayes or categorical-nb only")  # fmt: skip
+    _refused(capsys, main(_argv(train, test, tmp_path / "q.csv", "--n-levels", "2")), tmp_path / "q.csv",
+             "--n-levels applies to --model categorical-naive-bayes or categorical-nb only")  # fmt: skip
 
 
 def test_categorical_naive_bayes_is_the_estimator(tmp_path):
@@ -774,7 +774,7 @@ def test_categorical_naive_bayes_is_the_estimator(tmp_path):
     frame.iloc[:30].to_csv(tmp_path / "train.csv", index=False)
     frame.iloc[30:].to_csv(tmp_path / "test.csv", index=False)
     out = tmp_path / "p.csv"
-    argv = _argv(tmp_path / "train.csv", tmp_path / "test.csv", out, "--n-features", "3", "--n-categories", "3",
+    argv = _argv(tmp_path / "train.csv", tmp_path / "test.csv", out, "--n-features", "3", "--n-levels", "3",
                  model="categorical-naive-bayes")  # fmt: skip
     assert main(argv) == 0
     expected = (

@@ -356,11 +356,11 @@ def _estimator_checks_sizes():
 
     X = np.array([[0, 1], [1, 0]])
     try:
-        BayesianCategoricalNB(n_categories=10**15).fit(X, [0, 1])
+        BayesianCategoricalNB(n_levels=10**15).fit(X, [0, 1])
     except MemoryError:
         return False
     except ValueError as error:
-        return "n_categories" in str(error)
+        return "n_levels" in str(error)
     return False
 
 
@@ -370,8 +370,8 @@ def _estimator_checks_sizes():
     "extra, option",
     [(["--model", "gaussian", "--chains", "1000000000"], "--chains"),
      (["--model", "mixture", "--chains", "1000000000"], "--chains"),
-     (["--model", "categorical-nb", "--n-categories", "1000000000000000"], "--n-categories"),
-     (["--model", "categorical-naive-bayes", "--n-categories", "1000000000000000"], "--n-categories")],
+     (["--model", "categorical-nb", "--n-levels", "1000000000000000"], "--n-levels"),
+     (["--model", "categorical-naive-bayes", "--n-levels", "1000000000000000"], "--n-levels")],
 )  # fmt: skip
 def test_huge_sizes_are_refused_quickly_in_option_terms(files, tmp_path, extra, option):
     """In a subprocess with a time limit: without the estimators' check, a billion chains would run for ever."""

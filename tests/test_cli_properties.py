@@ -127,8 +127,8 @@ def options(model, n_features):
     if model in ("naive-bayes", "bernoulli-nb", "mixture"):
         parts.append(binarize)
     if model == "categorical-nb":
-        parts.append(st.sampled_from([[], ["--n-categories=0"], ["--n-categories=1"], ["--n-categories=2"],
-                                      ["--n-categories=-3"]]))  # fmt: skip
+        parts.append(st.sampled_from([[], ["--n-levels=0"], ["--n-levels=1"], ["--n-levels=2"],
+                                      ["--n-levels=-3"]]))  # fmt: skip
     if model in ("gaussian", "mixture"):
         parts.append(st.tuples(st.sampled_from([0, 1, 6, 12]), st.sampled_from([-1, 0, 2, 20]),
                                st.sampled_from([0, 1, 2]), st.sampled_from([0, 1, 2])).map(
@@ -437,11 +437,11 @@ def _estimators_check_sizes():
     from hdbayes import BayesianCategoricalNB
 
     try:
-        BayesianCategoricalNB(n_categories=10**15).fit(np.array([[0, 1], [1, 0]]), [0, 1])
+        BayesianCategoricalNB(n_levels=10**15).fit(np.array([[0, 1], [1, 0]]), [0, 1])
     except MemoryError:
         return False
     except ValueError as error:
-        return "n_categories" in str(error)
+        return "n_levels" in str(error)
     return False
 
 
@@ -449,7 +449,7 @@ def _estimators_check_sizes():
                     "a billion MCMC chains would run for ever")  # fmt: skip
 @settings(max_examples=50, **SETTINGS)
 @given(option=st.sampled_from([("--chains", ("gaussian", "mixture")), ("--n-iter", ("gaussian", "mixture")),
-                               ("--n-categories", ("categorical-nb", "categorical-naive-bayes"))]),
+                               ("--n-levels", ("categorical-nb", "categorical-naive-bayes"))]),
        size=st.integers(10**12, 10**18), data=st.data())  # fmt: skip
 def test_huge_sizes_are_refused(tmp_path, capsys, option, size, data):
     folder = tmp_path / f"huge{next(_case)}"

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from hdbayes import BiasCorrectedNaiveBayes
 from hdbayes.datasets import simulate_naive_bayes
 from hdbayes.exceptions import InputValueError
+from hdbayes.selection_bias import PerClassVariance
 from hdbayes.statistics import BinaryClassCounts, is_dask_array
 
 da = pytest.importorskip("dask.array")
@@ -184,8 +185,8 @@ def gaussian_data():
 
 @pytest.mark.parametrize(
     "variant",
-    [{}, {"spread": "per-feature"}, {"spread": "per-feature", "class_variance": "per-class", "n_mc": 16},
-     {"spread": "per-feature", "class_variance": "per-class", "class_scale": "plug-in", "alpha2_x": 4.0, "n_mc": 16}],
+    [{}, {"variant": "per-feature"}, {"variant": "per-class", "n_mc": 16},
+     {"variant": PerClassVariance(class_scale="plug-in", alpha2_x=4.0), "n_mc": 16}],
 )  # fmt: skip
 def test_gaussian_fit_from_dask_gives_the_in_memory_draws(gaussian_data, variant):
     """Chunks that divide neither n nor p, labels as a dask array: the same selection, bit-identical draws and

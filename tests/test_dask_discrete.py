@@ -18,7 +18,7 @@ from hdbayes.discrete import (
     MutualInformationSelector,
     mutual_information_discrete,
 )
-from hdbayes.discrete.dcm import WordCountHistogram
+from hdbayes.discrete.word_counts import WordCountHistogram
 from hdbayes.exceptions import InputValueError
 from hdbayes.statistics import is_dask_array
 
@@ -64,14 +64,14 @@ CASES = [
     (BayesianBernoulliNB, {"binarize": None}, "binary"),
     (BayesianBernoulliNB, {"binarize": 0.3, "method": "map", "alpha": 2.0}, "continuous"),
     (BayesianCategoricalNB, {}, "categories"),
-    (BayesianCategoricalNB, {"method": "mle", "n_categories": 7}, "categories"),
+    (BayesianCategoricalNB, {"method": "mle", "n_levels": 7}, "categories"),
     (BayesianMultinomialNB, {}, "counts"),
     (BayesianMultinomialNB, {"method": "posterior_mean"}, "weights"),
 ]
 FITTED = {
     BayesianBernoulliNB: ("class_count_", "feature_count_", "feature_log_prob_", "feature_log_neg_prob_",
                           "class_log_prior_", "binarize_thresholds_"),
-    BayesianCategoricalNB: ("class_count_", "n_categories_", "_flat_count", "_flat_log_prob", "class_log_prior_"),
+    BayesianCategoricalNB: ("class_count_", "n_levels_", "_flat_count", "_flat_log_prob", "class_log_prior_"),
     BayesianMultinomialNB: ("class_count_", "feature_count_", "feature_log_prob_", "posterior_beta_",
                             "class_log_prior_"),
 }  # fmt: skip
@@ -140,7 +140,7 @@ def test_categorical_partial_fit_meets_new_categories_in_later_chunks():
     memory = BayesianCategoricalNB().fit(X, y)
     chunked = BayesianCategoricalNB().fit(da.from_array(X, chunks=(9, 4)), y)
     assert_same_fit(chunked, memory)
-    np.testing.assert_array_equal(chunked.n_categories_, [3, 3, 6, 3])
+    np.testing.assert_array_equal(chunked.n_levels_, [3, 3, 6, 3])
 
 
 def test_bad_chunks_are_named():
@@ -223,7 +223,7 @@ def test_dcm_from_dask_and_by_partial_fit_equals_the_in_memory_fit(real, sparse)
 
 def test_dcm_in_memory_fit_equals_the_fixed_point_on_the_documents():
     # the oracle: the exceedance counts taken from the documents themselves (the former path, which kept them)
-    from hdbayes.discrete.dcm import _exceedance_counts, _minka_fixed_point
+    from hdbayes.discrete.minka import _exceedance_counts, _minka_fixed_point
 
     X, y = documents()
     model = DCMClassifier(min_concentration=1e-8).fit(X, y)

@@ -13,14 +13,14 @@ from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from hdbayes._special_kernels import digamma_difference
 from hdbayes.datasets.documents import sample_polya_urn, simulate_bursty_documents
 from hdbayes.discrete.conjugate import dirichlet_multinomial_log_pmf
-from hdbayes.discrete.dcm import (
-    DCMClassifier,
+from hdbayes.discrete.dcm import DCMClassifier
+from hdbayes.discrete.minka import (
     _exceedance_counts,
     _minka_fixed_point,
     _minka_fixed_point_real,
-    digamma_difference,
     dirichlet_multinomial_log_likelihood,
     fit_dirichlet_multinomial,
 )

@@ -192,7 +192,7 @@ def test_monte_carlo_bayes_approaches_closed_form():
 
 @pytest.mark.parametrize(
     "model",
-    [BayesianBernoulliNB(binarize=0.0), BayesianCategoricalNB(n_categories=8), BayesianMultinomialNB(),
+    [BayesianBernoulliNB(binarize=0.0), BayesianCategoricalNB(n_levels=8), BayesianMultinomialNB(),
      BayesianMultinomialNB("posterior_mean"), BayesianMultinomialNB("map", alpha=2.0)],
     ids=["bernoulli", "categorical", "multinomial-bayes", "multinomial-mean", "multinomial-map"],
 )  # fmt: skip
@@ -223,7 +223,7 @@ def test_t9_bernoulli_equals_categorical_with_two_categories(counts_data, beta):
     Xb = (X > 0).astype(int)
     D = Xb.shape[1]
     bern = BayesianBernoulliNB(alpha=beta, class_pseudo_count=0.5).fit(Xb, y)
-    cat = BayesianCategoricalNB(alpha=[np.array([beta, beta])] * D, class_pseudo_count=0.5, n_categories=2).fit(Xb, y)
+    cat = BayesianCategoricalNB(alpha=[np.array([beta, beta])] * D, class_pseudo_count=0.5, n_levels=2).fit(Xb, y)
     np.testing.assert_allclose(bern.predict_log_proba(Xb), cat.predict_log_proba(Xb), rtol=1e-12)
     np.testing.assert_allclose(
         bern.predict_log_proba(Xb), BayesianCategoricalNB(alpha=beta, class_pseudo_count=0.5).fit(Xb, y)
@@ -263,7 +263,7 @@ def test_categorical_unseen_category_raises():
     model = BayesianCategoricalNB().fit([[0, 1], [1, 2], [1, 0]], [0, 1, 1])
     with pytest.raises(ValueError, match="feature 1 has category 3, which was not seen in training"):
         model.predict([[0, 3]])
-    reserved = BayesianCategoricalNB(n_categories=[2, 4]).fit([[0, 1], [1, 2], [1, 0]], [0, 1, 1])
+    reserved = BayesianCategoricalNB(n_levels=[2, 4]).fit([[0, 1], [1, 2], [1, 0]], [0, 1, 1])
     assert reserved.predict_proba([[0, 3]]).shape == (1, 2)
     assert [c.shape for c in reserved.category_count_] == [(2, 2), (2, 4)]
 
@@ -310,7 +310,7 @@ def test_empty_documents():
         (BayesianBernoulliNB(binarize="yes"), [[1, 1], [0, 1]], r"'binarize' parameter .* str among \{'median'\}"),
         (BayesianBernoulliNB(binarize=[0.5]), [[1, 1], [0, 1]], "'binarize' parameter of BayesianBernoulliNB must be"),
         (BayesianBernoulliNB(class_prior="flat"), [[1, 1], [0, 1]], "'class_prior' parameter"),
-        (BayesianCategoricalNB(n_categories=[2, 2, 2]), [[1, 1], [0, 1]], "n_categories has 3 entries, X has 2"),
+        (BayesianCategoricalNB(n_levels=[2, 2, 2]), [[1, 1], [0, 1]], "n_levels has 3 entries, X has 2"),
     ],
 )  # fmt: skip
 def test_bad_input_messages(model, X, match):
@@ -496,7 +496,7 @@ def test_multinomial_accepts_tf_idf_like_multinomial_nb():
 def test_categorical_refuses_non_integral_codes_where_categorical_nb_truncates():
     X = np.array([[0.0, 1.0], [2.0, 0.0], [1.0, 1.0]])
     model = BayesianCategoricalNB().fit(X, [0, 1, 1])  # floats holding integers are codes
-    assert model.n_categories_.tolist() == [3, 2]
+    assert model.n_levels_.tolist() == [3, 2]
     CategoricalNB().fit([[2.7, 1.0], [0.0, 0.0]], [0, 1])  # scikit-learn takes 2.7 as category 2, silently
     with pytest.raises(InputValueError, match="feature 0 has the value 2.7; encode categories"):
         BayesianCategoricalNB().fit([[2.7, 1.0], [0.0, 0.0]], [0, 1])

@@ -18,7 +18,7 @@ from hdbayes.experiments import _gaussian_cv
 from hdbayes.experiments._runner import probability_measures
 from hdbayes.metrics import random_lognormal_loss
 from hdbayes.preprocessing import ShrunkCovarianceWhitener
-from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
+from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier, SharedSpread
 
 MEASURES = {"actual_error", "expected_error", "amlp", "brier", "expected_loss", "actual_loss"}
 
@@ -47,9 +47,10 @@ def lymphoma_file():
 
 
 def test_gaussian_model_whitens_only_when_lam_given():
-    plain = _gaussian_cv.gaussian_model(n_features_to_select=3, correct=False, alpha_x=2.0, random_state=1)
+    plain = _gaussian_cv.gaussian_model(n_features_to_select=3, correct=False, variant=SharedSpread(alpha_x=2.0),
+                                        random_state=1)  # fmt: skip
     assert isinstance(plain, BiasCorrectedGaussianClassifier)
-    assert (plain.n_features_to_select, plain.correct, plain.alpha_x, plain.random_state) == (3, False, 2.0, 1)
+    assert (plain.n_features_to_select, plain.correct, plain.variant.alpha_x, plain.random_state) == (3, False, 2.0, 1)
     assert plain.progress is False  # no progress bar inside the folds
     piped = _gaussian_cv.gaussian_model(n_features_to_select=3, lam=10.0)
     assert isinstance(piped, Pipeline)

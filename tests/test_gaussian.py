@@ -15,8 +15,10 @@ from hdbayes import BiasCorrectedGaussianClassifier
 from hdbayes.datasets import simulate_gaussian
 from hdbayes.mcmc import Schedule
 from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
-from hdbayes.selection_bias.gaussian import class_statistics, gibbs_chain, log_class_numerators
-from hdbayes.selection_bias.gaussian_adjustment import PerFeatureGaussianAdjustment
+from hdbayes.selection_bias.gaussian.per_feature import PerFeatureGaussianAdjustment, PerFeatureSpread
+from hdbayes.selection_bias.gaussian.predict import log_class_numerators
+from hdbayes.selection_bias.gaussian.shared import SharedSpread, gibbs_chain
+from hdbayes.statistics.gaussian_moments import class_statistics
 
 # proper, moderate priors: the simulation-based checks draw parameters from them
 PRIOR = dict(alpha_x=6.0, w_x=1.0, alpha_mu=6.0, w_mu=0.25, alpha_nu=6.0, w_nu=0.25)
@@ -43,7 +45,8 @@ def _posterior_draws_after_selection(correct, n_replicates, seed):
     for r in range(n_replicates):
         log_tau_mu, X, y = _draw_from_prior(rng)
         model = BiasCorrectedGaussianClassifier(
-            n_features_to_select=5, correct=correct, n_iter=150, burn_in=149, thin=1, n_mc=300, random_state=r, **PRIOR
+            n_features_to_select=5, correct=correct, n_iter=150, burn_in=149, thin=1, n_mc=300, random_state=r,
+            variant=SharedSpread(**PRIOR),
         ).fit(X, y)
         truth.append(log_tau_mu)
         draws.append(model.trace_["log_tau_mu"][0, -1])
@@ -70,7 +73,9 @@ def test_uncorrected_sampler_is_calibrated_without_selection():
     truth, draws = [], []
     for r in range(200):
         log_tau_mu, X, y = _draw_from_prior(rng, p=8)
-        model = BiasCorrectedGaussianClassifier(n_iter=100, burn_in=99, thin=1, random_state=r, **PRIOR).fit(X, y)
+        model = BiasCorrectedGaussianClassifier(
+            n_iter=100, burn_in=99, thin=1, random_state=r, variant=SharedSpread(**PRIOR)
+        ).fit(X, y)
         truth.append(log_tau_mu)
         draws.append(model.trace_["log_tau_mu"][0, -1])
     assert stats.ks_2samp(truth, draws).pvalue > 0.01
@@ -247,7 +252,7 @@ def test_sklearn_compatible(estimator, check):
 
 def test_rao_blackwell_numerators_against_a_loop():
     """Each draw's predictive N(m, 1/τ^x + 1/P) with μ integrated out (eq. 18), averaged over draws."""
-    from hdbayes.selection_bias.gaussian import rao_blackwell_log_class_numerators
+    from hdbayes.selection_bias.gaussian.predict import rao_blackwell_log_class_numerators
 
     rng = np.random.default_rng(5)
     S, G, k, N = 6, 3, 4, 9
@@ -387,7 +392,7 @@ def test_parameter_errors_are_input_errors():
     for kwargs, message in (
         ({"predictive": "mean"}, "predictive"),
         ({"n_iter": 10, "burn_in": 10}, "no draws"),
-        ({"alpha_x": np.inf}, "alpha_x"),
+        ({"variant": SharedSpread(alpha_x=np.inf)}, "alpha_x"),
         ({"class_pseudo_count": "1"}, "class_pseudo_count"),
         ({"class_pseudo_count": [1.0, -1.0, 1.0]}, "class_pseudo_count"),
         ({"progress": "yes"}, "progress"),
@@ -480,8 +485,8 @@ def _per_feature_sbc(correct, n_replicates, seed, k=5, p=40):
     for r in range(n_replicates):
         log_s_mu, log_s_x, X, y = _draw_from_per_feature_prior(rng, p=p)
         model = BiasCorrectedGaussianClassifier(
-            n_features_to_select=k, correct=correct, spread="per-feature", n_iter=150, burn_in=149, thin=1,
-            random_state=r, **PRIOR, **ALPHA1,
+            n_features_to_select=k, correct=correct, variant=PerFeatureSpread(**PRIOR, **ALPHA1), n_iter=150,
+            burn_in=149, thin=1, random_state=r,
         ).fit(X, y)  # fmt: skip
         truth.append((log_s_mu, log_s_x))
         draws.append((model.trace_["log_s_mu"][0, -1], model.trace_["log_s_x"][0, -1]))
@@ -514,7 +519,7 @@ def test_per_feature_sampler_is_calibrated_without_selection():
     for r in range(150):
         log_s_mu, log_s_x, X, y = _draw_from_per_feature_prior(rng, p=8)
         model = BiasCorrectedGaussianClassifier(
-            spread="per-feature", n_iter=100, burn_in=99, thin=1, random_state=r, **PRIOR, **ALPHA1
+            variant=PerFeatureSpread(**PRIOR, **ALPHA1), n_iter=100, burn_in=99, thin=1, random_state=r
         ).fit(X, y)
         truth.append((log_s_mu, log_s_x))
         draws.append((model.trace_["log_s_mu"][0, -1], model.trace_["log_s_x"][0, -1]))
@@ -525,7 +530,7 @@ def test_per_feature_sampler_is_calibrated_without_selection():
 
 def test_per_feature_trace_reproducible_and_independent_of_n_jobs(simulation):
     d = simulation
-    kwargs = dict(n_features_to_select=10, spread="per-feature", n_iter=300, burn_in=100, thin=4, n_chains=2,
+    kwargs = dict(n_features_to_select=10, variant="per-feature", n_iter=300, burn_in=100, thin=4, n_chains=2,
                   random_state=3)  # fmt: skip
     one = BiasCorrectedGaussianClassifier(**kwargs, n_jobs=1).fit(d.X, d.y)
     two = BiasCorrectedGaussianClassifier(**kwargs, n_jobs=2).fit(d.X, d.y)
@@ -541,20 +546,21 @@ def test_per_feature_trace_reproducible_and_independent_of_n_jobs(simulation):
 
 def test_per_feature_rao_blackwell_and_sample_predictives_agree(simulation):
     d = simulation
-    kwargs = dict(n_features_to_select=3, spread="per-feature", n_iter=1500, burn_in=300, thin=2, random_state=0)
+    kwargs = dict(n_features_to_select=3, variant="per-feature", n_iter=1500, burn_in=300, thin=2, random_state=0)
     rb = BiasCorrectedGaussianClassifier(**kwargs).fit(d.X, d.y).predict_proba(d.X_test[:50])
     samples = BiasCorrectedGaussianClassifier(**kwargs, predictive="samples").fit(d.X, d.y).predict_proba(d.X_test[:50])
     assert np.max(np.abs(rb - samples)) < 0.1
 
 
-@pytest.mark.parametrize("kwargs", [dict(spread="per feature"), dict(alpha1_mu=0.0), dict(alpha1_x=-1.0)])
+@pytest.mark.parametrize("kwargs", [dict(variant="per feature"), dict(variant=PerFeatureSpread(alpha1_mu=0.0)),
+                                    dict(variant=PerFeatureSpread(alpha1_x=-1.0))])
 def test_per_feature_parameter_constraints(kwargs):
     X, y = np.random.default_rng(0).normal(size=(12, 4)), np.repeat([0, 1, 2], 4)
     with pytest.raises(ValueError):
         BiasCorrectedGaussianClassifier(**kwargs, n_iter=20, burn_in=5, thin=1).fit(X, y)
 
 
-@parametrize_with_checks([BiasCorrectedGaussianClassifier(spread="per-feature", n_iter=200, burn_in=50, thin=5,
+@parametrize_with_checks([BiasCorrectedGaussianClassifier(variant="per-feature", n_iter=200, burn_in=50, thin=5,
                                                           random_state=0)])  # fmt: skip
 def test_per_feature_sklearn_compatible(estimator, check):
     check(estimator)

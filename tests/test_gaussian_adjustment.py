@@ -7,18 +7,22 @@ import pytest
 from scipy import optimize, stats
 from scipy.special import logsumexp
 
-from hdbayes.selection_bias.gaussian_adjustment import (
-    GaussianAdjustment,
-    PerFeatureGaussianAdjustment,
+from hdbayes.selection_bias.gaussian._factor import (
     class_count_eigenvalues,
     gaussian_f_series,
-    gaussian_poisson_means,
-    interpolated_log_discard_probability,
     interpolated_per_feature_log_discard_probability,
-    log_discard_probability_at,
-    log_discard_probability_given_ratio,
     new_interpolation_table,
     per_feature_log_discard_probability_at,
+)
+from hdbayes.selection_bias.gaussian.per_feature import (
+    PerFeatureGaussianAdjustment,
+    log_discard_probability_given_ratio,
+)
+from hdbayes.selection_bias.gaussian.shared import (
+    GaussianAdjustment,
+    gaussian_poisson_means,
+    interpolated_log_discard_probability,
+    log_discard_probability_at,
 )
 
 COUNTS = (34, 33, 33, 33, 33, 34)  # G = 6, n = 200, as in the paper's simulation

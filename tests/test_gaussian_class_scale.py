@@ -15,13 +15,16 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from hdbayes import BiasCorrectedGaussianClassifier
 from hdbayes.exceptions import InputValueError
 from hdbayes.mcmc import Schedule
-from hdbayes.selection_bias.gaussian import class_statistics, per_class_chain, plug_in_class_scale
-from hdbayes.selection_bias.gaussian_adjustment import (
+from hdbayes.selection_bias.gaussian.per_class import (
     ClassVarianceGridAdjustment,
+    PerClassVariance,
     PerClassVarianceAdjustment,
-    PerFeatureGaussianAdjustment,
     class_variance_pool,
+    per_class_chain,
+    plug_in_class_scale,
 )
+from hdbayes.selection_bias.gaussian.per_feature import PerFeatureGaussianAdjustment
+from hdbayes.statistics.gaussian_moments import class_statistics
 
 PRIOR = dict(alpha_x=6.0, w_x=1.0, alpha_mu=6.0, w_mu=0.25, alpha_nu=6.0, w_nu=0.25)
 ALPHA = dict(alpha1_mu=3.0, alpha1_x=10.0, alpha2_x=4.0)
@@ -194,9 +197,8 @@ def _scaled_sbc(n_replicates, seed, correct=False, k=None, p=8, n_iter=100, clas
     for r in range(n_replicates):
         values, X, y = _simulate(rng, SCALE, p=p)
         model = BiasCorrectedGaussianClassifier(
-            n_features_to_select=k, correct=correct, spread="per-feature", class_variance="per-class",
-            class_scale=class_scale, n_iter=n_iter, burn_in=n_iter - 1, thin=1, n_mc=32, random_state=r, **PRIOR,
-            **ALPHA,
+            n_features_to_select=k, correct=correct, n_iter=n_iter, burn_in=n_iter - 1, thin=1, n_mc=32,
+            random_state=r, variant=PerClassVariance(class_scale=class_scale, **PRIOR, **ALPHA),
         ).fit(X, y)  # fmt: skip
         trace = model.trace_
         last = [trace["log_s_mu"][0, -1], trace["log_s_x"][0, -1]]
@@ -248,16 +250,17 @@ def _data(seed=0, p=60):
 
 def test_plug_in_fit_equals_the_same_scales_given_and_pickles():
     X, y = _data()
-    kwargs = dict(n_features_to_select=6, spread="per-feature", class_variance="per-class", random_state=1,
-                  n_mc=16, **SHORT)  # fmt: skip
-    plug_in = BiasCorrectedGaussianClassifier(class_scale="plug-in", **kwargs).fit(X, y)
+    kwargs = dict(n_features_to_select=6, random_state=1, n_mc=16, **SHORT)
+    plug_in = BiasCorrectedGaussianClassifier(variant=PerClassVariance(class_scale="plug-in"), **kwargs).fit(X, y)
     np.testing.assert_allclose(plug_in.class_scale_, plug_in_class_scale(_scatter(X, y), COUNTS), rtol=1e-12)
-    given = BiasCorrectedGaussianClassifier(class_scale=plug_in.class_scale_, **kwargs).fit(X, y)
+    given = BiasCorrectedGaussianClassifier(variant=PerClassVariance(class_scale=plug_in.class_scale_), **kwargs).fit(
+        X, y
+    )
     for name in ("mu", "w_x", "v", "log_s_mu", "log_s_x"):
         np.testing.assert_array_equal(given.trace_[name], plug_in.trace_[name])
     assert plug_in.adjustment_ is not None and plug_in.adjustment_.adjustments[0].class_scale == tuple(
         plug_in.class_scale_)
-    equal = BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
+    equal = BiasCorrectedGaussianClassifier(variant="per-class", **kwargs).fit(X, y)
     np.testing.assert_array_equal(equal.class_scale_, np.ones(3))
     clone = pickle.loads(pickle.dumps(plug_in))
     np.testing.assert_array_equal(clone.predict_proba(X[:5]), plug_in.predict_proba(X[:5]))
@@ -267,8 +270,8 @@ def test_plug_in_fit_equals_the_same_scales_given_and_pickles():
 def test_plug_in_from_moments_equals_the_in_memory_fit():
     """partial_fit (per-class moments of all features) gives the plug-in scales of fit to rounding."""
     X, y = _data(seed=2)
-    kwargs = dict(n_features_to_select=5, spread="per-feature", class_variance="per-class", class_scale="plug-in",
-                  correct=False, random_state=0, **SHORT)  # fmt: skip
+    kwargs = dict(n_features_to_select=5, variant=PerClassVariance(class_scale="plug-in"), correct=False,
+                  random_state=0, **SHORT)  # fmt: skip
     whole = BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
     batches = BiasCorrectedGaussianClassifier(**kwargs)
     order = np.random.default_rng(0).permutation(y.shape[0])
@@ -280,21 +283,20 @@ def test_plug_in_from_moments_equals_the_in_memory_fit():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(class_scale="plugin", class_variance="per-class"), "class_scale"),
-        (dict(class_scale="plug-in"), 'class_scale needs class_variance="per-class"'),
-        (dict(class_scale=[1.0, 2.0], class_variance="per-class"), "class_scale has 2 values for 3 classes"),
-        (dict(class_scale=[1.0, -2.0, 1.0], class_variance="per-class"), "class_scale must be finite and > 0"),
-        (dict(class_scale=[1.0, np.nan, 1.0], class_variance="per-class"), "class_scale must be finite and > 0"),
-        (dict(class_scale=["a", "b", "c"], class_variance="per-class"), "class_scale must be numbers"),
+        (dict(class_scale="plugin"), "class_scale"),
+        (dict(class_scale=[1.0, 2.0]), "class_scale has 2 values for 3 classes"),
+        (dict(class_scale=[1.0, -2.0, 1.0]), "class_scale must be finite and > 0"),
+        (dict(class_scale=[1.0, np.nan, 1.0]), "class_scale must be finite and > 0"),
+        (dict(class_scale=["a", "b", "c"]), "class_scale must be numbers"),
     ],
 )
 def test_class_scale_is_validated(kwargs, message):
     X, y = _data()
     with pytest.raises(ValueError, match=message):
-        BiasCorrectedGaussianClassifier(3, spread="per-feature", **kwargs, **SHORT).fit(X, y)
+        BiasCorrectedGaussianClassifier(3, variant=PerClassVariance(**kwargs), **SHORT).fit(X, y)
 
 
-@parametrize_with_checks([BiasCorrectedGaussianClassifier(spread="per-feature", class_variance="per-class",
-                                                          class_scale="plug-in", random_state=0, **SHORT)])  # fmt: skip
+@parametrize_with_checks([BiasCorrectedGaussianClassifier(variant=PerClassVariance(class_scale="plug-in"),
+                                                          random_state=0, **SHORT)])  # fmt: skip
 def test_plug_in_sklearn_compatible(estimator, check):
     check(estimator)

@@ -11,16 +11,15 @@ import pytest
 
 from hdbayes import BiasCorrectedGaussianClassifier
 from hdbayes.datasets import simulate_gaussian
+from hdbayes.selection_bias import PerClassVariance
 
 MCMC = dict(n_iter=60, burn_in=20, thin=2, random_state=3)
 VARIANTS = {
     "g-shared": dict(n_features_to_select=5),
     "g-uncorrected": dict(n_features_to_select=5, correct=False),
-    "g-perfeature": dict(n_features_to_select=5, spread="per-feature"),
-    "g-perclass": dict(n_features_to_select=5, class_variance="per-class", spread="per-feature"),
-    "g-perclass-fixed": dict(
-        n_features_to_select=5, class_variance="per-class", spread="per-feature", alpha2_x=3.0, class_scale="plug-in"
-    ),
+    "g-perfeature": dict(n_features_to_select=5, variant="per-feature"),
+    "g-perclass": dict(n_features_to_select=5, variant="per-class"),
+    "g-perclass-fixed": dict(n_features_to_select=5, variant=PerClassVariance(alpha2_x=3.0, class_scale="plug-in")),
     "g-samples": dict(n_features_to_select=5, predictive="samples", n_chains=2),
 }
 # (first, middle, last) of each flattened array: predict_proba on the test rows, the trace's draws

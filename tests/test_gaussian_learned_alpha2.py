@@ -11,14 +11,14 @@ from scipy import integrate, stats
 from sklearn.utils._param_validation import InvalidParameterError
 
 from hdbayes import BiasCorrectedGaussianClassifier
-from hdbayes.selection_bias.gaussian import _log_class_variance_marginal
-from hdbayes.selection_bias.gaussian_adjustment import (
+from hdbayes.selection_bias.gaussian._scales_kernel import _log_class_variance_marginal, stacked_kernel_arguments
+from hdbayes.selection_bias.gaussian.per_class import (
     ALPHA2_GRID,
     ClassVarianceGridAdjustment,
+    PerClassVariance,
     PerClassVarianceAdjustment,
-    PerFeatureGaussianAdjustment,
-    stacked_kernel_arguments,
 )
+from hdbayes.selection_bias.gaussian.per_feature import PerFeatureGaussianAdjustment
 
 PRIOR = dict(alpha_x=6.0, w_x=1.0, alpha_mu=6.0, w_mu=0.25, alpha_nu=6.0, w_nu=0.25)
 ALPHA1 = dict(alpha1_mu=3.0, alpha1_x=10.0)
@@ -140,8 +140,8 @@ def _sbc(n_replicates, seed, correct=False, k=None, p=8, n_iter=60):
     for r in range(n_replicates):
         index, log_s_x, X, y = _draw(rng, p=p)
         model = BiasCorrectedGaussianClassifier(
-            n_features_to_select=k, correct=correct, spread="per-feature", class_variance="per-class",
-            alpha2_x="learn", n_iter=n_iter, burn_in=n_iter - 1, thin=1, n_mc=32, random_state=r, **PRIOR, **ALPHA1,
+            n_features_to_select=k, correct=correct, variant=PerClassVariance(alpha2_x="learn", **PRIOR, **ALPHA1),
+            n_iter=n_iter, burn_in=n_iter - 1, thin=1, n_mc=32, random_state=r,
         ).fit(X, y)  # fmt: skip
         truth.append((index, log_s_x))
         draws.append((ALPHA2_GRID.index(float(model.trace_["alpha2_x"][0, -1])), model.trace_["log_s_x"][0, -1]))
@@ -185,8 +185,8 @@ def _data(seed=0):
 def test_estimator_learns_alpha2_and_builds_one_factor_per_value():
     X, y = _data()
     model = BiasCorrectedGaussianClassifier(
-        n_features_to_select=4, spread="per-feature", class_variance="per-class", alpha2_x="learn", n_iter=300,
-        burn_in=100, thin=2, n_mc=16, random_state=0, **PRIOR,
+        n_features_to_select=4, variant=PerClassVariance(alpha2_x="learn", **PRIOR), n_iter=300,
+        burn_in=100, thin=2, n_mc=16, random_state=0,
     ).fit(X, y)  # fmt: skip
     draws = model.trace_["alpha2_x"]
     assert draws.shape == (1, 100) and set(np.unique(draws)) <= set(ALPHA2_GRID)
@@ -197,7 +197,7 @@ def test_estimator_learns_alpha2_and_builds_one_factor_per_value():
     assert np.median(draws) <= 16.0
     proba = model.predict_proba(X)
     assert np.allclose(proba.sum(axis=1), 1.0)
-    again = BiasCorrectedGaussianClassifier(**model.get_params()).fit(X, y)
+    again = BiasCorrectedGaussianClassifier(**model.get_params(deep=False)).fit(X, y)
     np.testing.assert_array_equal(again.trace_["alpha2_x"], draws)
 
 
@@ -205,7 +205,7 @@ def test_fixed_alpha2_draws_are_unchanged_by_the_grid_machinery():
     """A fixed α2_x makes no grid moves: the trace has no alpha2_x and no acceptance rate of its moves."""
     X, y = _data(1)
     model = BiasCorrectedGaussianClassifier(
-        n_features_to_select=4, spread="per-feature", class_variance="per-class", alpha2_x=4.0, correct=False,
+        n_features_to_select=4, variant=PerClassVariance(alpha2_x=4.0), correct=False,
         n_iter=100, burn_in=20, thin=2, random_state=0,
     ).fit(X, y)  # fmt: skip
     assert "alpha2_x" not in model.trace_.posterior
@@ -216,4 +216,4 @@ def test_alpha2_must_be_positive_or_learn():
     X, y = _data()
     for bad in ("learned", 0.0):
         with pytest.raises(InvalidParameterError, match="alpha2_x"):
-            BiasCorrectedGaussianClassifier(spread="per-feature", class_variance="per-class", alpha2_x=bad).fit(X, y)
+            BiasCorrectedGaussianClassifier(variant=PerClassVariance(alpha2_x=bad)).fit(X, y)

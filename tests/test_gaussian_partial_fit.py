@@ -20,7 +20,7 @@ KWARGS = dict(n_features_to_select=6, n_iter=60, burn_in=10, thin=2, random_stat
 
 
 @pytest.mark.parametrize(
-    "variant", [{}, {"spread": "per-feature"}, {"spread": "per-feature", "class_variance": "per-class", "n_mc": 16}]
+    "variant", [{}, {"variant": "per-feature"}, {"variant": "per-class", "n_mc": 16}]
 )
 def test_batches_give_the_fit_on_all_of_them(data, variant):
     """Four batches of unequal size: the same selection and the same probabilities as one fit, up to rounding

@@ -14,8 +14,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from hdbayes import BiasCorrectedGaussianClassifier
 from hdbayes.exceptions import InputValueError
 from hdbayes.mcmc import Schedule
-from hdbayes.selection_bias.gaussian import _draw_log_v, class_statistics, per_class_chain, per_feature_chain
-from hdbayes.selection_bias.gaussian_adjustment import PerClassVarianceAdjustment
+from hdbayes.selection_bias.gaussian._scales_kernel import _draw_log_v
+from hdbayes.selection_bias.gaussian.per_class import PerClassVariance, PerClassVarianceAdjustment, per_class_chain
+from hdbayes.selection_bias.gaussian.per_feature import per_feature_chain
+from hdbayes.statistics.gaussian_moments import class_statistics
 
 # proper, moderate priors: the simulation-based checks draw parameters from them (as tests/test_gaussian.py)
 PRIOR = dict(alpha_x=6.0, w_x=1.0, alpha_mu=6.0, w_mu=0.25, alpha_nu=6.0, w_nu=0.25)
@@ -113,8 +115,8 @@ def _per_class_sbc(n_replicates, seed, correct=False, k=None, p=8, n_iter=100, n
     for r in range(n_replicates):
         values, X, y = _draw_from_per_class_prior(rng, p=p)
         model = BiasCorrectedGaussianClassifier(
-            n_features_to_select=k, correct=correct, spread="per-feature", class_variance="per-class",
-            n_iter=n_iter, burn_in=n_iter - 1, thin=1, n_mc=n_mc, random_state=r, **PRIOR, **ALPHA,
+            n_features_to_select=k, correct=correct, variant=PerClassVariance(**PRIOR, **ALPHA),
+            n_iter=n_iter, burn_in=n_iter - 1, thin=1, n_mc=n_mc, random_state=r,
         ).fit(X, y)  # fmt: skip
         kept = np.flatnonzero(model.selected_features_ == 0)
         j = int(kept[0]) if kept.size else None
@@ -162,8 +164,8 @@ def test_per_class_correction_uses_its_factor_and_lowers_the_spread():
     """Corrected, the fit builds the per-class factor (pool size n_mc rounded up to a power of 2) and conditions on
     the discarded features' small F: log s_μ moves down, by 1.5 here (measured; true log s_μ −1.27)."""
     values, X, y = _draw_from_per_class_prior(np.random.default_rng(7), p=60)
-    kwargs = dict(n_features_to_select=5, spread="per-feature", class_variance="per-class", n_iter=400, burn_in=100,
-                  thin=2, n_mc=20, random_state=0, **PRIOR, **ALPHA)  # fmt: skip
+    kwargs = dict(n_features_to_select=5, variant=PerClassVariance(**PRIOR, **ALPHA), n_iter=400, burn_in=100,
+                  thin=2, n_mc=20, random_state=0)  # fmt: skip
     corrected = BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
     uncorrected = BiasCorrectedGaussianClassifier(**kwargs, correct=False).fit(X, y)
     assert isinstance(corrected.adjustment_, PerClassVarianceAdjustment) and uncorrected.adjustment_ is None
@@ -180,8 +182,7 @@ def test_rao_blackwell_predictions_against_a_dense_computation():
     per draw, x*_j | g ~ N(m_gj, w_gj + 1/P_gj), P_gj = 1/w^μ_j + n_g/w_gj, m_gj = (ν_j/w^μ_j + S_gj/w_gj)/P_gj,
     averaged over the draws, times the Pólya-urn class predictive."""
     X, y = _data(p=4)
-    model = BiasCorrectedGaussianClassifier(spread="per-feature", class_variance="per-class", correct=False,
-                                            random_state=0, **SHORT).fit(X, y)  # fmt: skip
+    model = BiasCorrectedGaussianClassifier(variant="per-class", correct=False, random_state=0, **SHORT).fit(X, y)
     test = np.random.default_rng(9).normal(size=(5, 4))
     kept = model.selected_features_  # the trace's feature order
     w_x, w_mu, nu = model.trace_.flat("w_x"), model.trace_.flat("w_mu"), model.trace_.flat("nu")
@@ -217,9 +218,9 @@ def test_per_class_variances_separate_a_narrow_class():
     narrow = rng.normal(4.0, 0.3, size=(30, 5))
     X, y = np.vstack([wide, narrow]), np.repeat([0, 1], 30)
     case = np.full((1, 5), 2.6)  # 4.7 narrow sds below the narrow mean, 0.87 wide sds above the wide one
-    kwargs = dict(spread="per-feature", correct=False, random_state=0, n_iter=600, burn_in=100, thin=2)
-    per_class = BiasCorrectedGaussianClassifier(class_variance="per-class", **kwargs).fit(X, y)
-    pooled = BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
+    kwargs = dict(correct=False, random_state=0, n_iter=600, burn_in=100, thin=2)
+    per_class = BiasCorrectedGaussianClassifier(variant="per-class", **kwargs).fit(X, y)
+    pooled = BiasCorrectedGaussianClassifier(variant="per-feature", **kwargs).fit(X, y)
     assert per_class.predict_proba(case)[0, 0] > 0.99
     assert pooled.predict_proba(case)[0, 0] < 0.25  # nearer the narrow mean in pooled sds
 
@@ -229,8 +230,8 @@ def test_per_class_variances_separate_a_narrow_class():
 
 def test_reproducible_independent_of_n_jobs_and_picklable():
     X, y = _data(p=40, seed=4)
-    kwargs = dict(n_features_to_select=6, spread="per-feature", class_variance="per-class", correct=False,
-                  n_chains=2, random_state=5, **SHORT)  # fmt: skip
+    kwargs = dict(n_features_to_select=6, variant="per-class", correct=False, n_chains=2, random_state=5,
+                  **SHORT)  # fmt: skip
     one = BiasCorrectedGaussianClassifier(**kwargs, n_jobs=1).fit(X, y)
     two = BiasCorrectedGaussianClassifier(**kwargs, n_jobs=2).fit(X, y)
     for name in ("mu", "w_x", "v", "w_mu", "nu", "log_s_mu", "log_s_x", "log_tau_nu"):
@@ -246,18 +247,11 @@ def test_reproducible_independent_of_n_jobs_and_picklable():
     assert idata.posterior["w_x"].dims == ("chain", "draw", "class", "feature")
 
 
-@pytest.mark.parametrize("kwargs", [dict(class_variance="per class"), dict(class_variance="per-class",
-                                                                          alpha2_x=0.0)])  # fmt: skip
+@pytest.mark.parametrize("kwargs", [dict(variant="per class"), dict(variant=PerClassVariance(alpha2_x=0.0))])
 def test_parameter_constraints(kwargs):
     X, y = _data()
-    with pytest.raises(ValueError, match="class_variance|alpha2_x"):
-        BiasCorrectedGaussianClassifier(spread="per-feature", **kwargs, **SHORT).fit(X, y)
-
-
-def test_per_class_needs_per_feature_spread():
-    X, y = _data()
-    with pytest.raises(InputValueError, match='class_variance="per-class" needs spread="per-feature"'):
-        BiasCorrectedGaussianClassifier(class_variance="per-class", **SHORT).fit(X, y)
+    with pytest.raises(ValueError, match="variant|alpha2_x"):
+        BiasCorrectedGaussianClassifier(**kwargs, **SHORT).fit(X, y)
 
 
 
@@ -266,13 +260,12 @@ def test_per_class_correction_refuses_a_zero_threshold():
     error that says what to do (the pooled model uses the γ → 0⁺ limit)."""
     X, y = _data(p=8)
     X[:, 5:] = 1.0
-    kwargs = dict(n_features_to_select=6, spread="per-feature", class_variance="per-class", **SHORT)
+    kwargs = dict(n_features_to_select=6, variant="per-class", **SHORT)
     with pytest.warns(UserWarning, match="F statistic 0"), pytest.raises(InputValueError, match="keep fewer features"):
         BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
     with pytest.warns(UserWarning, match="F statistic 0"):
         assert BiasCorrectedGaussianClassifier(**kwargs, correct=False).fit(X, y).threshold_ == 0.0
 
-@parametrize_with_checks([BiasCorrectedGaussianClassifier(spread="per-feature", class_variance="per-class",
-                                                          random_state=0, **SHORT)])  # fmt: skip
+@parametrize_with_checks([BiasCorrectedGaussianClassifier(variant="per-class", random_state=0, **SHORT)])
 def test_per_class_sklearn_compatible(estimator, check):
     check(estimator)

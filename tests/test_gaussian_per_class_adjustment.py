@@ -4,15 +4,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from hdbayes.selection_bias.gaussian_adjustment import (
-    PerClassVarianceAdjustment,
-    PerFeatureGaussianAdjustment,
+from hdbayes.selection_bias.gaussian._factor import (
     between_class_weights,
     class_count_eigenvalues,
-    class_variance_pool,
     gaussian_f_series,
-    log_discard_probability_given_ratio,
     per_class_log_discard_probability_given,
+)
+from hdbayes.selection_bias.gaussian.per_class import PerClassVarianceAdjustment, class_variance_pool
+from hdbayes.selection_bias.gaussian.per_feature import (
+    PerFeatureGaussianAdjustment,
+    log_discard_probability_given_ratio,
 )
 from hdbayes.selection_bias.quadratic_form import log_quadratic_form_tails
 

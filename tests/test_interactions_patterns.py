@@ -9,11 +9,10 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
+from hdbayes.interactions.classification_patterns import _binomial_table, _superpattern_order_counts
 from hdbayes.interactions.patterns import (
     ClassificationGrouping,
     SequenceGrouping,
-    _binomial_table,
-    _superpattern_order_counts,
     count_parameters,
     group_classification_patterns,
     group_sequence_patterns,

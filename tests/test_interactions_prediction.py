@@ -11,15 +11,10 @@ import numpy as np
 import pytest
 
 from hdbayes.datasets import simulate_cauchy_classification, simulate_hmm
+from hdbayes.interactions._grouping import _encode_test_codes
+from hdbayes.interactions.classification_patterns import _binomial_table, _superpattern_order_counts
 from hdbayes.interactions.models import CompressedInteractionClassifier, CompressedSequenceModel, expand_grouping
-from hdbayes.interactions.patterns import (
-    SequenceGrouping,
-    _binomial_table,
-    _encode_test_codes,
-    _superpattern_order_counts,
-    group_classification_patterns,
-    group_sequence_patterns,
-)
+from hdbayes.interactions.patterns import SequenceGrouping, group_classification_patterns, group_sequence_patterns
 from hdbayes.interactions.sampler import chain_arguments, predict_kernel
 from hdbayes.mcmc import Schedule
 

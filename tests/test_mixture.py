@@ -14,8 +14,8 @@ from hdbayes.datasets import simulate_mixture
 from hdbayes.exceptions import InputValueError
 from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 from hdbayes.quadrature import gauss_legendre_rule
-from hdbayes.selection_bias.adjustment import mixture_log_discard_probability
 from hdbayes.selection_bias.mixture import BiasCorrectedMixture
+from hdbayes.selection_bias.mixture_adjustment import mixture_log_discard_probability
 from hdbayes.special import log_beta_bernoulli
 
 
@@ -126,7 +126,7 @@ def test_reproducible_independent_of_n_jobs_and_pickles(simulation):
         (
             np.array([[0, 1], [1, 0], [1, 1], [0, 0]]),
             [0, 1, 0, 1],
-            {"n_theta_adjust": 10, "adjust_theta_rule": "simpson"},
+            {"n_theta": 10, "theta_rule": "simpson"},
             "odd",
         ),
         (np.array([[0, 1]]), [0], {}, "1 sample"),
@@ -142,7 +142,7 @@ def test_bad_input(X, y, kwargs, message):
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("adjust_theta_rule", "gauss"), ("n_features_to_select", 0), ("class_pseudo_count", -1.0), ("n_iter", 0),
+    [("theta_rule", "gauss"), ("n_features_to_select", 0), ("class_pseudo_count", -1.0), ("n_iter", 0),
      ("progress", "yes"), ("slice_width", 0.0), ("n_label_sweeps", 0)],
 )  # fmt: skip
 def test_parameters_are_checked_by_their_constraints(name, value):

@@ -12,12 +12,11 @@ from test_adjustment import _lattice_gamma, all_columns, log_u_product, null_dis
 
 from hdbayes.quadrature import QuadratureRule, gauss_legendre_rule, inverse_gamma_midpoint_grid, simpson_rule
 from hdbayes.selection import Selection, correlation_from_sums
-from hdbayes.selection_bias.adjustment import (
+from hdbayes.selection_bias.adjustment import discarded_lattice, naive_bayes_log_discard_probability
+from hdbayes.selection_bias.mixture_adjustment import (
     MixtureAdjustmentCache,
     _mixture_discard_weights,
-    discarded_lattice,
     mixture_log_discard_probability,
-    naive_bayes_log_discard_probability,
 )
 
 ALPHAS = np.array([0.05, 1.0, 3.0, 27.99, 2543.14])
@@ -227,7 +226,7 @@ def test_label_swap_symmetry():
 @pytest.mark.parametrize(("n0", "n1", "u", "v"), [(4, 5, 2, 3), (30, 20, 7, 15), (25, 25, 0, 12), (13, 40, 13, 0)])
 def test_weights_do_not_depend_on_the_orientation(n0, n1, u, v):
     """W(m0, m1) for labels z equals W(m1, m0) for 1 − z, although the two are computed differently."""
-    from hdbayes.selection_bias.adjustment import _discarded_intervals
+    from hdbayes.selection_bias.mixture_adjustment import _discarded_intervals
 
     lo, hi = _discarded_intervals(n0, n1, 0.2, False)
     weights = _mixture_discard_weights(n0, n1, u, v, lo, hi)
@@ -238,7 +237,7 @@ def test_weights_do_not_depend_on_the_orientation(n0, n1, u, v):
 
 
 def test_discarded_region_is_an_interval_on_every_anti_diagonal():
-    from hdbayes.selection_bias.adjustment import _discarded_intervals
+    from hdbayes.selection_bias.mixture_adjustment import _discarded_intervals
 
     for n0, n1 in [(1, 1), (4, 5), (8, 14), (37, 52), (100, 100), (3, 190)]:
         total = np.arange(n0 + 1)[:, None] + np.arange(n1 + 1)[None, :]

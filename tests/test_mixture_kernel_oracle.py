@@ -12,7 +12,7 @@ from hdbayes import BiasCorrectedMixture
 from hdbayes.datasets import simulate_gaussian
 
 MCMC = dict(n_features_to_select=6, binarize=None, n_iter=60, burn_in=20, thin=2, random_state=3)
-VARIANTS = {"m": {}, "m-simpson": dict(adjust_theta_rule="simpson"), "m-uncorrected": dict(correct=False)}
+VARIANTS = {"m": {}, "m-simpson": dict(theta_rule="simpson"), "m-uncorrected": dict(correct=False)}
 # (first, middle, last) of each flattened array: predict_proba on the test rows, the trace's draws
 ORACLE = {
     "m": {

@@ -19,7 +19,11 @@ SUBSECTIONS = ["When to use it", "Parameters", "Diagnostics", "Pitfalls"]
 DOCUMENTED = {
     "naive_bayes": ["hdbayes.BiasCorrectedNaiveBayes"],
     "categorical_correction": ["hdbayes.BiasCorrectedCategoricalNB"],
-    "gaussian": ["hdbayes.BiasCorrectedGaussianClassifier", "hdbayes.ShrunkCovarianceWhitener"],
+    "gaussian": [
+        "hdbayes.BiasCorrectedGaussianClassifier", "hdbayes.ShrunkCovarianceWhitener",
+        "hdbayes.selection_bias.SharedSpread", "hdbayes.selection_bias.PerFeatureSpread",
+        "hdbayes.selection_bias.PerClassVariance",
+    ],  # fmt: skip
     "mixture": ["hdbayes.BiasCorrectedMixture"],
     "interactions": ["hdbayes.CompressedInteractionClassifier", "hdbayes.CompressedSequenceModel"],
     "spike_slab": ["hdbayes.GroupSpikeSlabRegression", "hdbayes.GroupSpikeSlabGibbs"],

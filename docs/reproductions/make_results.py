@@ -98,12 +98,13 @@ def run_experiment(name, out, *, size="full", seed=0, n_jobs=1):
 
     args = ["reproduce", name, *(["--full"] if size == "full" else []), "--seed", str(seed), "--n-jobs", str(n_jobs)]
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # the commit the run starts from (read before it: a commit made while it runs is not the code it ran)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                            check=False).stdout.strip() or "unknown"  # fmt: skip
     load_start = _load()
     t0 = time.perf_counter()
     status = subprocess.run([*_hdbayes_command(), *args, "--out", str(out)], check=False).returncode
     wall = time.perf_counter() - t0
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                            check=False).stdout.strip() or "unknown"  # fmt: skip
     meta = {"name": name, "command": "hdbayes " + " ".join(args), "seed": seed, "started_utc": started,
             "wall_time_s": round(wall, 1), "exit_status": status, "hdbayes_version": hdbayes.__version__,
             "git_commit": commit, "load_start": load_start, "load_end": _load()}  # fmt: skip

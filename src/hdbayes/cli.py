@@ -31,10 +31,10 @@ spelled the way it is written back (``-3``, ``12``), so the output columns
 ``P(target=label)`` spell the labels as the training file does. ``classify --binarize T``
 (a number, or ``median`` for each feature's training median) maps feature values > T to 1;
 ``bernoulli-nb`` then selects by mutual information on the binarised features.
-``categorical-nb --n-categories N`` reserves categories 0..N-1 (for values unseen in
+``categorical-nb --n-levels L`` reserves the levels 0..L-1 (for values unseen in
 training); ``categorical-naive-bayes`` (``BiasCorrectedCategoricalNB``) selects by
-Pearson's X² and corrects, its features integer level codes (``--n-categories`` is its
-``n_levels``). ``--model linear`` is ``BayesianLinearClassifier`` on every feature column (no selection:
+Pearson's X² and corrects, its features integer level codes (``--n-levels`` is both
+estimators' ``n_levels``). ``--model linear`` is ``BayesianLinearClassifier`` on every feature column (no selection:
 ``--n-features``, ``--threshold`` and ``--class-pseudo-count`` do not apply), the recommended model for
 expression data. ``--n-features K`` is the estimators' ``n_features_to_select``;
 ``--class-pseudo-count C`` (every model that selects) is the Dirichlet pseudo-count of each class
@@ -145,7 +145,7 @@ _MODEL_OPTIONS = {
     "class_pseudo_count": _Rule(_SELECTING_MODELS, "class_pseudo_count"),
     "n_features": _Rule(_SELECTING_MODELS, None),
     "threshold": _Rule(_SELECTING_MODELS, None),
-    "n_categories": _Rule(frozenset(_CATEGORY_MODELS), "n_categories"),
+    "n_levels": _Rule(frozenset(_CATEGORY_MODELS), "n_levels"),
     "no_correct": _Rule(frozenset(CORRECTED_MODELS), None),
 }
 # options every model of the command uses (--seed: the random tie-breaks of selection and the MCMC chains; a model
@@ -174,8 +174,7 @@ _OPTION_NAMES = {
     "n_iter": "--n-iter",
     "burn_in": "--burn-in",
     "n_chains": "--chains",
-    "n_categories": "--n-categories",
-    "n_levels": "--n-categories",
+    "n_levels": "--n-levels",
     "theta_rule": "--theta-rule",
     "alpha_rule": "--alpha-rule",
     "prior_inclusion": "--prior-inclusion",
@@ -359,10 +358,10 @@ def _build_parser():
         "'median' (each feature's training median); bernoulli-nb selects after binarising",
     )
     classify.add_argument(
-        "--n-categories",
+        "--n-levels",
         type=int,
-        metavar="N",
-        help="categorical-nb, categorical-naive-bayes: every feature takes the categories 0..N-1 (default: those "
+        metavar="L",
+        help="categorical-nb, categorical-naive-bayes: every feature takes the levels 0..L-1 (default: those "
         "seen in training)",
     )
     classify.add_argument(
@@ -800,8 +799,6 @@ def _build_model(args):
         value = getattr(args, option)
         if _given(value) and rule.parameter is not None:
             params[rule.parameter] = value
-    if args.model == "categorical-naive-bayes" and "n_categories" in params:
-        params["n_levels"] = params.pop("n_categories")  # the levels 0..L-1 of BiasCorrectedCategoricalNB
     estimator = getattr(hdbayes, _ESTIMATORS[args.model])
     if args.model in DISCRETE_MODELS:
         from sklearn.pipeline import make_pipeline

@@ -9,8 +9,9 @@ machine-learning cheat sheet, whose misprints it corrects (docs/discrete.md; ref
   :func:`number_game_hypotheses`;
 * the Bayesian naive Bayes family: :class:`BayesianBernoulliNB`, :class:`BayesianCategoricalNB`,
   :class:`BayesianMultinomialNB` on the shared :class:`GenerativeClassifier`;
-* the Dirichlet-compound-multinomial (Pólya) document classifier :class:`DCMClassifier` with
-  Minka's fixed point :func:`fit_dirichlet_multinomial` (an addition to the seed);
+* the Dirichlet-compound-multinomial (Pólya) document classifier :class:`DCMClassifier` (module ``dcm``) with
+  Minka's fixed point :func:`fit_dirichlet_multinomial` (``minka``) on the histograms of word counts
+  (``word_counts``; an addition to the seed);
 * mutual-information feature selection: :class:`MutualInformationSelector`,
   :func:`mutual_information_binary`, :func:`mutual_information_discrete`.
 
@@ -23,7 +24,8 @@ _EXPORTS = {  # module -> the names it exports
     "._base": ("GenerativeClassifier",),
     ".concept_learning": ("BayesianConceptLearner", "number_game_hypotheses"),
     ".conjugate": ("BetaBinomial", "DirichletMultinomial", "dirichlet_multinomial_log_pmf"),
-    ".dcm": ("DCMClassifier", "fit_dirichlet_multinomial"),
+    ".dcm": ("DCMClassifier",),
+    ".minka": ("fit_dirichlet_multinomial",),
     ".mutual_information": ("MutualInformationSelector", "mutual_information_binary", "mutual_information_discrete"),
     ".naive_bayes": ("BayesianBernoulliNB", "BayesianCategoricalNB", "BayesianMultinomialNB"),
 }

@@ -466,8 +466,8 @@ class DirichletMultinomial:
         return (DirichletMultinomial, (self.alpha.copy(),))
 
     @property
-    def n_categories(self):
-        """K."""
+    def n_levels(self) -> int:
+        """K, the number of levels (categories 0..K − 1)."""
         return self.alpha.shape[0]
 
     def update(self, counts: ArrayLike) -> DirichletMultinomial:
@@ -483,7 +483,7 @@ class DirichletMultinomial:
         DirichletMultinomial
             The posterior, a new object.
         """
-        return DirichletMultinomial(self.alpha + _check_count_vector(counts, self.n_categories))
+        return DirichletMultinomial(self.alpha + _check_count_vector(counts, self.n_levels))
 
     def update_from(self, x: ArrayLike) -> DirichletMultinomial:
         """Posterior after a sequence of categories x_i ∈ {0..K−1} (§3.4; N_k counts the x_i, not the y_i).
@@ -501,9 +501,9 @@ class DirichletMultinomial:
         x = np.asarray(x)
         if x.ndim != 1 or (x.size and not np.issubdtype(x.dtype, np.integer)):
             raise InputValueError("x must be a 1-D sequence of integer categories")
-        if x.size and (x.min() < 0 or x.max() >= self.n_categories):
-            raise InputValueError(f"categories must lie in 0..{self.n_categories - 1}")
-        return self.update(np.bincount(x, minlength=self.n_categories))
+        if x.size and (x.min() < 0 or x.max() >= self.n_levels):
+            raise InputValueError(f"categories must lie in 0..{self.n_levels - 1}")
+        return self.update(np.bincount(x, minlength=self.n_levels))
 
     def mean(self) -> np.ndarray:
         """E[θ_k] = α_k/α_0 (§3.4); for a posterior (α_k + N_k)/(α_0 + N).
@@ -528,7 +528,7 @@ class DirichletMultinomial:
         InputValueError
             When some α_k < 1 or α_0 ≤ K (no unique interior mode).
         """
-        alpha0, K = self.alpha.sum(), self.n_categories
+        alpha0, K = self.alpha.sum(), self.n_levels
         if np.any(self.alpha < 1) or alpha0 <= K:
             raise InputValueError(
                 f"Dir({self.alpha.tolist()}) has no unique interior mode (needs all α_k >= 1, α_0 > K)"
@@ -654,7 +654,7 @@ class DirichletMultinomial:
         float
             The log marginal likelihood.
         """
-        counts = _check_count_vector(counts, self.n_categories)
+        counts = _check_count_vector(counts, self.n_levels)
         value = float(
             log_rising_factorial(self.alpha, counts).sum() - log_rising_factorial(self.alpha.sum(), counts.sum())
         )

@@ -99,10 +99,10 @@ def _contingency_tables(X, codes, n_classes):
     values = X.data.astype(np.int64)
     columns = X.indices
     rows = np.repeat(np.arange(n), np.diff(X.indptr))
-    n_categories = np.ones(D, dtype=np.int64)
-    np.maximum.at(n_categories, columns, values + 1)
-    starts = np.concatenate([[0], np.cumsum(n_categories)[:-1]])
-    total = int(n_categories.sum())
+    n_levels = np.ones(D, dtype=np.int64)
+    np.maximum.at(n_levels, columns, values + 1)
+    starts = np.concatenate([[0], np.cumsum(n_levels)[:-1]])
+    total = int(n_levels.sum())
     flat = codes[rows] * total + starts[columns] + values
     table = np.bincount(flat, minlength=n_classes * total).reshape(n_classes, total).astype(np.float64)
     class_sizes = np.bincount(codes, minlength=n_classes).astype(np.float64)
@@ -186,12 +186,12 @@ def _scores_from_table(table, starts, estimate, prior):
 def _table_counts(X, codes, n_classes):
     """The mergeable statistics of checked codes X: the contingency tables and their category counts."""
     table, starts = _contingency_tables(X, np.asarray(codes, dtype=np.int64), n_classes)
-    return {"n_categories": np.diff(np.append(starts, table.shape[1])), "table": table}
+    return {"n_levels": np.diff(np.append(starts, table.shape[1])), "table": table}
 
 
 def _merge_tables(a, b):
-    table, widths = add_category_counts(a["table"], a["n_categories"], b["table"], b["n_categories"])
-    return {"n_categories": widths, "table": table}
+    table, widths = add_category_counts(a["table"], a["n_levels"], b["table"], b["n_levels"])
+    return {"n_levels": widths, "table": table}
 
 
 def _chunk_tables(x, codes, *, where, columns, thresholds, n_classes, non_negative):
@@ -253,7 +253,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
     statistics_ : dict
         The mergeable statistics the scores come from: ``table`` (n_classes, Σ_j S_j), the
         joint counts N(x_j = v, y = c) of every feature's values v = 0..S_j − 1 side by side,
-        and ``n_categories`` (S_j); ``partial_fit`` and dask chunks add them up.
+        and ``n_levels`` (S_j); ``partial_fit`` and dask chunks add them up.
     selection_ : hdbayes.selection.Selection
     selected_features_ : ndarray of int
         Retained columns, strongest first.
@@ -460,7 +460,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
     def _select(self):
         """Scores and selection from the contingency tables ``statistics_``."""
         tables = self.statistics_
-        starts = np.concatenate([[0], np.cumsum(tables["n_categories"])[:-1]])
+        starts = np.concatenate([[0], np.cumsum(tables["n_levels"])[:-1]])
         scores = _scores_from_table(tables["table"], starts, self.estimate, self.prior)
         p = scores.shape[0]
         if self.threshold is not None:

@@ -230,7 +230,7 @@ class BayesianCategoricalNB(GenerativeClassifier):
     and truncating continuous data would invent categories. Floats holding integers (2.0)
     are codes. Sparse input is accepted (every feature has a category, so it is made
     dense). A category ≥ S_j at prediction time (never seen in training and not reserved
-    by ``n_categories``) raises InputValueError naming the feature.
+    by ``n_levels``) raises InputValueError naming the feature.
 
     Parameters
     ----------
@@ -241,8 +241,8 @@ class BayesianCategoricalNB(GenerativeClassifier):
         broadcastable to (n_classes, S_j).
     class_pseudo_count : float or array-like of shape (n_classes,), default=1.0
         Dirichlet pseudo-counts of the class prior (α_c of Murphy §3.5).
-    n_categories : int or array-like of shape (n_features,), optional
-        Minimum number of categories S_j per feature (S_j = max(this, largest value + 1)).
+    n_levels : int or array-like of shape (n_features,), optional
+        Minimum number of levels S_j per feature (codes 0..S_j − 1; S_j = max(this, largest value + 1)).
     class_prior : None, "uniform" or array-like of shape (n_classes,), default=None
         Overrides the learnt class prior.
 
@@ -251,7 +251,7 @@ class BayesianCategoricalNB(GenerativeClassifier):
     classes_, class_count_ : ndarray of shape (n_classes,)
     n_features_in_ : int
         Number of features seen in ``fit``.
-    n_categories_ : ndarray of shape (n_features,)
+    n_levels_ : ndarray of shape (n_features,)
         S_j.
     category_count_ : list of ndarray of shape (n_classes, S_j)
         N_jkc.
@@ -262,7 +262,7 @@ class BayesianCategoricalNB(GenerativeClassifier):
     Examples
     --------
     >>> X = np.array([[0, 2], [1, 2], [0, 0], [2, 1]])
-    >>> model = BayesianCategoricalNB(n_categories=3).fit(X, ["a", "a", "b", "b"])
+    >>> model = BayesianCategoricalNB(n_levels=3).fit(X, ["a", "a", "b", "b"])
     >>> model.predict([[0, 2], [2, 0]]).tolist()
     ['a', 'b']
     """
@@ -270,18 +270,18 @@ class BayesianCategoricalNB(GenerativeClassifier):
     _parameter_constraints: dict = {
         **GenerativeClassifier._parameter_constraints,
         "alpha": PSEUDO_COUNT,
-        "n_categories": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
+        "n_levels": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
     }
 
     def __init__(
             self, method: Literal["mle", "map", "posterior_mean", "bayes"] = "bayes", *,
             alpha: float | Sequence[ArrayLike] = 1.0, class_pseudo_count: float | ArrayLike = 1.0,
-            n_categories: int | ArrayLike | None = None, class_prior: Literal["uniform"] | ArrayLike | None = None
+            n_levels: int | ArrayLike | None = None, class_prior: Literal["uniform"] | ArrayLike | None = None
     ) -> None:
         self.method = method
         self.alpha = alpha
         self.class_pseudo_count = class_pseudo_count
-        self.n_categories = n_categories
+        self.n_levels = n_levels
         self.class_prior = class_prior
 
     def __sklearn_tags__(self):
@@ -308,60 +308,58 @@ class BayesianCategoricalNB(GenerativeClassifier):
             )
         return X.astype(np.int64)
 
-    def _check_known_categories(self, X):
-        too_large = X >= self.n_categories_[None, :]
+    def _check_known_levels(self, X):
+        too_large = X >= self.n_levels_[None, :]
         if too_large.any():
             j, value = first_entry(X, too_large)
             raise InputValueError(
                 f"{feature_label(j, self._feature_names())} has category {int(value)}, which was not seen in "
-                f"training (categories 0..{self.n_categories_[j] - 1}); reserve it with n_categories"
+                f"training (categories 0..{self.n_levels_[j] - 1}); reserve it with n_levels"
             )
 
     def _reset_counts(self, n_features):
         minimum = np.ones(n_features, dtype=np.int64)
-        if self.n_categories is not None:
-            requested = np.asarray(self.n_categories)
+        if self.n_levels is not None:
+            requested = np.asarray(self.n_levels)
             if not np.issubdtype(requested.dtype, np.integer) or np.any(requested < 1):
-                raise InputValueError("n_categories must be an integer >= 1 or one such integer per feature")
+                raise InputValueError("n_levels must be an integer >= 1 or one such integer per feature")
             try:
                 minimum = np.maximum(np.broadcast_to(requested, (n_features,)), 1)
             except ValueError as exc:
-                raise InputValueError(
-                    f"n_categories has {requested.size} entries, X has {n_features} features"
-                ) from exc
-        check_level_memory(minimum, n_features, self.classes_.shape[0], name="n_categories")
-        self.n_categories_ = minimum.astype(np.int64)
+                raise InputValueError(f"n_levels has {requested.size} entries, X has {n_features} features") from exc
+        check_level_memory(minimum, n_features, self.classes_.shape[0], name="n_levels")
+        self.n_levels_ = minimum.astype(np.int64)
         self._set_offsets()
         self._flat_count = np.zeros((self.classes_.shape[0], self._offsets[-1]))
 
     def _set_offsets(self):
-        self._offsets = np.concatenate([[0], np.cumsum(self.n_categories_)])
+        self._offsets = np.concatenate([[0], np.cumsum(self.n_levels_)])
 
     def _counts_of(self, X, Y):
         widths = X.max(axis=0, initial=-1) + 1 if X.shape[0] else np.zeros(X.shape[1], dtype=np.int64)
-        return {"n_categories": widths, "flat_count": (Y.T @ _one_hot(X, widths)).toarray()}
+        return {"n_levels": widths, "flat_count": (Y.T @ _one_hot(X, widths)).toarray()}
 
     @staticmethod
     def _merge_counts(a, b):
-        flat, widths = add_category_counts(a["flat_count"], a["n_categories"], b["flat_count"], b["n_categories"])
-        return {"class_count": a["class_count"] + b["class_count"], "n_categories": widths, "flat_count": flat}
+        flat, widths = add_category_counts(a["flat_count"], a["n_levels"], b["flat_count"], b["n_levels"])
+        return {"class_count": a["class_count"] + b["class_count"], "n_levels": widths, "flat_count": flat}
 
     def _add_counts(self, counts):
         # partial_fit may meet new categories
         self._flat_count, widths = add_category_counts(
-            self._flat_count, self.n_categories_, counts["flat_count"], counts["n_categories"]
+            self._flat_count, self.n_levels_, counts["flat_count"], counts["n_levels"]
         )
-        self.n_categories_ = widths.astype(np.int64)
+        self.n_levels_ = widths.astype(np.int64)
         self._set_offsets()
 
     def _flat_prior(self):
         C = self.classes_.shape[0]
         if np.ndim(self.alpha) == 0 and not isinstance(self.alpha, (list, tuple)):
             return _check_prior_array("alpha", self.alpha, (C, self._offsets[-1]))
-        if len(self.alpha) != self.n_categories_.shape[0]:
-            raise InputValueError(f"alpha must be a scalar or one array per feature ({self.n_categories_.shape[0]})")
+        if len(self.alpha) != self.n_levels_.shape[0]:
+            raise InputValueError(f"alpha must be a scalar or one array per feature ({self.n_levels_.shape[0]})")
         parts = [_check_prior_array(f"alpha[{j}]", b, (C, int(s))) for j, (b, s) in
-                 enumerate(zip(self.alpha, self.n_categories_))]  # fmt: skip
+                 enumerate(zip(self.alpha, self.n_levels_))]  # fmt: skip
         return np.concatenate(parts, axis=1)
 
     def _update_parameters(self):
@@ -373,8 +371,8 @@ class BayesianCategoricalNB(GenerativeClassifier):
         self.class_log_prior_ = self._class_log_prior(self.method)
 
     def _joint_log_likelihood(self, X):
-        self._check_known_categories(X)
-        return masked_log_dot(_one_hot(X, self.n_categories_), self._flat_log_prob) + self.class_log_prior_
+        self._check_known_levels(X)
+        return masked_log_dot(_one_hot(X, self.n_levels_), self._flat_log_prob) + self.class_log_prior_
 
 
 class BayesianMultinomialNB(GenerativeClassifier):

@@ -37,7 +37,7 @@ from hdbayes.experiments._report import Report, Size, markdown_table
 from hdbayes.experiments._runner import draws, probability_measures, run_settings, summary_markdown
 from hdbayes.experiments._runtime import cap_n_jobs, choose_size
 from hdbayes.metrics import calibration_table, random_lognormal_loss
-from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier
+from hdbayes.selection_bias.gaussian import BiasCorrectedGaussianClassifier, PerClassVariance
 
 __all__ = ["SIZES", "VARIANTS", "run"]
 
@@ -71,14 +71,20 @@ def _scale(spread):
     return ("log_tau_mu", TRUE_LOG_TAU_MU) if spread == "shared" else ("log_s_mu", -TRUE_LOG_TAU_MU)
 
 
+def _classifier_variant(spread, class_variance, alpha2_x="learn", class_scale="equal"):
+    """The classifier's ``variant`` for the experiment's (spread, class_variance) pair."""
+    if class_variance == "per-class":
+        return PerClassVariance(alpha2_x=alpha2_x, class_scale=class_scale)
+    return spread
+
+
 def _fit_and_score(data, size, loss, n_chains, n_jobs, variant, *, k, method):
-    spread, class_variance, alpha2_x, class_scale = variant
+    spread = variant[0]
     scale = _scale(spread)[0]
     start = time.perf_counter()
     model = BiasCorrectedGaussianClassifier(
         n_features_to_select=k, correct=METHODS[method], n_iter=size.n_iter, burn_in=size.burn_in, thin=size.thin,
-        n_chains=n_chains, random_state=0, n_jobs=n_jobs, progress=False, spread=spread,
-        class_variance=class_variance, alpha2_x=alpha2_x, class_scale=class_scale,
+        n_chains=n_chains, random_state=0, n_jobs=n_jobs, progress=False, variant=_classifier_variant(*variant),
     ).fit(data.X, data.y)  # fmt: skip
     seconds = time.perf_counter() - start
     proba = model.predict_proba(data.X_test)
@@ -107,8 +113,9 @@ def _compile_kernels(data, spread, class_variance):
     """Fit both methods once on a few features and cases, so that no timed fit includes the numba compilation."""
     for method in ("corrected", "uncorrected"):
         BiasCorrectedGaussianClassifier(n_features_to_select=2, correct=METHODS[method], n_iter=20, burn_in=10, thin=1,
-                                        n_chains=1, random_state=0, progress=False, spread=spread,
-                                        class_variance=class_variance).fit(data.X[:, :20], data.y)  # fmt: skip
+                                        n_chains=1, random_state=0, progress=False,
+                                        variant=_classifier_variant(spread, class_variance),
+                                        ).fit(data.X[:, :20], data.y)  # fmt: skip
 
 
 def run(full=False, random_state=0, progress=None, n_jobs=None, n_chains=2, *, size=None, spread="shared",

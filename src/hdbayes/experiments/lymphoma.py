@@ -42,6 +42,7 @@ from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.experiments._runner import bar, draws, summary_markdown
 from hdbayes.experiments._runtime import choose_size, split_timings
 from hdbayes.metrics import random_lognormal_loss
+from hdbayes.selection_bias.gaussian import SharedSpread
 
 __all__ = ["KS", "MCMC_SMALL", "PRIOR", "run"]
 
@@ -101,7 +102,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     rows, probabilities = [], []
     for k in bar(KS, desc="lymphoma k", progress=progress):
         k_rows, proba = cross_validate_methods(
-            X, y, cv=cv, n_features_to_select=k, loss=loss, random_state=model_seed, n_jobs=n_jobs, **PRIOR, **mcmc
+            X, y, cv=cv, n_features_to_select=k, loss=loss, random_state=model_seed, n_jobs=n_jobs,
+            variant=SharedSpread(**PRIOR), **mcmc,
         )
         rows += k_rows
         probabilities += probability_rows(y, proba, class_names, k=k)
@@ -110,7 +112,8 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     fits = []
     for k in KS:
         for method, correct in METHODS.items():
-            model = gaussian_model(n_features_to_select=k, correct=correct, random_state=model_seed, **PRIOR, **mcmc)
+            model = gaussian_model(n_features_to_select=k, correct=correct, random_state=model_seed,
+                                   variant=SharedSpread(**PRIOR), **mcmc)
             model.fit(X, y)
             trace = draws(model, "log_tau_mu")
             fits.append(

@@ -40,6 +40,7 @@ from hdbayes.experiments._report import Report, markdown_table
 from hdbayes.experiments._runner import bar, summary_markdown
 from hdbayes.experiments._runtime import choose_size, split_timings
 from hdbayes.metrics import paired_t_test, random_lognormal_loss
+from hdbayes.selection_bias.gaussian import SharedSpread
 
 __all__ = ["MCMC_SMALL", "MCMC_WHOLE_SMALL", "PRIOR", "gene_groups", "run"]
 
@@ -147,14 +148,14 @@ def run(full=False, random_state=0, progress=None, n_jobs=None, data_home=None, 
     for g, columns in enumerate(groups):
         group_rows, proba = cross_validate_methods(
             X[:, columns], y, cv=cv, n_features_to_select=N_SELECTED, loss=loss, lam=LAM,
-            random_state=model_seed, n_jobs=n_jobs, **PRIOR, **mcmc,
+            random_state=model_seed, n_jobs=n_jobs, variant=SharedSpread(**PRIOR), **mcmc,
         )  # fmt: skip
         rows += [{"group": g + 1, "p": columns.shape[0], **row} for row in group_rows]
         probabilities += probability_rows(y, proba, class_names, group=g + 1)
         steps.update()
     whole, whole_proba = cross_validate_methods(
         X, y, cv=whole_cv, n_features_to_select=WHOLE_SELECTED, loss=loss, random_state=model_seed,
-        n_jobs=n_jobs, **PRIOR, **mcmc_whole,
+        n_jobs=n_jobs, variant=SharedSpread(**PRIOR), **mcmc_whole,
     )  # fmt: skip
     for row in whole:
         row["misclassified"] = int(round(row["actual_error"] * n))

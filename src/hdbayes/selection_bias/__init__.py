@@ -3,11 +3,14 @@
 * :class:`BiasCorrectedNaiveBayes` — binary naive Bayes, α integrated by quadrature (thesis §2.3);
 * :class:`BiasCorrectedMixture` — the two-component mixture model by MCMC (thesis §2.4);
 * :class:`BiasCorrectedCategoricalNB` — G classes and L-level features, X² selection (issue 15);
-* :class:`BiasCorrectedGaussianClassifier` — the Gaussian classifier with the F-statistic (Li 2009);
-* the adjustment factors q^{p−k}: :func:`naive_bayes_log_discard_probability`,
-  :func:`mixture_log_discard_probability` (:mod:`~hdbayes.selection_bias.adjustment`),
+* :class:`BiasCorrectedGaussianClassifier` — the Gaussian classifier with the F-statistic (Li 2009), its
+  variants :class:`SharedSpread`, :class:`PerFeatureSpread` and :class:`PerClassVariance`
+  (:mod:`~hdbayes.selection_bias.gaussian`);
+* the adjustment factors q^{p−k}: :func:`naive_bayes_log_discard_probability`
+  (:mod:`~hdbayes.selection_bias.adjustment`), :func:`mixture_log_discard_probability`
+  (:mod:`~hdbayes.selection_bias.mixture_adjustment`),
   :func:`categorical_log_discard_probability` (:mod:`~hdbayes.selection_bias.categorical_adjustment`) and
-  :class:`GaussianAdjustment` (:mod:`~hdbayes.selection_bias.gaussian_adjustment`).
+  :class:`GaussianAdjustment` (:mod:`~hdbayes.selection_bias.gaussian.shared`).
 
 Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily).
 """
@@ -15,18 +18,27 @@ Exports follow the rule of :mod:`hdbayes` (explicit ``__all__``, imported lazily
 from hdbayes import _lazy_exports
 
 _EXPORTS = {  # module -> the names it exports
-    ".adjustment": ("mixture_log_discard_probability", "naive_bayes_log_discard_probability"),
+    ".adjustment": ("naive_bayes_log_discard_probability",),
     ".categorical": ("BiasCorrectedCategoricalNB",),
     ".categorical_adjustment": ("categorical_log_discard_probability",),
-    ".gaussian": ("BiasCorrectedGaussianClassifier",),
-    ".gaussian_adjustment": ("GaussianAdjustment",),
+    ".gaussian": ("BiasCorrectedGaussianClassifier", "PerClassVariance", "PerFeatureSpread", "SharedSpread"),
+    ".gaussian.shared": ("GaussianAdjustment",),
     ".mixture": ("BiasCorrectedMixture",),
+    ".mixture_adjustment": ("mixture_log_discard_probability",),
     ".naive_bayes": ("BiasCorrectedNaiveBayes",),
 }
 
 __all__ = [
-    "BiasCorrectedCategoricalNB", "BiasCorrectedGaussianClassifier", "BiasCorrectedMixture", "BiasCorrectedNaiveBayes",
-    "GaussianAdjustment", "categorical_log_discard_probability", "mixture_log_discard_probability",
+    "BiasCorrectedCategoricalNB",
+    "BiasCorrectedGaussianClassifier",
+    "BiasCorrectedMixture",
+    "BiasCorrectedNaiveBayes",
+    "GaussianAdjustment",
+    "PerClassVariance",
+    "PerFeatureSpread",
+    "SharedSpread",
+    "categorical_log_discard_probability",
+    "mixture_log_discard_probability",
     "naive_bayes_log_discard_probability",
 ]
 

@@ -67,6 +67,37 @@ def class_pseudo_counts(class_pseudo_count, n_classes):
     return values
 
 
+def class_log_prior(class_counts, class_pseudo_count):
+    """log ψ̂_g = log (f_g + N_g)/(Σ f + n): the posterior predictive of the class of a new case under a
+    Dirichlet(f) prior of the class probabilities (the Pólya urn; thesis eq. 2.31).
+
+    Parameters
+    ----------
+    class_counts : array-like of shape (G,)
+        N_g, the training cases of each class (in the order of ``classes_``).
+    class_pseudo_count : float or array-like of shape (G,)
+        f, the estimator's ``class_pseudo_count`` (checked by :func:`class_pseudo_counts`).
+
+    Returns
+    -------
+    ndarray of shape (G,)
+        The log class probabilities.
+
+    Raises
+    ------
+    InputValueError
+        If ``class_pseudo_count`` is not one positive number or G of them.
+
+    Examples
+    --------
+    >>> np.exp(class_log_prior([3, 1], 1.0))
+    array([0.66666667, 0.33333333])
+    """
+    counts = np.asarray(class_counts)
+    pseudo_counts = class_pseudo_counts(class_pseudo_count, counts.shape[0])
+    return np.log((pseudo_counts + counts) / (pseudo_counts.sum() + counts.sum()))
+
+
 class SelectionBiasClassifier(BayesianClassifier):
     """Base class: selection inside ``fit``; predictions from ``_joint_log_likelihood``
     (see :class:`hdbayes.base.BayesianClassifier`). Subclasses have parameters

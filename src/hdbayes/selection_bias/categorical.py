@@ -41,7 +41,7 @@ from hdbayes.selection_bias._base import (
     SELECTION_PARAMETER_CONSTRAINTS,
     SelectionBiasClassifier,
     check_rule_memory,
-    class_pseudo_counts,
+    class_log_prior,
     integrate_over_alpha,
 )
 from hdbayes.selection_bias.categorical_adjustment import (
@@ -833,7 +833,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
 
     def _fit_counts(self, counts):
         sizes = self.class_count_
-        f = class_pseudo_counts(self.class_pseudo_count, sizes.shape[0])  # checked before the α integration
+        log_prior = class_log_prior(sizes, self.class_pseudo_count)  # checked before the α integration
         occurring = (counts.sum(axis=1) > 0).sum(axis=1)
         selection = self._select_features(
             pearson_chi_square(counts, sizes), "chi2", self.random_state, constant=occurring <= 1
@@ -869,7 +869,7 @@ class BiasCorrectedCategoricalNB(SelectionBiasClassifier):
         self.alpha_posterior_, self.posterior_density_of_log_alpha_ = alpha_posterior(
             self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
         )
-        self.class_log_prior_ = np.log((f + sizes) / (f.sum() + n))
+        self.class_log_prior_ = log_prior
         return self
 
     def _validate_for_prediction(self, X):

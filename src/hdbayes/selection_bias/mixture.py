@@ -48,7 +48,8 @@ from hdbayes.selection_bias._base import (
     BinarySelectionBiasClassifier,
     check_rule_memory,
 )
-from hdbayes.selection_bias.adjustment import MixtureAdjustmentCache, check_theta_rule, theta_quadrature
+from hdbayes.selection_bias.adjustment import check_theta_rule, theta_quadrature
+from hdbayes.selection_bias.mixture_adjustment import MixtureAdjustmentCache
 
 if TYPE_CHECKING:
     from typing import Literal, Self
@@ -382,14 +383,14 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         Inverse-Gamma priors of α_0 (response) and α (features).
     n_alpha : int, default=10
         Grid points for α and α_0 (midpoints of prior quantiles, eq. 2.88).
-    adjust_theta_rule : {"exact", "simpson"}, default="exact"
+    theta_rule : {"exact", "simpson"}, default="exact"
         Rule for the θ integral of the adjustment factor q(α) (eq. 2.97–2.105).
         ``"exact"``: Gauss–Legendre with ⌈(n + 2)/2⌉ nodes, exact because given α the
         integrand is a polynomial in θ of degree n. ``"simpson"``: composite Simpson with
-        ``n_theta_adjust`` points (11 by default), the thesis's rule; at n = 200 it errs by
+        ``n_theta`` points (11 by default), the thesis's rule; at n = 200 it errs by
         4e-3 to 2e-2 in log q, which the correction multiplies by p − k (40 to 200 in the
-        log conditional of α at p − k = 10⁴). Thesis setting: ``adjust_theta_rule="simpson"``.
-    n_theta_adjust : int, optional
+        log conditional of α at p − k = 10⁴). Thesis setting: ``theta_rule="simpson"``.
+    n_theta : int, optional
         Points of that rule (default: 11 for Simpson, the exact number for Gauss–Legendre).
     n_label_sweeps : int, default=5
         Passes of {all labels, all θ} per iteration.
@@ -449,8 +450,8 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         **BINARY_PARAMETER_CONSTRAINTS,
         **{name: [POSITIVE] for name in ("alpha0_shape", "alpha0_scale", "alpha_shape", "alpha_scale")},
         "n_alpha": [Interval(Integral, 1, None, closed="left")],
-        "adjust_theta_rule": [StrOptions({"exact", "simpson"})],
-        "n_theta_adjust": [Interval(Integral, 1, None, closed="left"), None],
+        "theta_rule": [StrOptions({"exact", "simpson"})],
+        "n_theta": [Interval(Integral, 1, None, closed="left"), None],
         "n_label_sweeps": [Interval(Integral, 1, None, closed="left")],
         "n_theta_updates": [Interval(Integral, 1, None, closed="left")],
         "slice_width": [POSITIVE],
@@ -469,8 +470,8 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         alpha_shape: float = 0.5,
         alpha_scale: float = 5.0,
         n_alpha: int = 10,
-        adjust_theta_rule: Literal["exact", "simpson"] = "exact",
-        n_theta_adjust: int | None = None,
+        theta_rule: Literal["exact", "simpson"] = "exact",
+        n_theta: int | None = None,
         n_label_sweeps: int = 5,
         n_theta_updates: int = 20,
         slice_width: float = 1.0,
@@ -492,8 +493,8 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         self.alpha_shape = alpha_shape
         self.alpha_scale = alpha_scale
         self.n_alpha = n_alpha
-        self.adjust_theta_rule = adjust_theta_rule
-        self.n_theta_adjust = n_theta_adjust
+        self.theta_rule = theta_rule
+        self.n_theta = n_theta
         self.n_label_sweeps = n_label_sweeps
         self.n_theta_updates = n_theta_updates
         self.slice_width = slice_width
@@ -522,7 +523,7 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         self
             The fitted estimator.
         """
-        check_theta_rule(self.adjust_theta_rule, "n_theta_adjust", self.n_theta_adjust)
+        check_theta_rule(self.theta_rule, "n_theta", self.n_theta)
         schedule = self._schedule()
         rng = check_generator(self.random_state)
         X, y01, selection, pseudo_counts = self._fit_selection(X, y, rng)
@@ -531,8 +532,8 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         data = np.column_stack([y01.astype(np.int64), selected.astype(np.int64)])
         n1 = int(y01.sum())
         n0 = y01.shape[0] - n1
-        check_rule_memory(self, n_samples=n0 + n1, n_tables=data.shape[1], n_classes=2, theta_name="n_theta_adjust",
-                          legendre=self.adjust_theta_rule == "exact")  # fmt: skip
+        check_rule_memory(self, n_samples=n0 + n1, n_tables=data.shape[1], n_classes=2, theta_name="n_theta",
+                          legendre=self.theta_rule == "exact")  # fmt: skip
         # every chain (and the cache) keeps a table of log q(α) over the label keys (n0 + 1) × (n1 + 1)
         check_memory(8.0 * self.n_alpha * (n0 + 1) * (n1 + 1) * (self.n_chains + 1),
                      f"n_chains = {self.n_chains} with n_alpha = {self.n_alpha} (and {n0 + n1} training cases)",
@@ -540,7 +541,7 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         self.alpha_grid_ = inverse_gamma_midpoint_grid(self.alpha_shape, self.alpha_scale, self.n_alpha).nodes
         self.alpha0_grid_ = inverse_gamma_midpoint_grid(self.alpha0_shape, self.alpha0_scale, self.n_alpha).nodes
         n_discarded = selection.n_discarded if self.correct else 0
-        rule = theta_quadrature(self.adjust_theta_rule, self.n_theta_adjust, n0 + n1, simpson_points=11)
+        rule = theta_quadrature(self.theta_rule, self.n_theta, n0 + n1, simpson_points=11)
 
         cache = MixtureAdjustmentCache(self.alpha_grid_, n0, n1, selection.threshold, strict=selection.strict,
                                        theta_rule=rule) if n_discarded > 0 else None  # fmt: skip

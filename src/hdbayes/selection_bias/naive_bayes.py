@@ -48,7 +48,7 @@ from hdbayes.selection_bias._base import (
     POSITIVE,
     BinarySelectionBiasClassifier,
     check_rule_memory,
-    class_pseudo_counts,
+    class_log_prior,
     integrate_over_alpha,
 )
 from hdbayes.selection_bias.adjustment import (
@@ -707,7 +707,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
 
     def _fit_statistics(self, counts):
         """Select features and fit the model from the sufficient statistics of the training data."""
-        f = class_pseudo_counts(self.class_pseudo_count, 2)
+        log_prior = class_log_prior(counts.class_counts, self.class_pseudo_count)  # checked before the α integration
         selection = self._select_features(
             counts.correlation(), "correlation", self.random_state, constant=counts.constant_features()
         )
@@ -747,7 +747,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
             self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
         )
 
-        self.class_log_prior_ = np.log((f + np.asarray(class_sizes)) / (f.sum() + n))
+        self.class_log_prior_ = log_prior
         return self
 
     def _joint_log_likelihood(self, X):

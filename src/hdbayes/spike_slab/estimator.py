@@ -201,7 +201,9 @@ class GroupSpikeSlabRegression(RegressorMixin, BaseEstimator):
         self
             The fitted estimator.
         """
-        problem = prepare_fit(self, X, y)
+        X, y = validate_input(self, X, y, y_numeric=True, dtype=np.float64)
+        problem = prepare_fit(X, y, self.groups, self.prior_inclusion, self.slab_variance, self.noise_variance,
+                              fit_intercept=self.fit_intercept, feature_names=getattr(self, "feature_names_in_", None))
         X, y, codes = problem.X, problem.y, problem.groups
         prior_inclusion, slab_variance, noise_variance = (problem.prior_inclusion, problem.slab_variance,
                                                           problem.noise_variance)  # fmt: skip

@@ -284,7 +284,9 @@ class GroupSpikeSlabGibbs(MCMCMixin, RegressorMixin, BaseEstimator):
             The fitted estimator (``self``), with ``trace_`` and the estimates computed from it.
         """
         schedule = self._schedule()  # refuses a schedule without draws before any work
-        problem = prepare_fit(self, X, y)
+        X, y = validate_input(self, X, y, y_numeric=True, dtype=np.float64)
+        problem = prepare_fit(X, y, self.groups, self.prior_inclusion, self.slab_variance, self.noise_variance,
+                              fit_intercept=self.fit_intercept, feature_names=getattr(self, "feature_names_in_", None))
         dims = {"z": ["group"], "inclusion_probability": ["group"], "coef": ["feature"], "coef_mean": ["feature"]}
         coords = {"group": np.arange(problem.n_groups)}
         names = getattr(self, "feature_names_in_", None)

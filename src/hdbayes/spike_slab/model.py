@@ -10,7 +10,8 @@ is computed:
   :func:`check_coded_model` for the engines' form (codes 0..G−1 and arrays of length G);
 * the centring of X and y for an intercept with a flat prior (:func:`center_data`) and the overflow
   check of the centred data (:func:`check_data_magnitudes`); :func:`prepare_fit`, the one preamble of
-  every estimator's ``fit`` (validation, the model's checks, centring), returning a :class:`FitProblem`;
+  every estimator's ``fit`` after its validation of (X, y) (the model's checks, centring), returning a
+  :class:`FitProblem`;
 * the evidence fixed point over (σ0², a shift of logit p0, a scale of v_s) (not the paper's;
   docs/spike_slab.md):
   :func:`update_hyperparameters` is one step from an engine's sufficient quantities,
@@ -33,7 +34,7 @@ import scipy.optimize
 from scipy.special import expit, log_expit, logit
 from sklearn.utils._param_validation import Interval
 
-from hdbayes._validation import check_positive, feature_label, overflow_error, validate_input
+from hdbayes._validation import check_positive, feature_label, overflow_error
 from hdbayes.exceptions import InputTypeError, InputValueError
 
 if TYPE_CHECKING:
@@ -295,24 +296,35 @@ class FitProblem:
         return float(self.y_offset - self.x_offset @ coef)
 
 
-def prepare_fit(estimator, X, y):
-    """The preamble of every estimator's ``fit``: validate (X, y), check the model for X's width, centre.
+def prepare_fit(X, y, groups, prior_inclusion, slab_variance, noise_variance, *, fit_intercept, feature_names=None):
+    """The preamble of every estimator's ``fit`` after validating (X, y): check the model for X's width, centre.
 
-    ``estimator`` carries ``groups``, ``prior_inclusion``, ``slab_variance``, ``noise_variance`` and
-    ``fit_intercept`` (single parameters are already checked by its ``_parameter_constraints``; the
-    checks here are those that need the data: the groups against the features, one prior value per
-    group, and the magnitudes of the centred data).
+    Single parameters are already checked by the estimator's ``_parameter_constraints``; the checks here are
+    those that need the data: the groups against the features, one prior value per group, and the magnitudes
+    of the centred data.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The validated float64 features.
+    y : ndarray of shape (n,)
+        The validated float64 responses.
+    groups, prior_inclusion, slab_variance, noise_variance
+        The model in the user's forms (see :func:`check_model_parameters`).
+    fit_intercept : bool
+        Whether to centre X and y (an intercept with a flat prior).
+    feature_names : array-like of str, optional
+        The names of the features, for messages.
 
     Returns
     -------
     FitProblem
     """
-    X, y = validate_input(estimator, X, y, y_numeric=True, dtype=np.float64)
     codes, n_groups, prior_inclusion, slab_variance, noise_variance = check_model_parameters(
-        estimator.groups, estimator.prior_inclusion, estimator.slab_variance, estimator.noise_variance, X.shape[1]
+        groups, prior_inclusion, slab_variance, noise_variance, X.shape[1]
     )
-    centred, y_centred, x_offset, y_offset = center_data(X, y, estimator.fit_intercept)
-    check_data_magnitudes(X, y, centred, y_centred, getattr(estimator, "feature_names_in_", None))
+    centred, y_centred, x_offset, y_offset = center_data(X, y, fit_intercept)
+    check_data_magnitudes(X, y, centred, y_centred, feature_names)
     return FitProblem(centred, y_centred, x_offset, y_offset, codes, n_groups, prior_inclusion, slab_variance,
                       noise_variance)  # fmt: skip
 

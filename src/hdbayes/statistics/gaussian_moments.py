@@ -29,6 +29,58 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 
+def class_statistics(X: ArrayLike, codes: ArrayLike, n_classes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sufficient statistics per class of the Gaussian classifier's chains: counts n_g, sums Σ x and sums of
+    squares Σ x² (raw, as the samplers' conditionals take them; under ``np.errstate`` of the caller).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, k)
+        Checked finite numbers (the selected features).
+    codes : array-like of shape (n_samples,)
+        Class codes 0..G−1.
+    n_classes : int
+        G.
+
+    Returns
+    -------
+    counts : ndarray of shape (G,)
+        n_g, as floats.
+    sums, squares : ndarray of shape (G, k)
+        Σ x and Σ x² by class.
+    """
+    codes = np.asarray(codes)
+    counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    indicator = np.zeros((n_classes, X.shape[0]))
+    indicator[codes, np.arange(X.shape[0])] = 1.0
+    # one memory layout, so that the product's rounding (BLAS picks its kernel by layout) does not depend on how
+    # X was made: a column selection of a C array is not C-contiguous, the same columns gathered from dask are
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return counts, indicator @ X, indicator @ (X * X)
+
+
+def class_scatter(X: ArrayLike, codes: ArrayLike, n_classes: int) -> np.ndarray:
+    """Σ_{i in class g} (x_ij − x̄_gj)² of every feature, overflow allowed (``inf`` for values near the largest
+    double; :class:`GaussianClassMoments` refuses those).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, p)
+        Checked finite numbers.
+    codes : array-like of shape (n_samples,)
+        Class codes 0..G−1.
+    n_classes : int
+        G.
+
+    Returns
+    -------
+    ndarray of shape (G, p)
+        The within-class scatter.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _class_moments(X, np.asarray(codes), n_classes)[2]
+
+
 def _class_moments(X, codes, n_classes):
     """(class sizes, means, scatter) of checked numeric X (dense or sparse) by a two-pass
     computation within each class: the mean first, then Σ (x − mean)² (never raw sums of squares)."""
@@ -286,6 +338,30 @@ class GaussianClassMoments(_Statistics):
         between = (counts * (means - grand) ** 2).sum(axis=0)
         within = self.scatter[present].sum(axis=0)
         return f_from_sums_of_squares(between, within, np.maximum(within + between, 1e-300), n, G)
+
+    def class_sums(self, columns: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The statistics of :func:`class_statistics` (counts, Σ x, Σ x² by class) of some features, from the
+        moments: Σ x = n_g x̄, Σ x² = M + n_g x̄² (``inf`` where they overflow).
+
+        Parameters
+        ----------
+        columns : array-like of int
+            The features' indices.
+
+        Returns
+        -------
+        counts : ndarray of shape (G,)
+            n_g, as floats.
+        sums, squares : ndarray of shape (G, len(columns))
+            Σ x and Σ x² by class.
+        """
+        counts = self.class_counts.astype(np.float64)
+        n_g = counts[:, None]
+        means = self.means[:, columns]
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums = n_g * means
+            squares = self.scatter[:, columns] + n_g * means * means
+        return counts, sums, squares
 
     # -- algebra -----------------------------------------------------------------------------
     def _on_classes(self, classes):
