@@ -329,7 +329,8 @@ def test_classify_discrete_model_options_and_counts(count_files, tmp_path, capsy
     out.unlink()
     assert main([*argv, "--model", "categorical-nb", "--out", str(out)]) == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "line 2, column 'w0': 0.5 is not a category code (an integer >= 0)" in error
+    assert error.count("\n") == 1 and "line 2, column 'w0': X must hold integer category codes" in error
+    assert "feature 'w0' has the value 0.5" in error
     frame.loc[0, "w0"] = -1.0
     frame.to_csv(tmp_path / "negative.csv", index=False)
     argv = ["classify", "--train", str(tmp_path / "negative.csv"), "--test", str(test), "--target", "topic"]
@@ -753,7 +754,9 @@ def test_categorical_nb_n_levels(small, tmp_path, capsys):
     frame.to_csv(tmp_path / "zero.csv", index=False)
     out = tmp_path / "p.csv"
     _refused(capsys, main(_argv(tmp_path / "zero.csv", test, out, model="categorical-nb")), out,
-             "column 'f5': category 1 was not seen in training (categories 0..0); give --n-levels 2")  # fmt: skip
+             f"test file {test}, line ", ", column 'f5': ",
+             "feature 'f5' has category 1, which was not seen in training (categories 0..0)",
+             "reserve it with --n-levels")  # fmt: skip
     assert main(_argv(tmp_path / "zero.csv", test, out, "--n-levels", "2", model="categorical-nb")) == 0
     assert pd.read_csv(out).shape == (20, 3)
     _refused(capsys, main(_argv(train, test, tmp_path / "q.csv", "--n-levels", "2")), tmp_path / "q.csv",

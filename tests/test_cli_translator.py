@@ -42,7 +42,11 @@ def _cases():
                 yield model, option, parameter, found  # a numeric option
 
 
-@pytest.mark.parametrize("model, option, parameter, found", list(_cases()), ids=lambda v: v if isinstance(v, str) else "")
+def _id(value):
+    return value if isinstance(value, str) else ""
+
+
+@pytest.mark.parametrize("model, option, parameter, found", list(_cases()), ids=_id)
 def test_the_command_refuses_what_the_estimator_refuses(model, option, parameter, found):
     cls, name = found
     integral = option in INTEGER_OPTIONS

@@ -36,7 +36,13 @@ from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from hdbayes._validation import check_binary_features, check_level_memory, feature_label, first_entry
+from hdbayes._validation import (
+    cell_location,
+    check_binary_features,
+    check_level_memory,
+    feature_label,
+    first_cell,
+)
 from hdbayes.discrete._base import (
     PSEUDO_COUNT,
     GenerativeClassifier,
@@ -294,27 +300,31 @@ class BayesianCategoricalNB(GenerativeClassifier):
         names = self._feature_names()
         bad = X != np.round(X)
         if bad.any():
-            j, value = first_entry(X, bad)
+            i, j, value = first_cell(X, bad)
             raise InputValueError(
                 f"X must hold integer category codes 0, 1, 2, ...: {feature_label(j, names)} has the value "
                 f"{value:g}; encode categories with sklearn.preprocessing.OrdinalEncoder, or bin "
-                "continuous data first"
+                "continuous data first",
+                location=cell_location(i, j, feature_names=names),
             )
         if X.size and X.max() >= _MAX_CODE:
-            j, value = first_entry(X, X >= _MAX_CODE)
+            i, j, value = first_cell(X, X >= _MAX_CODE)
             raise InputValueError(
                 f"{feature_label(j, names)} has the category code {value:g}; codes must be below "
-                f"{_MAX_CODE} (number the categories 0, 1, 2, ...)"
+                f"{_MAX_CODE} (number the categories 0, 1, 2, ...)",
+                location=cell_location(i, j, feature_names=names),
             )
         return X.astype(np.int64)
 
     def _check_known_levels(self, X):
         too_large = X >= self.n_levels_[None, :]
         if too_large.any():
-            j, value = first_entry(X, too_large)
+            i, j, value = first_cell(X, too_large)
+            names = self._feature_names()
             raise InputValueError(
-                f"{feature_label(j, self._feature_names())} has category {int(value)}, which was not seen in "
-                f"training (categories 0..{self.n_levels_[j] - 1}); reserve it with n_levels"
+                f"{feature_label(j, names)} has category {int(value)}, which was not seen in training (categories "
+                f"0..{self.n_levels_[j] - 1}); reserve it with n_levels",
+                location=cell_location(i, j, feature_names=names),
             )
 
     def _reset_counts(self, n_features):
