@@ -695,8 +695,9 @@ def test_zero_statistic_selection_warns(small, tmp_path, capsys, model):
 def test_threshold_above_every_statistic_is_refused(small, tmp_path, capsys):
     train, test = _binary(small)
     out = tmp_path / "p.csv"
-    for model, threshold in (("naive-bayes", "0.99"), ("bernoulli-nb", "5")):
-        _refused(capsys, main(_argv(train, test, out, "--threshold", threshold, model=model)), out, "threshold")
+    for model, threshold in (("naive-bayes", "0.99"), ("bernoulli-nb", "5"), ("mixture", "0.99"), ("gaussian", "1e9")):
+        _refused(capsys, main(_argv(train, test, out, "--threshold", threshold, model=model)), out,
+                 "exceeds --threshold ")  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------------------

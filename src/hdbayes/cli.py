@@ -866,27 +866,6 @@ def _mcmc_lines(model):
     return lines
 
 
-def _fit(args, model, X, y):
-    """Fit, turning an empty selection (a --threshold above every statistic) into a user error."""
-
-    def check_selection():
-        selection = getattr(_selector(model), "selection_", None)
-        if args.threshold is not None and selection is not None and len(selection.indices) == 0:
-            scores = getattr(selection, "scores", None)
-            largest = f" (the largest is {float(max(scores)):.4g})" if scores is not None and len(scores) else ""
-            raise InputError(
-                f"no feature exceeds the threshold: every selection statistic is <= --threshold "
-                f"{args.threshold:g}{largest}"
-            )
-
-    try:
-        model.fit(X, y)
-    except Exception:
-        check_selection()
-        raise
-    check_selection()
-
-
 def _classify(args):
     import numpy as np
     import pandas as pd
@@ -907,7 +886,7 @@ def _classify(args):
     with warnings.catch_warnings(record=True) as fit_warnings:
         warnings.simplefilter("always")
         try:
-            _fit(args, model, X_train, data.y_train)
+            model.fit(X_train, data.y_train)  # an empty selection is the estimator's input error
         except InputValueError as error:
             _raise_located(error, data.train, columns)
     for caught in fit_warnings:  # handed on to main's one-line printing
@@ -1153,6 +1132,7 @@ def _cli_terms(message):
     # the estimators' parameter names that are also options' names; never one already written as an option
     message = re.sub(r"(?<![\w-])(threshold|binarize|thin) ?= ?(?!=)", r"--\1 ", message)
     message = re.sub(r"\b(lower|raise|increase|decrease) (threshold|binarize|thin)\b", r"\1 --\2", message)
+    message = re.sub(r"\bthe (threshold) (?=[-+\d.])", r"--\1 ", message)  # "exceeds the threshold 0.9"
     message = re.sub(r"(?<![\w-])(thin|binarize) must\b", r"--\1 must", message)
     message = re.sub(r"(?<=[+*] )(thin)\b", r"--\1", message)  # "need n_iter >= burn_in + thin"
     return message
