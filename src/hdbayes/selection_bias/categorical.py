@@ -20,7 +20,6 @@ from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._validation import (
-    check_count,
     check_level_codes,
     check_level_memory,
     validate_input,
@@ -30,14 +29,13 @@ from hdbayes.selection_bias._base import (
     SELECTION_PARAMETER_CONSTRAINTS,
     check_rule_memory,
     class_log_prior,
-    integrate_over_alpha,
 )
 from hdbayes.selection_bias._statistics_classifier import StatisticsClassifier
 from hdbayes.selection_bias.categorical_adjustment import (
     discarded_region,
     pearson_chi_square,
 )
-from hdbayes.selection_bias.naive_bayes import BiasCorrectedNaiveBayes, alpha_posterior
+from hdbayes.selection_bias.naive_bayes import AlphaPosteriorMixin
 from hdbayes.selection_bias.simplex_integrals import categorical_feature_integrals, table_integrals, unique_tables
 from hdbayes.statistics.categorical_counts import CategoricalClassCounts, _levels_seen, check_level_chunk
 
@@ -54,7 +52,7 @@ __all__ = ["BiasCorrectedCategoricalNB", "categorical_feature_integrals"]
 _FITTED_LEVELS = "the levels of the training data or n_levels"
 
 
-class BiasCorrectedCategoricalNB(StatisticsClassifier):
+class BiasCorrectedCategoricalNB(AlphaPosteriorMixin, StatisticsClassifier):
     """Bayesian naive Bayes for G classes and categorical features, with correction for selection bias.
 
     ``fit`` receives **all p candidate features**, integer-coded levels 0..L−1, selects the
@@ -214,8 +212,7 @@ class BiasCorrectedCategoricalNB(StatisticsClassifier):
         return X.astype(np.uint8 if largest < 256 else np.uint16, copy=False)
 
     def _check_params(self):
-        if self.n_alpha is not None and self.alpha_rule == "adaptive":
-            check_count("n_alpha", self.n_alpha, minimum=3)
+        self._check_alpha_rule()
 
     def _check_level_memory(self, n_features, n_classes):
         """Refuse an ``n_levels`` whose class × level tables cannot fit in memory, before they are counted."""
@@ -284,20 +281,9 @@ class BiasCorrectedCategoricalNB(StatisticsClassifier):
                 log_adjustment = np.zeros(alpha.shape[0])
             return log_q, log_adjustment, log_marginal[:, inverse].sum(axis=1)
 
-        alpha_rule, (log_q, log_adjustment, log_marginal) = integrate_over_alpha(
-            evaluate, self.alpha_shape, self.alpha_scale, rule=self.alpha_rule, n_points=self.n_alpha,
-            resolution=self.alpha_resolution,
-        )  # fmt: skip
-        log_q = log_q[:, inverse]
+        (log_q,) = self._fit_alpha(evaluate)
         self.level_counts_ = selected
-        self.alpha_grid_ = alpha_rule.nodes
-        self.alpha_log_weights_ = alpha_rule.log_weights
-        self.log_integral_ = log_q
-        self.log_adjustment_ = log_adjustment
-        self.log_marginal_likelihood_ = log_marginal
-        self.alpha_posterior_, self.posterior_density_of_log_alpha_ = alpha_posterior(
-            self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
-        )
+        self.log_integral_ = log_q[:, inverse]
         self.class_log_prior_ = log_prior
         return self
 
@@ -333,5 +319,3 @@ class BiasCorrectedCategoricalNB(StatisticsClassifier):
         scores = (one_hot @ weights).reshape(n, n_alpha, n_classes)
         scores += (self.log_adjustment_ + self.alpha_log_weights_)[None, :, None]
         return logsumexp(scores, axis=1) + self.class_log_prior_[None, :]
-
-    plot_alpha_posterior = BiasCorrectedNaiveBayes.plot_alpha_posterior  # the same α grid and attributes

@@ -333,7 +333,55 @@ def alpha_posterior(alpha, log_alpha_weights, log_marginal, log_adjustment, alph
     return posterior, density
 
 
-class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier, StatisticsClassifier):
+class AlphaPosteriorMixin:
+    """What the conjugate models (binary and categorical naive Bayes) share: the rule for α (thesis §2.3.4;
+    parameters ``alpha_shape``, ``alpha_scale``, ``alpha_rule``, ``n_alpha``, ``alpha_resolution``), the
+    posterior of α on its nodes and its plot."""
+
+    def _check_alpha_rule(self):
+        """The adaptive rule needs at least three starting points."""
+        if self.n_alpha is not None and self.alpha_rule == "adaptive":
+            check_count("n_alpha", self.n_alpha, minimum=3)
+
+    def _fit_alpha(self, evaluate):
+        """Integrate over α (:func:`~hdbayes.selection_bias._base.integrate_over_alpha`): set ``alpha_grid_``,
+        ``alpha_log_weights_``, ``log_adjustment_``, ``log_marginal_likelihood_``, ``alpha_posterior_`` and
+        ``posterior_density_of_log_alpha_``, and return the other arrays ``evaluate`` gave, at the rule's nodes."""
+        rule, (*integrals, log_adjustment, log_marginal) = integrate_over_alpha(
+            evaluate, self.alpha_shape, self.alpha_scale, rule=self.alpha_rule, n_points=self.n_alpha,
+            resolution=self.alpha_resolution,
+        )  # fmt: skip
+        self.alpha_grid_ = rule.nodes
+        self.alpha_log_weights_ = rule.log_weights
+        self.log_adjustment_ = log_adjustment
+        self.log_marginal_likelihood_ = log_marginal
+        self.alpha_posterior_, self.posterior_density_of_log_alpha_ = alpha_posterior(
+            self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
+        )
+        return integrals
+
+    def plot_alpha_posterior(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
+        """Plot the posterior density of log α on the grid (thesis Fig. 2.7).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            The axes to draw on (default: a new figure's).
+        **kwargs
+            Passed to ``ax.plot``.
+
+        Returns
+        -------
+        matplotlib Axes
+            The axes drawn on.
+        """
+        check_is_fitted(self)
+        from hdbayes.plotting import plot_log_alpha_density
+
+        return plot_log_alpha_density(self, ax=ax, **kwargs)
+
+
+class BiasCorrectedNaiveBayes(AlphaPosteriorMixin, BinarySelectionBiasClassifier, StatisticsClassifier):
     """Bayesian binary naive Bayes with correction for feature-selection bias.
 
     ``fit`` receives **all p candidate features**, selects the ``n_features_to_select``
@@ -513,8 +561,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier, StatisticsClassifie
     def _check_params(self):
         """The checks that involve two parameters (single ones are in ``_parameter_constraints``)."""
         check_theta_rule(self.theta_rule, "n_theta", self.n_theta)
-        if self.n_alpha is not None and self.alpha_rule == "adaptive":
-            check_count("n_alpha", self.n_alpha, minimum=3)
+        self._check_alpha_rule()
 
     _statistics_type = BinaryClassCounts
     _fitted_attribute = "log_integral_one_"
@@ -618,20 +665,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier, StatisticsClassifie
                 log_adjustment = np.zeros(alpha.shape[0])
             return log_one, log_zero, log_adjustment, log_marginal.sum(axis=1)
 
-        alpha_rule, (log_one, log_zero, log_adjustment, log_marginal) = integrate_over_alpha(
-            evaluate, self.alpha_shape, self.alpha_scale, rule=self.alpha_rule, n_points=self.n_alpha,
-            resolution=self.alpha_resolution,
-        )  # fmt: skip
-        self.alpha_grid_ = alpha_rule.nodes
-        self.alpha_log_weights_ = alpha_rule.log_weights
-        self.log_integral_one_ = log_one
-        self.log_integral_zero_ = log_zero
-        self.log_adjustment_ = log_adjustment
-        self.log_marginal_likelihood_ = log_marginal
-        self.alpha_posterior_, self.posterior_density_of_log_alpha_ = alpha_posterior(
-            self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
-        )
-
+        self.log_integral_one_, self.log_integral_zero_ = self._fit_alpha(evaluate)
         self.class_log_prior_ = log_prior
         return self
 
@@ -655,23 +689,3 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier, StatisticsClassifie
     def _prediction_row_bytes(self, k):
         # the selected columns as float64, and the scores of every α point and class with log-sum-exp's copies
         return 8 * (k + 4 * self.alpha_grid_.shape[0] * self.classes_.shape[0])
-
-    def plot_alpha_posterior(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
-        """Plot the posterior density of log α on the grid (thesis Fig. 2.7).
-
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-            The axes to draw on (default: a new figure's).
-        **kwargs
-            Passed to ``ax.plot``.
-
-        Returns
-        -------
-        matplotlib Axes
-            The axes drawn on.
-        """
-        check_is_fitted(self)
-        from hdbayes.plotting import plot_log_alpha_density
-
-        return plot_log_alpha_density(self, ax=ax, **kwargs)
