@@ -199,11 +199,9 @@ class StatisticsClassifier(SelectionBiasClassifier):
             The estimator, updated with the batch.
         """
         first = not hasattr(self, "statistics_")
-        if first and classes is None:
-            raise InputValueError("classes must be passed on the first call to partial_fit")
+        classes_ = self._batch_classes(y, classes, first)  # classes required on the first call
         self._check_mergeable("partial_fit")
         self._check_fit_params()
-        classes_ = self._batch_classes(y, classes, first)
         with unchanged_on_error(self):
             X, y = validate_input(self, X, y, reset=first, ensure_min_samples=1, **self._training_check_kwargs())
             y = np.asarray(y)
