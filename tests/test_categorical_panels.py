@@ -13,7 +13,7 @@ import pytest
 from hdbayes.datasets import simulate_categorical_naive_bayes
 from hdbayes.exceptions import InputValueError
 from hdbayes.selection_bias import BiasCorrectedCategoricalNB
-from hdbayes.selection_bias import categorical as module
+from hdbayes.selection_bias import simplex_integrals as module
 from hdbayes.selection_bias.categorical import categorical_feature_integrals
 
 

@@ -148,3 +148,23 @@ def test_the_constructor_has_fourteen_parameters():
         ["n_features_to_select", "threshold", "correct", "class_pseudo_count", "variant", "n_mc", "predictive",
          "n_iter", "burn_in", "thin", "n_chains", "n_jobs", "random_state", "progress"]
     )  # fmt: skip
+
+
+class _FixedPool(SharedSpread):
+    """A variant outside the registry: the shared spread whose pool has 200 draws whatever ``n_mc``."""
+
+    name = "fixed-pool"
+
+    def _factor(self, threshold, class_counts, **kwargs):
+        return super()._factor(threshold, class_counts, **{**kwargs, "n_mc": 200})
+
+
+def test_a_new_variant_object_plugs_in_without_the_registry(data):
+    X, y, test = data
+    plugged = BiasCorrectedGaussianClassifier(variant=_FixedPool(alpha_x=3.0), **SHORT).fit(X, y)
+    same = BiasCorrectedGaussianClassifier(variant=SharedSpread(alpha_x=3.0), n_mc=200, **SHORT).fit(X, y)
+    np.testing.assert_array_equal(plugged.trace_["log_tau_mu"], same.trace_["log_tau_mu"])
+    np.testing.assert_array_equal(plugged.predict_proba(test), same.predict_proba(test))
+    assert plugged.adjustment_.poisson_means.shape == (200,) and clone(plugged).variant == _FixedPool(alpha_x=3.0)
+    with pytest.raises(InvalidParameterError, match="variant"):
+        BiasCorrectedGaussianClassifier(variant="fixed-pool", **SHORT).fit(X, y)

@@ -41,7 +41,7 @@ CASES = [
     ("BiasCorrectedGaussianClassifier", {"n_iter": HUGE}, ["n_iter"]),
     ("BiasCorrectedGaussianClassifier", {"n_mc": HUGE, "n_features_to_select": 2}, ["n_mc"]),
     ("BiasCorrectedGaussianClassifier",
-     {"n_mc": HUGE, "n_features_to_select": 2, "spread": "per-feature", "class_variance": "per-class"}, ["n_mc"]),
+     {"n_mc": HUGE, "n_features_to_select": 2, "variant": "per-class"}, ["n_mc"]),
     ("BiasCorrectedMixture", {"n_chains": 10**9}, ["n_chains"]),
     ("BiasCorrectedMixture", {"n_chains": 10**7, "n_alpha": 1000}, ["n_chains"]),
     ("BiasCorrectedMixture", {"n_iter": HUGE}, ["n_iter"]),

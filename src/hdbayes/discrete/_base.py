@@ -60,7 +60,9 @@ __all__ = [
     "PSEUDO_COUNT",
     "GenerativeClassifier",
     "check_non_negative_features",
+    "dirichlet_class_log_prior",
     "feature_thresholds",
+    "later_classes",
     "log_dirichlet_estimate",
     "masked_log_dot",
     "overflow_cause",
@@ -149,6 +151,17 @@ def plain(value):
 
 def _plain_list(values):
     return "[" + ", ".join(plain(v) for v in values) + "]"
+
+
+def later_classes(classes, fitted_classes):
+    """``fitted_classes`` (the first call's), checked against the ``classes`` of a later call to ``partial_fit``
+    (None: not given, nothing to check)."""
+    if classes is not None and not np.array_equal(np.unique(classes), fitted_classes):
+        raise InputValueError(
+            f"classes={_plain_list(np.unique(classes))} differs from the classes of the first call "
+            f"{_plain_list(fitted_classes)}"
+        )
+    return fitted_classes
 
 
 def overflow_cause(X, feature_names=None):
@@ -251,6 +264,45 @@ def _chunk_counts(x, codes, *, where, columns, model):
     counts = model._counts_of(x, Y)
     counts["class_count"] = np.bincount(codes, minlength=C).astype(np.float64)
     return counts
+
+
+def dirichlet_class_log_prior(class_count, class_pseudo_count, method, class_prior=None):
+    """log π_c (Murphy §3.5): learnt from the class counts with a Dir(``class_pseudo_count``) prior by ``method``
+    (:func:`log_dirichlet_estimate`), or the user's ``class_prior`` ("uniform" or probabilities).
+
+    The bias-corrected models' :func:`hdbayes.selection_bias._base.class_log_prior` is the posterior mean alone,
+    computed as log((f + N)/(Σ f + n)) rather than log(f + N) − log(Σ f + n): the same number up to rounding.
+
+    Parameters
+    ----------
+    class_count : ndarray of shape (C,)
+        The training cases of each class.
+    class_pseudo_count : float or array-like of shape (C,)
+        Pseudo-counts ≥ 0.
+    method : {"mle", "map", "posterior_mean", "bayes"}
+    class_prior : None, "uniform" or array-like of shape (C,), optional
+        Fixed class probabilities, replacing the learnt ones.
+
+    Returns
+    -------
+    ndarray of shape (C,)
+    """
+    C = class_count.shape[0]
+    if class_prior is None:
+        pseudo_count = _check_prior_array("class_pseudo_count", class_pseudo_count, (C,))
+        return log_dirichlet_estimate(class_count, pseudo_count, method)
+    if isinstance(class_prior, str):  # "uniform" (the parameter constraints refuse other strings)
+        return np.full(C, -np.log(C))
+    try:
+        prior = np.asarray(class_prior, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputTypeError("class_prior must be None, 'uniform' or an array of probabilities") from exc
+    if prior.shape != (C,):
+        raise InputValueError(f"class_prior must have one probability per class ({C}), got shape {prior.shape}")
+    if not np.all(np.isfinite(prior)) or np.any(prior < 0) or not np.isclose(prior.sum(), 1.0, rtol=0, atol=1e-8):
+        raise InputValueError("class_prior must hold probabilities >= 0 summing to 1")
+    with np.errstate(divide="ignore"):
+        return np.log(prior)
 
 
 #: a pseudo-count: a number >= 0 (symmetric) or an array of them (checked and broadcast at fit)
@@ -387,21 +439,12 @@ class GenerativeClassifier(BayesianClassifier):
         check_class_labels(y, single_class_allowed=True)
         return self._partial_fit(X, y, classes=classes, first=first)
 
-    def _later_classes(self, classes):
-        """``classes_``, checked against the ``classes`` of a later call to ``partial_fit``."""
-        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise InputValueError(
-                f"classes={_plain_list(np.unique(classes))} differs from the classes of the first call "
-                f"{_plain_list(self.classes_)}"
-            )
-        return self.classes_
-
     def _partial_fit(self, X, y, classes, first):
         X, y = self._validate_X(X, reset=first, y=y)
         if first:
             classes_ = np.unique(y if classes is None else np.asarray(classes))
         else:
-            classes_ = self._later_classes(classes)
+            classes_ = later_classes(classes, self.classes_)
         codes = np.clip(np.searchsorted(classes_, y), 0, classes_.shape[0] - 1)
         unknown = classes_[codes] != y
         if unknown.any():
@@ -466,7 +509,7 @@ class GenerativeClassifier(BayesianClassifier):
                 self.n_features_in_ = p
                 self._start_chunked_fit()
             else:
-                self._later_classes(classes)
+                later_classes(classes, self.classes_)
                 if p != self.n_features_in_:
                     raise InputValueError(
                         f"X has {p} features, but {type(self).__name__} is expecting {self.n_features_in_} features "
@@ -496,24 +539,8 @@ class GenerativeClassifier(BayesianClassifier):
                 check_finite_output("the feature counts", total, cause=overflow_cause(X, self._feature_names()))
 
     def _class_log_prior(self, method):
-        """log π_c (Murphy §3.5): learnt from the class counts with a Dir(class_pseudo_count)
-        prior by ``method``, or the user's ``class_prior`` ("uniform" or probabilities)."""
-        C = self.classes_.shape[0]
-        if self.class_prior is None:
-            pseudo_count = _check_prior_array("class_pseudo_count", self.class_pseudo_count, (C,))
-            return log_dirichlet_estimate(self.class_count_, pseudo_count, method)
-        if isinstance(self.class_prior, str):  # "uniform" (the parameter constraints refuse other strings)
-            return np.full(C, -np.log(C))
-        try:
-            prior = np.asarray(self.class_prior, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise InputTypeError("class_prior must be None, 'uniform' or an array of probabilities") from exc
-        if prior.shape != (C,):
-            raise InputValueError(f"class_prior must have one probability per class ({C}), got shape {prior.shape}")
-        if not np.all(np.isfinite(prior)) or np.any(prior < 0) or not np.isclose(prior.sum(), 1.0, rtol=0, atol=1e-8):
-            raise InputValueError("class_prior must hold probabilities >= 0 summing to 1")
-        with np.errstate(divide="ignore"):
-            return np.log(prior)
+        """log π_c of the fitted class counts by ``method`` (see :func:`dirichlet_class_log_prior`)."""
+        return dirichlet_class_log_prior(self.class_count_, self.class_pseudo_count, method, self.class_prior)
 
     # -- prediction on dask arrays (BayesianClassifier's prediction methods come here for them) ----
 

@@ -204,6 +204,13 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
         tags.classifier_tags.multi_class = False  # binary response only
         return tags
 
+    def _batch_classes(self, y, classes, first):
+        """``classes_`` for a ``partial_fit`` batch (see :meth:`SelectionBiasClassifier._batch_classes`): two."""
+        classes_ = super()._batch_classes(y, classes, first)
+        if first and classes_.shape[0] != 2:
+            raise InputValueError(f"classes must hold two labels, got {classes_.shape[0]}")
+        return classes_
+
     def _validate_training_data(self, X, y):
         """Checked X with values 0/1 (dense or CSC) and y coded 0/1 (float); sets ``classes_``
         and ``binarize_thresholds_`` (None, one threshold, or the training medians)."""
@@ -295,14 +302,31 @@ def check_rule_memory(estimator, *, n_samples, n_tables, n_classes, n_levels=2, 
         check_memory(need, f"{theta_name} = {int(n_theta)}", purpose="the tables at the θ nodes")
 
 
-def integrate_over_alpha(estimator, evaluate):
+def integrate_over_alpha(evaluate, alpha_shape, alpha_scale, *, rule="adaptive", n_points=None, resolution=1.0):
     """The α rule of a conjugate selection-bias model (thesis §2.3.4) and what ``evaluate`` gave at its nodes.
 
-    ``evaluate(alpha)`` returns a tuple of arrays whose first axis runs over the α values given, the last two
-    being log A(α)^{p−k} and log P(data | α) (their sum is the integrand of the α posterior).
-    ``estimator.alpha_rule`` is ``"adaptive"`` (:func:`~hdbayes.quadrature.adaptive_inverse_gamma_rule`, to
-    ``alpha_resolution``) or ``"midpoint"`` (``n_alpha`` midpoints of the inverse-Gamma prior). Returns the
-    rule and the tuple of arrays joined over all evaluations, in the rule's order of nodes.
+    Parameters
+    ----------
+    evaluate : callable
+        ``evaluate(alpha)`` returns a tuple of arrays whose first axis runs over the α values given, the last
+        two being log A(α)^{p−k} and log P(data | α) (their sum is the integrand of the α posterior).
+    alpha_shape, alpha_scale : float
+        a and b of the Inverse-Gamma(a, b) prior of α.
+    rule : {"adaptive", "midpoint"}, default="adaptive"
+        :func:`~hdbayes.quadrature.adaptive_inverse_gamma_rule` (to ``resolution``), or ``n_points`` midpoints
+        of the prior's quantiles.
+    n_points : int, optional
+        The midpoints (default :data:`DEFAULT_N_ALPHA`), or the adaptive rule's starting points (default its
+        own).
+    resolution : float, default=1.0
+        The adaptive rule's resolution (an estimator's ``alpha_resolution``).
+
+    Returns
+    -------
+    rule : QuadratureRule
+        The α rule.
+    values : tuple of ndarray
+        The arrays of ``evaluate`` joined over all evaluations, in the rule's order of nodes.
     """
     pieces = []
 
@@ -311,22 +335,22 @@ def integrate_over_alpha(estimator, evaluate):
         pieces.append(values)
         return values[-1] + values[-2]
 
-    if estimator.alpha_rule == "adaptive":
+    if rule == "adaptive":
         outcome = adaptive_inverse_gamma_rule(
-            log_integrand, estimator.alpha_shape, estimator.alpha_scale, n_points=estimator.n_alpha,
-            resolution=estimator.alpha_resolution,
-        )  # fmt: skip
+            log_integrand, alpha_shape, alpha_scale, n_points=n_points, resolution=resolution
+        )
         if not outcome.converged:  # pragma: no cover - needs a posterior narrower than 4000 points resolve
             warnings.warn(
-                f"the adaptive rule for α did not reach alpha_resolution={estimator.alpha_resolution:g} within "
+                f"the adaptive rule for α did not reach alpha_resolution={resolution:g} within "
                 f"{outcome.n_evaluations} points; predictions may be inaccurate",
                 UserWarning,
                 stacklevel=4,
             )
-        rule, order = outcome.rule, outcome.order
+        alpha_rule, order = outcome.rule, outcome.order
     else:
-        n_points = estimator.n_alpha if estimator.n_alpha is not None else 30
-        rule = inverse_gamma_midpoint_grid(estimator.alpha_shape, estimator.alpha_scale, n_points)
-        log_integrand(rule.nodes)
-        order = np.arange(rule.nodes.shape[0])
-    return rule, tuple(np.concatenate([piece[i] for piece in pieces])[order] for i in range(len(pieces[0])))
+        alpha_rule = inverse_gamma_midpoint_grid(
+            alpha_shape, alpha_scale, DEFAULT_N_ALPHA if n_points is None else n_points
+        )
+        log_integrand(alpha_rule.nodes)
+        order = np.arange(alpha_rule.nodes.shape[0])
+    return alpha_rule, tuple(np.concatenate([piece[i] for piece in pieces])[order] for i in range(len(pieces[0])))

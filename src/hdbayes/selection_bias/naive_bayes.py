@@ -18,7 +18,6 @@ p − k features were discarded, which multiplies the integrand in α by q(α)^{
 
 from __future__ import annotations
 
-import copy
 from numbers import Integral
 from typing import TYPE_CHECKING
 
@@ -37,11 +36,8 @@ from hdbayes._validation import (
     check_count,
     check_finite_output,
     fit_binarize_thresholds,
-    is_dask_array,
-    unchanged_on_error,
-    validate_input,
 )
-from hdbayes.exceptions import InputTypeError, InputValueError
+from hdbayes.exceptions import InputValueError
 from hdbayes.quadrature import QuadratureRule, inverse_gamma_logpdf
 from hdbayes.selection_bias._base import (
     BINARY_PARAMETER_CONSTRAINTS,
@@ -51,6 +47,7 @@ from hdbayes.selection_bias._base import (
     class_log_prior,
     integrate_over_alpha,
 )
+from hdbayes.selection_bias._statistics_classifier import StatisticsClassifier
 from hdbayes.selection_bias.adjustment import (
     check_theta_rule,
     naive_bayes_log_discard_probability,
@@ -58,7 +55,7 @@ from hdbayes.selection_bias.adjustment import (
 )
 from hdbayes.special import log_rising_factorial, log_rising_factorial_table
 from hdbayes.statistics.binary_counts import BinaryClassCounts, check_binary_chunk
-from hdbayes.statistics.chunks import check_prediction_chunks, dask_class_codes, map_row_chunks
+from hdbayes.statistics.chunks import dask_class_codes
 
 if TYPE_CHECKING:
     from typing import Any, Literal, Self
@@ -66,7 +63,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from numpy.typing import ArrayLike
 
-    from hdbayes._validation import MatrixLike, RandomStateLike
+    from hdbayes._validation import RandomStateLike
 
 __all__ = ["BiasCorrectedNaiveBayes", "alpha_posterior", "feature_integrals", "log_class_numerators"]
 
@@ -77,12 +74,6 @@ def _dask_binary_target(y):
     classes, codes = dask_class_codes(y)
     check_binary_target(classes)
     return classes, codes
-
-
-def _predict_chunk(block, *, where, view, method, kwargs, selected, names, thresholds):
-    """One row chunk of the selected columns predicted by ``view`` (see ``_predict_dask``)."""
-    block = check_binary_chunk(block, thresholds, where, selected, names)
-    return getattr(view, method)(block, **kwargs)
 
 
 @jit
@@ -342,7 +333,55 @@ def alpha_posterior(alpha, log_alpha_weights, log_marginal, log_adjustment, alph
     return posterior, density
 
 
-class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
+class AlphaPosteriorMixin:
+    """What the conjugate models (binary and categorical naive Bayes) share: the rule for α (thesis §2.3.4;
+    parameters ``alpha_shape``, ``alpha_scale``, ``alpha_rule``, ``n_alpha``, ``alpha_resolution``), the
+    posterior of α on its nodes and its plot."""
+
+    def _check_alpha_rule(self):
+        """The adaptive rule needs at least three starting points."""
+        if self.n_alpha is not None and self.alpha_rule == "adaptive":
+            check_count("n_alpha", self.n_alpha, minimum=3)
+
+    def _fit_alpha(self, evaluate):
+        """Integrate over α (:func:`~hdbayes.selection_bias._base.integrate_over_alpha`): set ``alpha_grid_``,
+        ``alpha_log_weights_``, ``log_adjustment_``, ``log_marginal_likelihood_``, ``alpha_posterior_`` and
+        ``posterior_density_of_log_alpha_``, and return the other arrays ``evaluate`` gave, at the rule's nodes."""
+        rule, (*integrals, log_adjustment, log_marginal) = integrate_over_alpha(
+            evaluate, self.alpha_shape, self.alpha_scale, rule=self.alpha_rule, n_points=self.n_alpha,
+            resolution=self.alpha_resolution,
+        )  # fmt: skip
+        self.alpha_grid_ = rule.nodes
+        self.alpha_log_weights_ = rule.log_weights
+        self.log_adjustment_ = log_adjustment
+        self.log_marginal_likelihood_ = log_marginal
+        self.alpha_posterior_, self.posterior_density_of_log_alpha_ = alpha_posterior(
+            self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
+        )
+        return integrals
+
+    def plot_alpha_posterior(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
+        """Plot the posterior density of log α on the grid (thesis Fig. 2.7).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            The axes to draw on (default: a new figure's).
+        **kwargs
+            Passed to ``ax.plot``.
+
+        Returns
+        -------
+        matplotlib Axes
+            The axes drawn on.
+        """
+        check_is_fitted(self)
+        from hdbayes.plotting import plot_log_alpha_density
+
+        return plot_log_alpha_density(self, ax=ax, **kwargs)
+
+
+class BiasCorrectedNaiveBayes(AlphaPosteriorMixin, BinarySelectionBiasClassifier, StatisticsClassifier):
     """Bayesian binary naive Bayes with correction for feature-selection bias.
 
     ``fit`` receives **all p candidate features**, selects the ``n_features_to_select``
@@ -459,6 +498,13 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     rules are off by up to 0.19 (see ``docs/naive_bayes.md``); they cost 1.3 to 4 times
     as much.
 
+    The fit depends on the data only through their sufficient statistics
+    (:class:`hdbayes.statistics.BinaryClassCounts`, ``statistics_``), so ``fit`` on a ``dask.array``
+    (computed chunk by chunk where the chunks live), ``partial_fit`` over batches and ``fit_statistics`` on
+    statistics summed over shards give the model of ``fit`` on all the data, bit for bit
+    (:class:`~hdbayes.selection_bias._statistics_classifier.StatisticsClassifier`); these paths need
+    ``binarize`` to be a fixed threshold or None ("median" cannot be merged).
+
     Examples
     --------
     >>> from hdbayes import BiasCorrectedNaiveBayes
@@ -515,115 +561,26 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     def _check_params(self):
         """The checks that involve two parameters (single ones are in ``_parameter_constraints``)."""
         check_theta_rule(self.theta_rule, "n_theta", self.n_theta)
-        if self.n_alpha is not None and self.alpha_rule == "adaptive":
-            check_count("n_alpha", self.n_alpha, minimum=3)
+        self._check_alpha_rule()
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
-        """Select features on (X, y) and fit the model.
-
-        X may be a ``dask.array`` (dense or ``scipy.sparse`` chunks, any chunking): the
-        sufficient statistics are then computed chunk by chunk on the workers and
-        tree-reduced (:meth:`hdbayes.statistics.BinaryClassCounts.from_dask`), X is never
-        gathered, and the model equals the in-memory fit bit for bit; ``binarize`` must be a
-        fixed threshold or None there ("median" is not mergeable).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, p)
-            All candidate features: 0/1, or values binarized by ``binarize``.
-        y : array-like or dask array of shape (n_samples,)
-            Binary response (two distinct labels).
-
-        Returns
-        -------
-        self
-            The fitted estimator.
-        """
-        self._check_params()
-        self._check_selection_params()
-        if is_dask_array(X):
-            return self._fit_dask(X, y)
-        if is_dask_array(y):
-            y = y.compute()  # n labels; X is in memory anyway
-        X, y01 = self._validate_training_data(X, y)
-        self.statistics_ = BinaryClassCounts._from_checked(X, y01, getattr(self, "feature_names_in_", None))
-        return self._fit_statistics(self.statistics_)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
-        """Add a chunk of training cases; the model equals ``fit`` on all chunks so far.
-
-        The chunks' sufficient statistics (:class:`hdbayes.statistics.BinaryClassCounts`,
-        ``statistics_``) are added up and the selection and the model are computed again
-        from them after every call, so the result equals one ``fit`` on the concatenated
-        chunks (any chunk sizes, in any order). Until both classes have been seen the
-        statistics are only accumulated and the model is not fitted yet. A call that raises
-        leaves the estimator as it was.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, p)
-            A chunk of all p candidate features: 0/1, or values binarized by ``binarize``,
-            which must be a fixed threshold or None ("median" depends on all the data at once).
-        y : array-like of shape (n_samples,)
-            The chunk's labels, each one of ``classes``.
-        classes : array-like of shape (2,), optional
-            The two class labels; required on the first call (scikit-learn's convention),
-            checked against ``classes_`` on later ones.
-
-        Returns
-        -------
-        self
-            The estimator, updated with the chunk.
-        """
-        first = not hasattr(self, "statistics_")
-        if first and classes is None:
-            raise InputValueError("classes must be passed on the first call to partial_fit")
-        if isinstance(self.binarize, str):
-            raise InputValueError(
-                "partial_fit needs binarize to be a fixed threshold or None, not 'median': the medians of all the "
-                "data cannot be accumulated chunk by chunk (compute the medians first and pass the data binarized, "
-                "or use fit)"
-            )
-        self._check_params()
-        self._check_selection_params()
-        classes_ = self._batch_classes(y, classes, first)
-        if first and classes_.shape[0] != 2:
-            raise InputValueError(f"classes must hold two labels, got {classes_.shape[0]}")
-        with unchanged_on_error(self):
-            X, y = validate_input(
-                self, X, y, reset=first, accept_sparse=("csr", "csc"), dtype="numeric", ensure_all_finite=True,
-                ensure_min_samples=1,
-            )  # fmt: skip
-            y = np.asarray(y)
-            self._check_batch_labels(y, classes_)
-            if first:
-                self.classes_ = classes_
-                self.binarize_thresholds_ = fit_binarize_thresholds(X, self.binarize)
-            counts = BinaryClassCounts._from_checked(
-                self._binary_features(X), (y == classes_[1]).astype(np.float64),
-                getattr(self, "feature_names_in_", None),
-            )  # fmt: skip
-            self.statistics_ = counts if first else self.statistics_ + counts
-            if (self.statistics_.class_counts > 0).all():
-                self._fit_statistics(self.statistics_)
-        return self
+    _statistics_type = BinaryClassCounts
+    _fitted_attribute = "log_integral_one_"
+    _not_for_prediction = (*StatisticsClassifier._not_for_prediction, "posterior_density_of_log_alpha_")
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit_statistics(self, statistics: BinaryClassCounts, classes: ArrayLike = (0, 1)) -> Self:
         """Fit from the sufficient statistics of binary training data alone.
 
-        For data that are never in one place: the sum of the statistics of several shards or
-        sites (:class:`hdbayes.statistics.BinaryClassCounts`) gives the same model as ``fit``
-        on their union. Test data are binarized by ``binarize`` (a fixed threshold or None;
-        "median" is refused, the training medians being unknown).
+        For data that are never in one place: the sum of the statistics of several shards or sites
+        (:class:`hdbayes.statistics.BinaryClassCounts`) gives the same model as ``fit`` on their union. Test
+        data are binarized by ``binarize`` (a fixed threshold or None; "median" is refused, the training
+        medians being unknown).
 
         Parameters
         ----------
         statistics : hdbayes.statistics.BinaryClassCounts
-            Class sizes and ones per class and feature of 0/1 training data; their feature
-            names, if any, become ``feature_names_in_``.
+            Class sizes and ones per class and feature of 0/1 training data; their feature names, if any,
+            become ``feature_names_in_``.
         classes : array-like of shape (2,), default=(0, 1)
             The labels of class 0 and class 1 of the statistics, in increasing order.
 
@@ -632,80 +589,52 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
         self
             The fitted estimator.
         """
-        if not isinstance(statistics, BinaryClassCounts):
-            raise InputTypeError(f"statistics must be a BinaryClassCounts, got {type(statistics).__name__}")
+        return self._fit_given_statistics(statistics, classes)
+
+    # -- the hooks of StatisticsClassifier ------------------------------------------------------------------
+    def _check_mergeable(self, path):
         if isinstance(self.binarize, str):
-            raise InputValueError("fit_statistics needs binarize to be a fixed threshold or None, not 'median'")
-        classes = np.asarray(classes)
+            doing = "fit on a dask array" if path == "dask" else path
+            raise InputValueError(
+                f"{doing} needs binarize to be a fixed threshold or None, not 'median': the medians of all the data "
+                "cannot be computed from statistics merged chunk by chunk (compute the medians first and pass the "
+                "data binarized, or fit in memory)"
+            )
+
+    def _batch_values(self, X, first):
+        if first:
+            self.binarize_thresholds_ = fit_binarize_thresholds(X, self.binarize)
+        return self._binary_features(X)
+
+    def _statistics_of(self, X, codes):
+        return BinaryClassCounts._from_checked(X, codes, getattr(self, "feature_names_in_", None))
+
+    def _dask_statistics(self, X, y):
+        classes, y01 = _dask_binary_target(y)
+        return BinaryClassCounts.from_dask(X, y01, binarize=check_binarize(self.binarize)), classes
+
+    def _check_given_statistics(self, statistics, classes):
         if classes.shape != (2,) or not np.array_equal(np.unique(classes), classes):
             raise InputValueError(f"classes must be two distinct labels in increasing order, got {classes.tolist()}")
-        if not (statistics.class_counts > 0).all():
-            raise InputValueError(
-                f"the statistics hold cases of one class only (class sizes {statistics.class_counts.tolist()})"
-            )
-        self._check_params()
-        self._check_selection_params()
-        with unchanged_on_error(self):
-            self._fit_counts(statistics, classes)
-        return self
+        return statistics
 
-    def _fit_dask(self, X, y):
-        """``fit`` on a dask array X: statistics on the workers, the model on the client."""
-        if isinstance(self.binarize, str):
-            raise InputValueError(
-                "fit on a dask array needs binarize to be a fixed threshold or None, not 'median': the medians of "
-                "all the data cannot be computed chunk by chunk and merged (compute them first and binarize, or fit "
-                "in memory)"
-            )
-        if X.ndim != 2:
-            raise InputValueError(f"X must be 2-D (cases × features), got {X.ndim} dimension(s)")
-        if X.shape[1] == 0:
-            raise InputValueError("X has 0 features; at least 1 is required")
-        classes, y01 = _dask_binary_target(y)
-        counts = BinaryClassCounts.from_dask(X, y01, binarize=check_binarize(self.binarize))
-        return self._fit_counts(counts, classes)
-
-    def _fit_counts(self, counts, classes):
-        """Fit from statistics gathered without ``_validate_training_data`` (``fit_statistics``, a
-        dask X): the fitted attributes of the input set from them, then the model."""
-        for name in ("feature_names_in_", "log_integral_one_"):
-            self.__dict__.pop(name, None)
-        self.classes_ = classes
-        self.n_features_in_ = counts.n_features
-        if counts.feature_names is not None:
-            self.feature_names_in_ = np.asarray(counts.feature_names, dtype=object)
+    def _start_from(self, statistics, classes):
+        super()._start_from(statistics, classes)
         self.binarize_thresholds_ = fit_binarize_thresholds(None, self.binarize)
-        self.statistics_ = counts
-        return self._fit_statistics(counts)
 
-    # -- predictions on dask arrays: the k selected columns, mapped over the row chunks ----------
-
-    def _predict_dask(self, X, method, **kwargs):
-        """``method`` on a dask array X, as a dask array: only the k selected columns are taken
-        (one column chunk), and each row chunk is predicted where it lives by a copy of the model
-        restricted to them (the same computation as in memory)."""
-        X, n_outputs, dtype = check_prediction_chunks(self, X, method)
-        selected = np.asarray(self.selected_features_)
+    def _chunk_check(self, selected):
         thresholds = self.binarize_thresholds_
         if thresholds is not None and np.ndim(thresholds) == 1:
             thresholds = np.asarray(thresholds)[selected]
-        view = copy.copy(self)  # the model of the selected columns alone, small enough to ship with every task
-        for name in ("statistics_", "selection_", "feature_names_in_", "posterior_density_of_log_alpha_"):
-            view.__dict__.pop(name, None)
-        view.n_features_in_ = selected.shape[0]
-        view.selected_features_ = np.arange(selected.shape[0])
-        view.binarize_thresholds_ = None  # the chunks are binarized by _predict_chunk
         names = getattr(self, "feature_names_in_", None)
-        return map_row_chunks(
-            X[:, selected], _predict_chunk, n_outputs=n_outputs, dtype=dtype, view=view, method=method, kwargs=kwargs,
-            selected=selected, names=names, thresholds=thresholds,
-        )  # fmt: skip
+        return check_binary_chunk, {"threshold": thresholds, "columns": selected, "feature_names": names}
 
-    def __sklearn_is_fitted__(self):
-        # partial_fit may have accumulated statistics of one class only, without a model yet
-        return hasattr(self, "log_integral_one_")
+    def _prediction_view(self, selected):
+        view = super()._prediction_view(selected)
+        view.binarize_thresholds_ = None  # the chunks are binarized by _chunk_check
+        return view
 
-    def _fit_statistics(self, counts):
+    def _fit_from_statistics(self, counts):
         """Select features and fit the model from the sufficient statistics of the training data."""
         log_prior = class_log_prior(counts.class_counts, self.class_pseudo_count)  # checked before the α integration
         selection = self._select_features(
@@ -736,17 +665,7 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
                 log_adjustment = np.zeros(alpha.shape[0])
             return log_one, log_zero, log_adjustment, log_marginal.sum(axis=1)
 
-        alpha_rule, (log_one, log_zero, log_adjustment, log_marginal) = integrate_over_alpha(self, evaluate)
-        self.alpha_grid_ = alpha_rule.nodes
-        self.alpha_log_weights_ = alpha_rule.log_weights
-        self.log_integral_one_ = log_one
-        self.log_integral_zero_ = log_zero
-        self.log_adjustment_ = log_adjustment
-        self.log_marginal_likelihood_ = log_marginal
-        self.alpha_posterior_, self.posterior_density_of_log_alpha_ = alpha_posterior(
-            self.alpha_grid_, self.alpha_log_weights_, log_marginal, log_adjustment, self.alpha_shape, self.alpha_scale
-        )
-
+        self.log_integral_one_, self.log_integral_zero_ = self._fit_alpha(evaluate)
         self.class_log_prior_ = log_prior
         return self
 
@@ -770,23 +689,3 @@ class BiasCorrectedNaiveBayes(BinarySelectionBiasClassifier):
     def _prediction_row_bytes(self, k):
         # the selected columns as float64, and the scores of every α point and class with log-sum-exp's copies
         return 8 * (k + 4 * self.alpha_grid_.shape[0] * self.classes_.shape[0])
-
-    def plot_alpha_posterior(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
-        """Plot the posterior density of log α on the grid (thesis Fig. 2.7).
-
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-            The axes to draw on (default: a new figure's).
-        **kwargs
-            Passed to ``ax.plot``.
-
-        Returns
-        -------
-        matplotlib Axes
-            The axes drawn on.
-        """
-        check_is_fitted(self)
-        from hdbayes.plotting import plot_log_alpha_density
-
-        return plot_log_alpha_density(self, ax=ax, **kwargs)

@@ -412,7 +412,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         for name, values in trace.posterior.items():
             if name != "alpha2_x":  # learned α2_x is ∞ when the classes' variances are equal
                 check_finite_output(f"the posterior draws of {name}", values, cause=cause)
-        self.variant_ = variant
+        self.variant_ = copy.deepcopy(variant)  # as fitted, whatever set_params does to the parameter later
         self.acceptance_rate_ = trace.sample_stats["acceptance_rate"].mean(axis=1)
         self.class_counts_, self.class_sums_ = class_sizes, sums
         if model.class_scale is None:
