@@ -174,7 +174,7 @@ def test_classify_gaussian_multiclass(tmp_path, capsys, spread):
         frame.to_csv(tmp_path / f"{name}.csv", index=False)
     out = tmp_path / "pred.csv"
     argv = ["--model", "gaussian", "--n-features", "5", "--n-iter", "300", "--burn-in", "100", "--thin", "4"]
-    argv += ["--spread", spread] if spread else []
+    argv += ["--variant", spread] if spread else []
     status = main(["classify", "--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"),
                    "--target", "kind", "--out", str(out), *argv])  # fmt: skip
     assert status == 0
@@ -203,22 +203,18 @@ def _gaussian_csv_argv(tmp_path, random_state, n_iter):
 def test_classify_gaussian_per_class_variances(tmp_path, capsys):
     argv = _gaussian_csv_argv(tmp_path, 3, 200)
     out = tmp_path / "pred.csv"
-    assert main([*argv, "--out", str(out), "--spread", "per-feature", "--class-variance", "per-class",
-                 "--alpha2-x", "3"]) == 0  # fmt: skip
+    assert main([*argv, "--out", str(out), "--variant", "per-class", "--alpha2-x", "3"]) == 0
     np.testing.assert_allclose(pd.read_csv(out).iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
     assert "log_s_x" in capsys.readouterr().out
-    assert main([*argv, "--out", str(out), "--class-variance", "per-class"]) == 2
-    assert "--class-variance applies only with --spread per-feature" in capsys.readouterr().err
-    assert main([*argv, "--out", str(out), "--spread", "per-feature", "--class-variance", "per-class",
-                 "--alpha2-x", "0"]) == 2  # fmt: skip
+    assert main([*argv, "--out", str(out), "--variant", "per-feature", "--alpha2-x", "3"]) == 2
+    assert "--alpha2-x applies only with --variant per-class" in capsys.readouterr().err
+    assert main([*argv, "--out", str(out), "--variant", "per-class", "--alpha2-x", "0"]) == 2
     assert "--alpha2-x" in capsys.readouterr().err
     learned = tmp_path / "learned.csv"
-    assert main([*argv, "--out", str(learned), "--spread", "per-feature", "--class-variance", "per-class",
-                 "--alpha2-x", "learn", "--no-correct"]) == 0  # fmt: skip
+    assert main([*argv, "--out", str(learned), "--variant", "per-class", "--alpha2-x", "learn", "--no-correct"]) == 0
     np.testing.assert_allclose(pd.read_csv(learned).iloc[:, 1:].sum(axis=1), 1.0, atol=1e-12)
     with pytest.raises(SystemExit) as stop:
-        main([*argv, "--out", str(tmp_path / "no.csv"), "--spread", "per-feature", "--class-variance", "per-class",
-              "--alpha2-x", "often"])  # fmt: skip
+        main([*argv, "--out", str(tmp_path / "no.csv"), "--variant", "per-class", "--alpha2-x", "often"])
     assert stop.value.code == 2
     assert "must be a number or 'learn'" in capsys.readouterr().err and not (tmp_path / "no.csv").exists()
 
@@ -226,20 +222,20 @@ def test_classify_gaussian_per_class_variances(tmp_path, capsys):
 def test_classify_gaussian_plug_in_class_scale(tmp_path, capsys):
     """--class-scale plug-in reaches the estimator (its fit differs from the default's) and needs per-class
     variances: exit 2, one line naming both options, no output file."""
-    argv = [*_gaussian_csv_argv(tmp_path, 4, 150), "--spread", "per-feature", "--no-correct"]
+    argv = [*_gaussian_csv_argv(tmp_path, 4, 150), "--no-correct"]
     outputs = {}
     for scale in ("equal", "plug-in"):
         outputs[scale] = tmp_path / f"{scale}.csv"
-        assert main([*argv, "--out", str(outputs[scale]), "--class-variance", "per-class", "--alpha2-x", "4",
+        assert main([*argv, "--out", str(outputs[scale]), "--variant", "per-class", "--alpha2-x", "4",
                      "--class-scale", scale]) == 0  # fmt: skip
     plug_in = pd.read_csv(outputs["plug-in"]).iloc[:, 1:].to_numpy()
     np.testing.assert_allclose(plug_in.sum(axis=1), 1.0, atol=1e-12)
     assert not np.allclose(plug_in, pd.read_csv(outputs["equal"]).iloc[:, 1:].to_numpy())
     capsys.readouterr()
     refused = tmp_path / "refused.csv"
-    assert main([*argv, "--out", str(refused), "--class-scale", "plug-in"]) == 2
+    assert main([*argv, "--out", str(refused), "--variant", "per-feature", "--class-scale", "plug-in"]) == 2
     err = capsys.readouterr().err
-    assert "--class-scale applies only with --class-variance per-class" in err and len(err.strip().splitlines()) == 1
+    assert "--class-scale applies only with --variant per-class" in err and len(err.strip().splitlines()) == 1
     assert not refused.exists()
 
 
@@ -247,8 +243,8 @@ def test_classify_rejects_options_of_the_other_model(csv_files, tmp_path, capsys
     train, test, _, _ = csv_files
     assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--n-iter", "100") == 2
     assert "--n-iter applies to --model gaussian or mixture only" in capsys.readouterr().err
-    assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--spread", "per-feature") == 2
-    assert "--spread applies to --model gaussian only" in capsys.readouterr().err
+    assert classify(train, test, tmp_path / "o.csv", "--n-features", "2", "--variant", "per-feature") == 2
+    assert "--variant applies to --model gaussian only" in capsys.readouterr().err
 
 
 def test_classify_mixture(csv_files, tmp_path, capsys):

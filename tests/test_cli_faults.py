@@ -233,14 +233,10 @@ def _value(action):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--alpha2-x", "3"], "--alpha2-x applies only with --class-variance per-class"),
-        (["--spread", "per-feature", "--alpha2-x", "learn"], "--alpha2-x applies only with --class-variance per-class"),
-        (["--class-scale", "plug-in"], "--class-scale applies only with --class-variance per-class"),
-        (["--spread", "per-feature", "--class-variance", "pooled", "--class-scale", "equal"],
-         "--class-scale applies only with --class-variance per-class"),
-        (["--class-variance", "pooled"], "--class-variance applies only with --spread per-feature"),
-        (["--spread", "shared", "--class-variance", "per-class"], "--class-variance applies only with --spread "
-         "per-feature"),
+        (["--alpha2-x", "3"], "--alpha2-x applies only with --variant per-class"),
+        (["--variant", "per-feature", "--alpha2-x", "learn"], "--alpha2-x applies only with --variant per-class"),
+        (["--class-scale", "plug-in"], "--class-scale applies only with --variant per-class"),
+        (["--variant", "shared", "--class-scale", "equal"], "--class-scale applies only with --variant per-class"),
     ],
 )  # fmt: skip
 def test_options_of_another_variant_are_refused(files, tmp_path, capsys, extra, message):

@@ -41,7 +41,7 @@ expression data. ``--n-features K`` is the estimators' ``n_features_to_select``;
 (``class_pseudo_count``); ``--alpha A`` (bernoulli-nb, categorical-nb, multinomial-nb) is
 the feature smoothing pseudo-count (scikit-learn's ``alpha``). An option that the chosen
 model, or the chosen variant of it, does not use is refused with one line naming both
-(``--alpha2-x applies only with --class-variance per-class``); the table
+(``--alpha2-x applies only with --variant per-class``); the table
 ``_MODEL_OPTIONS`` is that one rule. The command is a translator: a number outside the range that the estimator's
 own ``_parameter_constraints`` allow is refused before any file is read, in the estimator's range
 (``--alpha must be a finite number >= 0, got -1``), and a value of the data that the model cannot take (not 0/1,
@@ -132,10 +132,9 @@ _MODEL_OPTIONS = {
     "binarize": _Rule(frozenset(_BINARY_MODELS), None),
     "theta_rule": _Rule(frozenset({"naive-bayes"}), "theta_rule"),
     "alpha_rule": _Rule(frozenset({"naive-bayes", "categorical-naive-bayes"}), "alpha_rule"),
-    "spread": _Rule(frozenset({"gaussian"}), "spread"),
-    "class_variance": _Rule(frozenset({"gaussian"}), "class_variance", ("spread", "per-feature")),
-    "alpha2_x": _Rule(frozenset({"gaussian"}), "alpha2_x", ("class_variance", "per-class")),
-    "class_scale": _Rule(frozenset({"gaussian"}), "class_scale", ("class_variance", "per-class")),
+    "variant": _Rule(frozenset({"gaussian"}), "variant"),
+    "alpha2_x": _Rule(frozenset({"gaussian"}), "alpha2_x", ("variant", "per-class")),
+    "class_scale": _Rule(frozenset({"gaussian"}), "class_scale", ("variant", "per-class")),
     "n_iter": _Rule(frozenset({"gaussian", "mixture"}), "n_iter"),
     "burn_in": _Rule(frozenset({"gaussian", "mixture"}), "burn_in"),
     "thin": _Rule(frozenset({"gaussian", "mixture"}), "thin"),
@@ -181,7 +180,6 @@ _OPTION_NAMES = {
     "slab_variance": "--slab-variance",
     "noise_variance": "--noise-variance",
     "random_state": "--seed",
-    "class_variance": "--class-variance",
     "alpha2_x": "--alpha2-x",
     "class_scale": "--class-scale",
 }
@@ -377,29 +375,24 @@ def _build_parser():
         "thesis's setting)",
     )
     classify.add_argument(
-        "--spread",
-        choices=("shared", "per-feature"),
-        help="gaussian: one spread of the class means for all features (Li 2009, default) or one per feature "
-        "with its own variance (Li 2012)",
-    )
-    classify.add_argument(
-        "--class-variance",
-        choices=("pooled", "per-class"),
-        help="gaussian with --spread per-feature: one variance per feature for all classes (default) or one per "
-        "class and feature, scattered around the feature's level",
+        "--variant",
+        choices=("shared", "per-feature", "per-class"),
+        help="gaussian: one spread of the class means for all features (Li 2009, default), one per feature with "
+        "its own variance (Li 2012), or also one variance per class and feature, scattered around the feature's "
+        "level",
     )
     classify.add_argument(
         "--alpha2-x",
         type=_number_or("learn"),
         metavar="A",
-        help="gaussian, --class-variance per-class: degrees of freedom of the class variances around the "
+        help="gaussian, --variant per-class: degrees of freedom of the class variances around the "
         "feature's level (larger: closer to pooled), or 'learn' (the default) to sample it on a grid from 1 to "
         "infinity",
     )
     classify.add_argument(
         "--class-scale",
         choices=("equal", "plug-in"),
-        help="gaussian, --class-variance per-class: centre every class's variances on the same level (default) "
+        help="gaussian, --variant per-class: centre every class's variances on the same level (default) "
         "or on a level per class estimated from all features' within-class variances (plug-in)",
     )
     classify.add_argument("--n-iter", type=int, metavar="N", help="gaussian, mixture: MCMC iterations per chain")
@@ -730,7 +723,14 @@ def _classify_owner(model):
 
             return FeatureBinarizer, "threshold"
         estimator = getattr(hdbayes, _ESTIMATORS[model])
-        return (estimator, parameter) if parameter in estimator._parameter_constraints else None
+        if parameter in estimator._parameter_constraints:
+            return estimator, parameter
+        if model == "gaussian":  # --alpha2-x and --class-scale: fields of the per-class variant
+            from hdbayes.selection_bias import PerClassVariance
+
+            if parameter in PerClassVariance._parameter_constraints:
+                return PerClassVariance, parameter
+        return None
 
     return owner
 
@@ -825,6 +825,11 @@ def _build_model(args):
         params["n_jobs"] = min(params.get("n_chains", 1), _usable_cores())
     if args.model in _BINARY_MODELS:
         params["binarize"] = args.binarize  # None: the features must be 0/1 already (the estimator refuses others)
+    if params.get("variant") == "per-class":  # --alpha2-x and --class-scale are fields of the per-class variance
+        from hdbayes.selection_bias import PerClassVariance
+
+        params["variant"] = PerClassVariance(**{name: params.pop(name) for name in ("alpha2_x", "class_scale")
+                                                 if name in params})  # fmt: skip
     return estimator(
         n_features_to_select=args.n_features, threshold=args.threshold, correct=not args.no_correct, **params,
         random_state=args.seed,
