@@ -24,43 +24,40 @@ from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._validation import (
-    check_class_labels,
     check_finite_output,
     check_generator,
     feature_label,
     is_dask_array,
     overflow_error,
     plain_value,
-    unchanged_on_error,
-    validate_input,
 )
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
 from hdbayes.exceptions import InputValueError
 from hdbayes.mcmc.chains import chain_seeds
 from hdbayes.selection import f_statistic
-from hdbayes.selection_bias._base import SELECTION_PARAMETER_CONSTRAINTS, SelectionBiasClassifier, class_log_prior
+from hdbayes.selection_bias._base import SELECTION_PARAMETER_CONSTRAINTS, class_log_prior
+from hdbayes.selection_bias._statistics_classifier import StatisticsClassifier
 from hdbayes.selection_bias.gaussian._variant import GaussianVariant
 from hdbayes.selection_bias.gaussian.per_class import PerClassVariance
 from hdbayes.selection_bias.gaussian.per_feature import PerFeatureSpread
 from hdbayes.selection_bias.gaussian.predict import (
-    _predict_chunk,
+    dense_finite_chunk,
     log_class_numerators,
     rao_blackwell_log_class_numerators,
 )
 from hdbayes.selection_bias.gaussian.shared import SharedSpread
-from hdbayes.statistics.chunks import check_prediction_chunks, dask_class_codes, map_row_chunks
+from hdbayes.statistics.chunks import dask_class_codes
 from hdbayes.statistics.gaussian_moments import GaussianClassMoments, class_scatter, class_statistics
 
 if TYPE_CHECKING:
-    from typing import Literal, Self
+    from typing import Literal
 
     from numpy.typing import ArrayLike
 
-    from hdbayes._validation import MatrixLike, RandomStateLike
+    from hdbayes._validation import RandomStateLike
 
 __all__ = ["VARIANTS", "BiasCorrectedGaussianClassifier"]
 
@@ -68,7 +65,7 @@ __all__ = ["VARIANTS", "BiasCorrectedGaussianClassifier"]
 VARIANTS = {cls.name: cls for cls in (SharedSpread, PerFeatureSpread, PerClassVariance)}
 
 
-class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
+class BiasCorrectedGaussianClassifier(MCMCMixin, StatisticsClassifier):
     """Bayesian Gaussian classifier with F-statistic selection and bias correction.
 
     ``fit`` receives all p candidate features, keeps the ``n_features_to_select`` with
@@ -170,6 +167,30 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         The class scales s_g of the fit (the per-class variance only; all 1 with
         ``class_scale="equal"``; geometric mean 1 for ``"plug-in"``).
 
+    Notes
+    -----
+    The training data: X holds the continuous candidate features (finite), y at least two classes, each with
+    at least two cases. Constant features are allowed: their F is 0, they are discarded and count among the
+    p − k discarded features, as the model of the unfloored values says (docs/gaussian.md, "Constant
+    features"). Only if the selection reaches them (γ = 0) does the selection's ``UserWarning`` say so
+    (features with F = 0 kept to make up k); the correction then uses its γ → 0⁺ limit
+    (:class:`~hdbayes.selection_bias.gaussian.GaussianAdjustment`). A kept feature whose sums of squares
+    overflow raises an ``InputValueError``.
+
+    The model fits from the per-class moments of every feature
+    (:class:`hdbayes.statistics.GaussianClassMoments`, ``statistics_``), so it has the five paths of
+    :class:`~hdbayes.selection_bias._statistics_classifier.StatisticsClassifier`. ``fit`` in memory
+    computes F and the sampler's sums from X itself. ``fit`` on a ``dask.array`` X (dense or
+    ``scipy.sparse`` chunks, any chunking) summarises it on the workers by the moments; F and the
+    selection come from them, and only the n × k selected columns reach this process: the draws are
+    those of the in-memory fit (F agrees to about 1e-12, so only a near-tie at the k-th feature could
+    select differently). ``partial_fit`` merges the moments of the batches and ``fit_statistics`` takes
+    them from elsewhere; both compute F, the selection and the selected features' class sums and sums of
+    squares from the moments, which differ from ``fit``'s in the last bits (sums in another order), so
+    their draws are those of ``fit`` up to rounding. ``partial_fit`` only accumulates the moments until
+    every class has two cases (the model is not fitted until then), and cannot continue a fit whose
+    moments overflowed (``statistics_`` None).
+
     Examples
     --------
     >>> from hdbayes import BiasCorrectedGaussianClassifier
@@ -193,6 +214,9 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         "predictive": [StrOptions({"rao-blackwell", "samples"})],
         **MCMC_PARAMETER_CONSTRAINTS,
     }
+    _statistics_type = GaussianClassMoments
+    _min_class_count = 2  # the model needs two cases of every class
+    _min_samples = 3
 
     def __init__(
         self,
@@ -227,132 +251,70 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
         self.random_state = random_state
         self.progress = progress
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
-        """Select features by F on (X, y) and sample the posterior.
+    # -- the hooks of StatisticsClassifier ------------------------------------------------------------------
+    def _check_params(self):
+        self._resolved_variant()
+        self._schedule()
 
-        Parameters
-        ----------
-        X : array-like or dask array of shape (n_samples, p)
-            All candidate continuous features. Constant features are allowed: their F is 0,
-            they are discarded and count among the p − k discarded features, as the model
-            of the unfloored values says (docs/gaussian.md, "Constant features"). Only if the
-            selection reaches them (γ = 0) does the selection's ``UserWarning`` say so (features
-            with F = 0 kept to make up k); the correction then uses its γ → 0⁺ limit
-            (:class:`~hdbayes.selection_bias.gaussian.GaussianAdjustment`).
-            A kept feature whose sums of squares overflow raises an ``InputValueError``.
-            A ``dask.array`` (dense or ``scipy.sparse`` chunks, any chunking) is summarised on
-            the workers by per-class moments of every feature
-            (:class:`hdbayes.statistics.GaussianClassMoments`); F and the selection come from
-            them, and only the n × k selected columns reach this process. The draws are those of
-            the in-memory fit (F agrees to about 1e-12, so only a near-tie at the k-th feature
-            could select differently).
-        y : array-like or dask array of shape (n_samples,)
-            Class labels; at least two classes, each with at least two cases.
-
-        Returns
-        -------
-        self
-            The fitted estimator.
-        """
-        self.__dict__.pop("statistics_", None)
-        if is_dask_array(X) or is_dask_array(y):
-            return self._fit_dask(X, y)
-        self._check_selection_params()
-        variant = self._resolved_variant()
-        schedule = self._schedule()
-        X, codes = self._validate_classification_data(X, y, targets=True, ensure_all_finite=True, ensure_min_samples=3)
-        n_classes = self.classes_.shape[0]
-        counts = self._checked_class_counts(np.bincount(codes, minlength=n_classes))
-        rng = check_generator(self.random_state)
-        selection = self._select_features(f_statistic(X, codes), "f", rng)
-        # the moments partial_fit continues from (F and the sampler use X itself); None when values near the
-        # largest double make them overflow (fit copes with those: F rescales columns, a discarded one is unused)
-        try:
-            with np.errstate(over="ignore", invalid="ignore"):
-                self.statistics_ = GaussianClassMoments._from_checked(X, codes, self.classes_)
-        except InputValueError:
-            self.statistics_ = None
-        scatter = None if self.statistics_ is None else self.statistics_.scatter
-        if scatter is None and variant.needs_scatter():  # overflowing moments: the plug-in skips such features
-            scatter = class_scatter(X, codes, n_classes)
-        return self._fit_selected(variant, X[:, selection.indices], codes, counts, selection, rng, schedule, scatter)
-
-    def _fit_dask(self, X, y):
-        """``fit`` on a dask array X: the per-class moments of every feature are computed on the
-        workers and merged (:class:`hdbayes.statistics.GaussianClassMoments`), F and the selection
-        come from them, and only the k selected columns (n × k values) and the labels are brought
-        to the client for the sampler, which then runs exactly as in memory."""
-        self._check_selection_params()
-        variant = self._resolved_variant()
-        schedule = self._schedule()
-        for name in ("classes_", "n_features_in_", "feature_names_in_"):
-            self.__dict__.pop(name, None)
-        moments = GaussianClassMoments.from_dask(X, y)
-        check_class_labels(moments.classes)
-        self.statistics_ = moments
-        if moments.n_samples < 3:
-            raise InputValueError(f"Found array with {moments.n_samples} sample(s) while a minimum of 3 is required.")
-        self.classes_ = moments.classes
-        self.n_features_in_ = int(X.shape[1])
-        counts, rng, selection = self._select_from_moments(moments)
-        _, codes = dask_class_codes(y, moments.classes)
-        kept = X[:, selection.indices].compute()
-        kept = np.asarray(kept.toarray() if hasattr(kept, "toarray") else kept, dtype=np.float64)
-        return self._fit_selected(variant, kept, np.asarray(codes.compute() if is_dask_array(codes) else codes),
-                                  counts, selection, rng, schedule, moments.scatter)  # fmt: skip
-
-    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
-        """Add a batch of training cases; the model equals ``fit`` on all batches so far, up to rounding.
-
-        The per-class moments of every feature (:class:`hdbayes.statistics.GaussianClassMoments`,
-        ``statistics_``) are merged, and after every call F, the selection and the sampler are computed
-        again from them (the selected features' class sums and sums of squares follow from their
-        moments). They differ from ``fit``'s in the last bits (sums in another order), so the draws are
-        those of ``fit`` up to rounding rather than bit for bit. Until every class has two cases the
-        moments are only accumulated. A call that raises leaves the estimator as it was.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, p)
-            A batch of all p candidate features (finite).
-        y : array-like of shape (n_samples,)
-            The batch's labels, each one of ``classes``.
-        classes : array-like, optional
-            All class labels (at least two); required on the first call, checked on later ones.
-
-        Returns
-        -------
-        self
-            The estimator, updated with the batch.
-        """
-        if "statistics_" in self.__dict__ and self.statistics_ is None:
+    def _check_mergeable(self, path):
+        if path == "partial_fit" and "statistics_" in self.__dict__ and self.statistics_ is None:
             raise InputValueError(
                 "partial_fit cannot continue this fit: the per-class sums of squares of its data overflow (values "
                 "near the largest double); rescale the features, or start again with fit"
             )
-        first = not hasattr(self, "statistics_")
-        if first and classes is None:
-            raise InputValueError("classes must be passed on the first call to partial_fit")
-        self._validate_params()
-        self._check_selection_params()
-        variant = self._resolved_variant()
-        classes_ = self._batch_classes(y, classes, first)
-        with unchanged_on_error(self):
-            X, y = validate_input(self, X, y, reset=first, dtype="numeric", ensure_all_finite=True,
-                                  ensure_min_samples=1)  # fmt: skip
-            y = np.asarray(y)
-            self._check_batch_labels(y, classes_)
-            self.classes_ = classes_
-            batch = GaussianClassMoments.from_data(X, y, classes=classes_)
-            self.statistics_ = batch if first else self.statistics_ + batch
-            if self.statistics_.class_counts.min() >= 2:
-                self._fit_moments(variant, self.statistics_)
-        return self
 
-    def _fit_moments(self, variant, moments):
-        """Selection and sampler from per-class moments alone (``partial_fit``)."""
-        schedule = self._schedule()
+    def _training_check_kwargs(self):
+        return {"dtype": "numeric", "ensure_all_finite": True}
+
+    def _validate_training_data(self, X, y):
+        self.__dict__.pop("statistics_", None)  # a fit that fails is not continued by partial_fit
+        X, codes = self._validate_classification_data(X, y, targets=True, ensure_all_finite=True, ensure_min_samples=3)
+        self._checked_class_counts(np.bincount(codes, minlength=self.classes_.shape[0]))
+        return X, codes
+
+    def _statistics_of(self, X, codes):
+        return GaussianClassMoments._from_checked(X, codes, self.classes_)
+
+    def _dask_statistics(self, X, y):
+        moments = GaussianClassMoments.from_dask(X, y)
+        return moments, moments.classes
+
+    def _chunk_check(self, selected):
+        return dense_finite_chunk, {}
+
+    def _fit_in_memory(self, X, codes):
+        """``fit`` in memory: F and the sampler from X itself, ``statistics_`` for ``partial_fit`` beside."""
+        variant, schedule = self._resolved_variant(), self._schedule()
+        counts = np.bincount(codes, minlength=self.classes_.shape[0])
+        rng = check_generator(self.random_state)
+        selection = self._select_features(f_statistic(X, codes), "f", rng)
+        # None when values near the largest double make the moments overflow (fit copes with those: F rescales
+        # columns, a discarded one is unused)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                self.statistics_ = self._statistics_of(X, codes)
+        except InputValueError:
+            self.statistics_ = None
+        scatter = None if self.statistics_ is None else self.statistics_.scatter
+        if scatter is None and variant.needs_scatter():  # overflowing moments: the plug-in skips such features
+            scatter = class_scatter(X, codes, self.classes_.shape[0])
+        return self._fit_selected(variant, X[:, selection.indices], codes, counts, selection, rng, schedule, scatter)
+
+    def _fit_dask_statistics(self, moments, X, y):
+        """``fit`` on a dask X: F and the selection from the moments, and only the k selected columns (n × k
+        values) and the labels brought here for the sampler, which then runs exactly as in memory."""
+        self.statistics_ = moments
+        counts, rng, selection = self._select_from_moments(moments)
+        _, codes = dask_class_codes(y, moments.classes)
+        kept = X[:, selection.indices].compute()
+        kept = np.asarray(kept.toarray() if hasattr(kept, "toarray") else kept, dtype=np.float64)
+        codes = np.asarray(codes.compute() if is_dask_array(codes) else codes)
+        return self._fit_selected(self._resolved_variant(), kept, codes, counts, selection, rng, self._schedule(),
+                                  moments.scatter)  # fmt: skip
+
+    def _fit_from_statistics(self, moments):
+        """Selection and sampler from per-class moments alone (``partial_fit``, ``fit_statistics``)."""
+        variant, schedule = self._resolved_variant(), self._schedule()
         counts, rng, selection = self._select_from_moments(moments)
         kept = selection.indices
         class_sizes, sums, squares = moments.class_sums(kept)
@@ -362,6 +324,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             raise InputValueError(f"the sum of squares of {label} overflows; rescale the feature")
         return self._sample(variant, class_sizes, sums, squares, counts, selection, rng, schedule, moments.scatter)
 
+    # -- the model -----------------------------------------------------------------------------------------
     def _select_from_moments(self, moments):
         """(class sizes, the fit's generator, the selection by F) from per-class moments (dask, partial_fit)."""
         counts = self._checked_class_counts(moments.class_counts)
@@ -421,19 +384,6 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, SelectionBiasClassifier):
             self.class_scale_ = model.class_scale
         self.class_log_prior_ = log_prior
         return self
-
-    def _predict_dask(self, X, method, **kwargs):
-        """``method`` on a dask array X, as a dask array: the k selected columns are mapped over the
-        row chunks, each predicted where it lives by a copy of the model restricted to them (the same
-        computation as in memory)."""
-        X, n_outputs, dtype = check_prediction_chunks(self, X, method)
-        selected = np.asarray(self.selected_features_)
-        view = copy.copy(self)  # small: the draws of the k selected features only
-        view.__dict__.pop("feature_names_in_", None)
-        view.n_features_in_ = selected.shape[0]
-        view.selected_features_ = np.arange(selected.shape[0])
-        return map_row_chunks(X[:, selected], _predict_chunk, n_outputs=n_outputs, dtype=dtype, view=view,
-                              method=method, kwargs=kwargs)  # fmt: skip
 
     def _check_kept_magnitudes(self, X_kept, kept, sums, squares):
         """Raise an input error naming a kept feature (and its largest row) whose statistics overflow."""

@@ -101,9 +101,10 @@ def rao_blackwell_log_class_numerators(X, nu, tau_x, tau_mu, counts, sums, class
     return out + class_log_prior[None, :]
 
 
-def _predict_chunk(block, *, where, view, method, kwargs):
-    """One row chunk of the selected columns, predicted by ``view`` (see ``_predict_dask``)."""
+def dense_finite_chunk(block, *, where):
+    """A row chunk of the selected columns of a dask X at prediction, dense float64, refused (naming the chunk,
+    ``where``) if it holds a value that is not finite."""
     block = np.asarray(block.toarray() if hasattr(block, "toarray") else block, dtype=np.float64)
     if not np.isfinite(block).all():
         raise InputValueError(f"{where} holds a value that is not finite; X must be finite")
-    return getattr(view, method)(block, **kwargs)
+    return block
