@@ -9,7 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from hdbayes._numba import jit
 from hdbayes.datasets import simulate_cauchy_classification, simulate_hmm
 from hdbayes.exceptions import is_input_error
-from hdbayes.interactions import group_sequence_patterns
+from hdbayes.interactions import CauchyPrior, group_sequence_patterns
 from hdbayes.interactions.models import (
     CompressedInteractionClassifier,
     CompressedSequenceModel,
@@ -294,7 +294,8 @@ def test_three_classes_and_labels():
         ({"order": 1.5}, [[0, 1], [1, 0]], [0, 1], ValueError, "'order' parameter"),
         ({"order": 1, "compress": "yes"}, [[0, 1], [1, 0]], [0, 1], ValueError, "'compress' parameter"),
         ({"order": 1, "progress": 2}, [[0, 1], [1, 0]], [0, 1], ValueError, "'progress' parameter"),
-        ({"order": 1, "sigma_width": 0.0}, [[0, 1], [1, 0]], [0, 1], ValueError, "'sigma_width' parameter"),
+        ({"order": 1, "prior": CauchyPrior(sigma_width=0.0)}, [[0, 1], [1, 0]], [0, 1], ValueError,
+         "'sigma_width' parameter"),
         ({"order": 1}, [0, 1], [0, 1], ValueError, "Expected 2D array"),
     ],
 )

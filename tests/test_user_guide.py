@@ -25,7 +25,10 @@ DOCUMENTED = {
         "hdbayes.selection_bias.PerClassVariance",
     ],  # fmt: skip
     "mixture": ["hdbayes.BiasCorrectedMixture"],
-    "interactions": ["hdbayes.CompressedInteractionClassifier", "hdbayes.CompressedSequenceModel"],
+    "interactions": [
+        "hdbayes.CompressedInteractionClassifier", "hdbayes.CompressedSequenceModel",
+        "hdbayes.interactions.CauchyPrior", "hdbayes.interactions.GaussianPrior",
+    ],  # fmt: skip
     "spike_slab": ["hdbayes.GroupSpikeSlabRegression", "hdbayes.GroupSpikeSlabGibbs"],
     "discrete": [
         "hdbayes.BayesianBernoulliNB", "hdbayes.BayesianCategoricalNB", "hdbayes.BayesianMultinomialNB",

@@ -7,6 +7,8 @@
   splitting distributions of a compressed parameter (eq. 3.27–3.34);
 * :mod:`hdbayes.interactions.sampler` — the compiled slice-sampling MCMC over compressed
   parameters and per-order widths σ_o, and prediction by splitting;
+* :mod:`hdbayes.interactions.priors` — the compressed models' priors as parameter objects, :class:`CauchyPrior` and
+  :class:`GaussianPrior` (the hyperparameters and the slice sampler's tuning);
 * :mod:`hdbayes.interactions.models` — :class:`CompressedSequenceModel` and
   :class:`CompressedInteractionClassifier`.
 
@@ -21,13 +23,14 @@ _EXPORTS = {  # module -> the names it exports
         "ClassificationGrouping", "SequenceGrouping", "count_parameters", "group_classification_patterns",
         "group_sequence_patterns",
     ),
+    ".priors": ("CauchyPrior", "GaussianPrior"),
     ".stable": ("compressed_width", "log_prior", "split"),
 }
 
 __all__ = [
-    "ClassificationGrouping", "CompressedInteractionClassifier", "CompressedSequenceModel", "SequenceGrouping",
-    "compressed_width", "count_parameters", "group_classification_patterns", "group_sequence_patterns",
-    "log_prior", "split",
+    "CauchyPrior", "ClassificationGrouping", "CompressedInteractionClassifier", "CompressedSequenceModel",
+    "GaussianPrior", "SequenceGrouping", "compressed_width", "count_parameters", "group_classification_patterns",
+    "group_sequence_patterns", "log_prior", "split",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

@@ -21,7 +21,8 @@ original parameterisation, for comparisons, as in the thesis's timings of §3.4.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+import copy
+from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,6 +34,7 @@ from hdbayes._validation import check_class_labels, check_count, check_memory, v
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, BayesianClassifier, MCMCMixin
 from hdbayes.exceptions import InputValueError
 from hdbayes.interactions.patterns import group_classification_patterns, group_sequence_patterns
+from hdbayes.interactions.priors import PRIORS, StablePrior
 from hdbayes.interactions.sampler import chain_arguments, predict_kernel, run_chain, sigma_log_prior_kernel
 from hdbayes.mcmc.chains import ChainDraws, chain_seeds
 
@@ -51,9 +53,6 @@ __all__ = [
     "sigma_log_prior",
     "sigma_prior",
 ]
-
-#: Defaults of thesis §3.4.4 per prior: (σ_0, slice width of the coefficients, stable index α).
-_PRIORS = {"cauchy": (5.0, 20.0, 1), "gaussian": (10.0, 10.0, 2)}
 
 #: Slice updates of every log σ_o per iteration (thesis §3.4.4).
 N_SIGMA_UPDATES = 10
@@ -183,28 +182,16 @@ def expand_grouping(grouping):
 class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
     _parameter_constraints = {
         "order": [Interval(Integral, 1, None, closed="left"), None],
-        "prior": [StrOptions(set(_PRIORS))],
+        "prior": [StrOptions(set(PRIORS)), StablePrior],
         "compress": ["boolean"],
-        "sigma0": [Interval(Real, 0, None, closed="neither"), None],
-        "alpha_o": [Interval(Real, 0, None, closed="neither")],
-        "w_o_scale": [Interval(Real, 0, None, closed="neither")],
-        "coef_width": [Interval(Real, 0, None, closed="neither"), None],
-        "sigma_width": [Interval(Real, 0, None, closed="neither")],
-        "max_steps": [Interval(Integral, 1, None, closed="left")],
         **MCMC_PARAMETER_CONSTRAINTS,
     }
 
     def __init__(
         self,
         order: int | None = None,
-        prior: Literal["cauchy", "gaussian"] = "cauchy",
+        prior: Literal["cauchy", "gaussian"] | StablePrior = "cauchy",
         compress: bool = True,
-        sigma0: float | None = None,
-        alpha_o: float = 0.25,
-        w_o_scale: float = 0.1,
-        coef_width: float | None = None,
-        sigma_width: float = 1.0,
-        max_steps: int = 50,
         n_iter: int = 2000,
         burn_in: int = 750,
         thin: int = 5,
@@ -216,12 +203,6 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
         self.order = order
         self.prior = prior
         self.compress = compress
-        self.sigma0 = sigma0
-        self.alpha_o = alpha_o
-        self.w_o_scale = w_o_scale
-        self.coef_width = coef_width
-        self.sigma_width = sigma_width
-        self.max_steps = max_steps
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.thin = thin
@@ -254,9 +235,8 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
             The fitted estimator.
         """
         schedule = self._schedule()
-        sigma0_default, width_default, index = _PRIORS[self.prior]
-        sigma0 = sigma0_default if self.sigma0 is None else float(self.sigma0)
-        width = width_default if self.coef_width is None else float(self.coef_width)
+        prior = PRIORS[self.prior]() if isinstance(self.prior, str) else self.prior
+        prior._validate_params()
         # codes may be strings: dtype=None keeps them; sparse input, empty data, NaN and a 2-D y
         # get scikit-learn's standard messages
         X, y = validate_input(self, X, y, dtype=None, ensure_all_finite=True, ensure_min_samples=2)
@@ -282,12 +262,10 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
         # one seed per chain and one for prediction (predict_proba is deterministic for a fitted model)
         seeds = chain_seeds(self.random_state, self.n_chains + 1)
         self._predict_seed = seeds[-1]
-        self.index_ = index
-        args = chain_arguments(
-            params, codes, n_classes, index=index, sigma0=sigma0, alpha_o=self.alpha_o, w_o_scale=self.w_o_scale,
-            schedule=schedule, coef_width=width, sigma_width=self.sigma_width, max_steps=self.max_steps,
-            n_sigma_updates=N_SIGMA_UPDATES,
-        )  # fmt: skip
+        self.prior_ = copy.deepcopy(prior)  # as fitted, whatever set_params does to the parameter later
+        self.index_ = prior.index
+        args = chain_arguments(params, codes, n_classes, schedule=schedule, n_sigma_updates=N_SIGMA_UPDATES,
+                               **prior.chain_options())  # fmt: skip
         self._order_counts = args[2]
 
         def chain(rng, schedule, advance):
@@ -342,21 +320,15 @@ class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
 
 
 #: The parameters and attributes the two compressed models share, in their docstrings (one text, two classes).
-_COMMON_DOCS = {"common_parameters": """    prior : {"cauchy", "gaussian"}, default="cauchy"
+_COMMON_DOCS = {"common_parameters": """    prior : {"cauchy", "gaussian"} or prior object, default="cauchy"
         The symmetric stable prior of the original coefficients (index 1 or 2), which fixes
-        the compressed parameters' priors and the defaults of ``sigma0`` and ``coef_width``.
+        the compressed parameters' priors. A name is the prior with its defaults (thesis §3.4.4);
+        an object (:mod:`hdbayes.interactions.priors`) sets its fields: the intercept's width
+        ``sigma0``, the hyperprior ``alpha_o``, ``w_o_scale`` of σ_o and the slice sampler's
+        ``coef_width``, ``sigma_width`` and ``max_steps`` (``CauchyPrior(sigma0=2.0)``; in a
+        grid search ``prior__alpha_o``). The prior used is ``prior_``.
     compress : bool, default=True
         False: sample the original coefficients (each pattern its own group).
-    sigma0 : float, optional
-        Fixed width of the intercept (default 5 Cauchy / 10 Gaussian; Gaussian width = sd).
-    alpha_o, w_o_scale : float, default=0.25, 0.1
-        Hyperprior of σ_o, o ≥ 1.
-    coef_width : float, optional
-        Slice width for the coefficients (default 20 Cauchy / 10 Gaussian).
-    sigma_width : float, default=1.0
-        Slice width for log σ_o.
-    max_steps : int, default=50
-        Stepping-out limit m.
     n_iter, burn_in, thin : int, default=2000, 750, 5
         Iterations per chain, of which the first ``burn_in`` are discarded; every
         ``thin``-th of the rest is saved.
@@ -374,6 +346,8 @@ _COMMON_DOCS = {"common_parameters": """    prior : {"cauchy", "gaussian"}, defa
     expanded_ : grouping or None
         With ``compress=False``, ``grouping_`` expanded to one group per pattern (the parameters
         the sampler then draws); None when compressed.
+    prior_ : CauchyPrior or GaussianPrior
+        The prior of the fit (``prior`` as an object).
     index_ : int
         Stability index of the prior: 1 for ``prior="cauchy"``, 2 for ``prior="gaussian"``.
     trace_ : hdbayes.mcmc.Trace
