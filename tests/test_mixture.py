@@ -14,7 +14,7 @@ from hdbayes.datasets import simulate_mixture
 from hdbayes.exceptions import InputValueError
 from hdbayes.metrics import average_minus_log_probability, error_rate, expected_error_rate
 from hdbayes.quadrature import gauss_legendre_rule
-from hdbayes.selection_bias.mixture import BiasCorrectedMixture
+from hdbayes.selection_bias.mixture import BiasCorrectedMixture, MixtureSampler
 from hdbayes.selection_bias.mixture_adjustment import mixture_log_discard_probability
 from hdbayes.special import log_beta_bernoulli
 
@@ -63,8 +63,8 @@ def test_gibbs_posterior_of_alpha_matches_enumeration(correct):
     X = (rng.uniform(size=(n, p)) < 0.5).astype(int)
     X[:, :3] = (rng.uniform(size=(n, 3)) < np.where(y[:, None] == 1, 0.85, 0.15)).astype(int)
     model = BiasCorrectedMixture(
-        n_features_to_select=3, correct=correct, n_alpha=4, n_iter=8000, burn_in=200, thin=1, n_label_sweeps=1,
-        n_theta_updates=3, random_state=0,
+        n_features_to_select=3, correct=correct, n_iter=8000, burn_in=200, thin=1, random_state=0,
+        sampler=MixtureSampler(n_alpha=4, n_label_sweeps=1, n_theta_updates=3),
     ).fit(X, y)  # fmt: skip
     exact = _exact_alpha_posterior(model, X, y)
     draws = model.trace_["alpha"][0]
@@ -143,7 +143,7 @@ def test_bad_input(X, y, kwargs, message):
 @pytest.mark.parametrize(
     ("name", "value"),
     [("theta_rule", "gauss"), ("n_features_to_select", 0), ("class_pseudo_count", -1.0), ("n_iter", 0),
-     ("progress", "yes"), ("slice_width", 0.0), ("n_label_sweeps", 0)],
+     ("progress", "yes"), ("sampler", "default")],
 )  # fmt: skip
 def test_parameters_are_checked_by_their_constraints(name, value):
     with pytest.raises(InvalidParameterError, match=f"The '{name}' parameter of BiasCorrectedMixture"):

@@ -86,7 +86,7 @@ def test_importing_a_package_imports_no_heavy_dependency(package):
 # -- the layers of docs/architecture.md: a module imports only from lower layers -----------------------------
 
 LAYERS = [
-    {"__init__", "exceptions", "_numba", "_threads", "special", "metrics", "plotting"},  # foundations
+    {"__init__", "exceptions", "_numba", "_threads", "special", "metrics", "plotting", "_parameters"},  # foundations
     {"_validation", "_io"},  # input checks and file writing
     # shared statistics and rules, the core, the contract, the compiled special functions
     {"selection", "statistics", "quadrature", "mcmc", "base", "_special_kernels"},

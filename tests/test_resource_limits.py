@@ -17,6 +17,7 @@ from hdbayes._validation import check_memory, check_n_jobs, format_bytes, usable
 from hdbayes.exceptions import InputValueError
 from hdbayes.mcmc import Schedule
 from hdbayes.mcmc.chains import CHAIN_OVERHEAD, chain_memory, check_chain_memory
+from hdbayes.selection_bias import MixtureSampler
 
 HUGE = 10**12
 
@@ -43,9 +44,9 @@ CASES = [
     ("BiasCorrectedGaussianClassifier",
      {"n_mc": HUGE, "n_features_to_select": 2, "variant": "per-class"}, ["n_mc"]),
     ("BiasCorrectedMixture", {"n_chains": 10**9}, ["n_chains"]),
-    ("BiasCorrectedMixture", {"n_chains": 10**7, "n_alpha": 1000}, ["n_chains"]),
+    ("BiasCorrectedMixture", {"n_chains": 10**7, "sampler": MixtureSampler(n_alpha=1000)}, ["n_chains"]),
     ("BiasCorrectedMixture", {"n_iter": HUGE}, ["n_iter"]),
-    ("BiasCorrectedMixture", {"n_alpha": HUGE}, ["n_alpha"]),
+    ("BiasCorrectedMixture", {"sampler": MixtureSampler(n_alpha=HUGE)}, ["n_alpha"]),
     ("BiasCorrectedMixture", {"n_theta": 10**6}, ["n_theta"]),
     ("CompressedInteractionClassifier", {"n_chains": 10**9, "order": 2}, ["n_chains"]),
     ("CompressedSequenceModel", {"n_iter": HUGE, "order": 2}, ["n_iter"]),

@@ -24,7 +24,7 @@ DOCUMENTED = {
         "hdbayes.selection_bias.SharedSpread", "hdbayes.selection_bias.PerFeatureSpread",
         "hdbayes.selection_bias.PerClassVariance",
     ],  # fmt: skip
-    "mixture": ["hdbayes.BiasCorrectedMixture"],
+    "mixture": ["hdbayes.BiasCorrectedMixture", "hdbayes.selection_bias.MixtureSampler"],
     "interactions": [
         "hdbayes.CompressedInteractionClassifier", "hdbayes.CompressedSequenceModel",
         "hdbayes.interactions.CauchyPrior", "hdbayes.interactions.GaussianPrior",

@@ -1,7 +1,8 @@
 """Correction for feature-selection bias (Li 2007 thesis ch. 2; Li 2009; docs/citing.md).
 
 * :class:`BiasCorrectedNaiveBayes` — binary naive Bayes, α integrated by quadrature (thesis §2.3);
-* :class:`BiasCorrectedMixture` — the two-component mixture model by MCMC (thesis §2.4);
+* :class:`BiasCorrectedMixture` — the two-component mixture model by MCMC (thesis §2.4), its sampler's settings
+  :class:`MixtureSampler`;
 * :class:`BiasCorrectedCategoricalNB` — G classes and L-level features, X² selection (issue 15);
 * :class:`BiasCorrectedGaussianClassifier` — the Gaussian classifier with the F-statistic (Li 2009), its
   variants :class:`SharedSpread`, :class:`PerFeatureSpread` and :class:`PerClassVariance`
@@ -23,7 +24,7 @@ _EXPORTS = {  # module -> the names it exports
     ".categorical_adjustment": ("categorical_log_discard_probability",),
     ".gaussian": ("BiasCorrectedGaussianClassifier", "PerClassVariance", "PerFeatureSpread", "SharedSpread"),
     ".gaussian.shared": ("GaussianAdjustment",),
-    ".mixture": ("BiasCorrectedMixture",),
+    ".mixture": ("BiasCorrectedMixture", "MixtureSampler"),
     ".mixture_adjustment": ("mixture_log_discard_probability",),
     ".naive_bayes": ("BiasCorrectedNaiveBayes",),
 }
@@ -34,6 +35,7 @@ __all__ = [
     "BiasCorrectedMixture",
     "BiasCorrectedNaiveBayes",
     "GaussianAdjustment",
+    "MixtureSampler",
     "PerClassVariance",
     "PerFeatureSpread",
     "SharedSpread",

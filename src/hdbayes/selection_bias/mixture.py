@@ -27,8 +27,10 @@ label traces report the size of the smaller component.
 
 from __future__ import annotations
 
+import copy
 import math
 from numbers import Integral
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +39,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._numba import jit
+from hdbayes._parameters import ParameterObject
 from hdbayes._validation import check_finite_output, check_generator, check_memory
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
 from hdbayes.mcmc.chains import ChainDraws, chain_seeds
@@ -58,7 +61,7 @@ if TYPE_CHECKING:
 
     from hdbayes._validation import MatrixLike, RandomStateLike
 
-__all__ = ["BiasCorrectedMixture", "mixture_chain", "mixture_log_class_numerators"]
+__all__ = ["BiasCorrectedMixture", "MixtureSampler", "mixture_chain", "mixture_log_class_numerators"]
 
 #: Label configurations fetched one by one before the whole table of q is computed.
 PRECOMPUTE_AFTER = 300
@@ -357,6 +360,69 @@ def mixture_log_class_numerators(X, theta, ones, sizes, alpha, alpha0, class_pse
     return out
 
 
+class MixtureSampler(ParameterObject):
+    """The Gibbs sampler of :class:`BiasCorrectedMixture`: the α priors, the α grid and the sweeps.
+
+    α_0 and α are drawn on the midpoint grid of their Inverse-Gamma priors' quantiles (eq. 2.88), so the priors
+    and the grid are the sampler's. Passed as ``BiasCorrectedMixture(sampler=MixtureSampler(...))``; in a grid
+    search ``sampler__alpha_shape``. ``sampler=None`` stands for ``MixtureSampler()``, these defaults.
+
+    Parameters
+    ----------
+    alpha0_shape, alpha0_scale : float, default=0.5, 5.0
+        Inverse-Gamma prior of α_0 (the response).
+    alpha_shape, alpha_scale : float, default=0.5, 5.0
+        Inverse-Gamma prior of α (the features).
+    n_alpha : int, default=10
+        Grid points for α and α_0 (midpoints of prior quantiles, eq. 2.88).
+    n_label_sweeps : int, default=5
+        Passes of {all labels, all θ} per iteration.
+    n_theta_updates : int, default=20
+        Slice-sampling updates of each θ_j per pass.
+    slice_width : float, default=1.0
+        Initial interval of the slice sampler for θ. The default spans the support (0, 1), so the update is
+        mostly shrinkage; measured at k = 1000 it is as fast as intervals scaled to each θ_j's posterior spread
+        (3.5 s against 4.1 s per 50 iterations).
+
+    Examples
+    --------
+    >>> from sklearn.base import clone
+    >>> from hdbayes.selection_bias import BiasCorrectedMixture, MixtureSampler
+    >>> model = BiasCorrectedMixture(n_features_to_select=5, sampler=MixtureSampler(n_alpha=20))
+    >>> clone(model).set_params(sampler__alpha_shape=1.0).sampler
+    MixtureSampler(alpha_shape=1.0, n_alpha=20)
+    """
+
+    _parameter_constraints = {
+        **{name: [POSITIVE] for name in ("alpha0_shape", "alpha0_scale", "alpha_shape", "alpha_scale")},
+        "n_alpha": [Interval(Integral, 1, None, closed="left")],
+        "n_label_sweeps": [Interval(Integral, 1, None, closed="left")],
+        "n_theta_updates": [Interval(Integral, 1, None, closed="left")],
+        "slice_width": [POSITIVE],
+    }
+
+    def __init__(
+        self,
+        *,
+        alpha0_shape: float = 0.5,
+        alpha0_scale: float = 5.0,
+        alpha_shape: float = 0.5,
+        alpha_scale: float = 5.0,
+        n_alpha: int = 10,
+        n_label_sweeps: int = 5,
+        n_theta_updates: int = 20,
+        slice_width: float = 1.0,
+    ) -> None:
+        self.alpha0_shape = alpha0_shape
+        self.alpha0_scale = alpha0_scale
+        self.alpha_shape = alpha_shape
+        self.alpha_scale = alpha_scale
+        self.n_alpha = n_alpha
+        self.n_label_sweeps = n_label_sweeps
+        self.n_theta_updates = n_theta_updates
+        self.slice_width = slice_width
+
+
 class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
     """Bayesian binary mixture model with correction for feature-selection bias.
 
@@ -379,10 +445,10 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
     class_pseudo_count : float or array-like of shape (2,), default=1.0
         Pseudo-counts (f0, f1) of the latent classes, ψ = P(z = 1) ~ Beta(f1, f0): one
         number for both, or one per class.
-    alpha0_shape, alpha0_scale, alpha_shape, alpha_scale : float, default=0.5, 5, 0.5, 5
-        Inverse-Gamma priors of α_0 (response) and α (features).
-    n_alpha : int, default=10
-        Grid points for α and α_0 (midpoints of prior quantiles, eq. 2.88).
+    sampler : MixtureSampler or None, default=None
+        The Gibbs sampler's settings: the Inverse-Gamma priors of α_0 and α, the size ``n_alpha`` of the grid
+        they are drawn on, ``n_label_sweeps``, ``n_theta_updates`` and ``slice_width`` (None:
+        ``MixtureSampler()``, the defaults). In a grid search ``sampler__alpha_shape``.
     theta_rule : {"exact", "simpson"}, default="exact"
         Rule for the θ integral of the adjustment factor q(α) (eq. 2.97–2.105).
         ``"exact"``: Gauss–Legendre with ⌈(n + 2)/2⌉ nodes, exact because given α the
@@ -392,15 +458,6 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         log conditional of α at p − k = 10⁴). Thesis setting: ``theta_rule="simpson"``.
     n_theta : int, optional
         Points of that rule (default: 11 for Simpson, the exact number for Gauss–Legendre).
-    n_label_sweeps : int, default=5
-        Passes of {all labels, all θ} per iteration.
-    n_theta_updates : int, default=20
-        Slice-sampling updates of each θ_j per pass.
-    slice_width : float, default=1.0
-        Initial interval of the slice sampler for θ. The default spans the support
-        (0, 1), so the update is mostly shrinkage; measured at k = 1000 it is as fast
-        as intervals scaled to each θ_j's posterior spread (3.5 s against 4.1 s per 50
-        iterations).
     binarize : float, "median" or None, default=0.0
         Values > 0.0 become 1 and the rest 0, as in scikit-learn's ``BernoulliNB`` (0/1 data
         pass unchanged); ``"median"``: each feature at its training median (stored in
@@ -423,7 +480,9 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
     classes_, n_features_in_, selection_, selected_features_, threshold_
     binarize_thresholds_ : None, float or ndarray of shape (n_features_in_,)
         The thresholds ``binarize`` stands for on the training data.
-    alpha_grid_, alpha0_grid_ : ndarray of shape (n_alpha,)
+    sampler_ : MixtureSampler
+        The sampler's settings of the fit (``sampler`` as an object).
+    alpha_grid_, alpha0_grid_ : ndarray of shape (sampler_.n_alpha,)
     trace_ : hdbayes.mcmc.Trace
         Post-burn-in draws shaped (chain, draw, ...): ``theta`` (k+1), ``ones`` (2, k+1),
         ``sizes`` (2), ``alpha``, ``alpha0``, ``log_alpha``, ``log_alpha0`` and
@@ -448,13 +507,9 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
 
     _parameter_constraints = {
         **BINARY_PARAMETER_CONSTRAINTS,
-        **{name: [POSITIVE] for name in ("alpha0_shape", "alpha0_scale", "alpha_shape", "alpha_scale")},
-        "n_alpha": [Interval(Integral, 1, None, closed="left")],
+        "sampler": [MixtureSampler, None],
         "theta_rule": [StrOptions({"exact", "simpson"})],
         "n_theta": [Interval(Integral, 1, None, closed="left"), None],
-        "n_label_sweeps": [Interval(Integral, 1, None, closed="left")],
-        "n_theta_updates": [Interval(Integral, 1, None, closed="left")],
-        "slice_width": [POSITIVE],
         **MCMC_PARAMETER_CONSTRAINTS,
     }
 
@@ -465,16 +520,9 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         threshold: float | None = None,
         correct: bool = True,
         class_pseudo_count: float | ArrayLike = 1.0,
-        alpha0_shape: float = 0.5,
-        alpha0_scale: float = 5.0,
-        alpha_shape: float = 0.5,
-        alpha_scale: float = 5.0,
-        n_alpha: int = 10,
+        sampler: MixtureSampler | None = None,
         theta_rule: Literal["exact", "simpson"] = "exact",
         n_theta: int | None = None,
-        n_label_sweeps: int = 5,
-        n_theta_updates: int = 20,
-        slice_width: float = 1.0,
         binarize: float | Literal["median"] | None = 0.0,
         n_iter: int = 400,
         burn_in: int = 100,
@@ -488,16 +536,9 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         self.threshold = threshold
         self.correct = correct
         self.class_pseudo_count = class_pseudo_count
-        self.alpha0_shape = alpha0_shape
-        self.alpha0_scale = alpha0_scale
-        self.alpha_shape = alpha_shape
-        self.alpha_scale = alpha_scale
-        self.n_alpha = n_alpha
+        self.sampler = sampler
         self.theta_rule = theta_rule
         self.n_theta = n_theta
-        self.n_label_sweeps = n_label_sweeps
-        self.n_theta_updates = n_theta_updates
-        self.slice_width = slice_width
         self.binarize = binarize
         self.n_iter = n_iter
         self.burn_in = burn_in
@@ -524,6 +565,7 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
             The fitted estimator.
         """
         check_theta_rule(self.theta_rule, "n_theta", self.n_theta)
+        sampler = (MixtureSampler() if self.sampler is None else self.sampler).checked()
         schedule = self._schedule()
         rng = check_generator(self.random_state)
         X, y01, selection, pseudo_counts = self._fit_selection(X, y, rng)
@@ -532,14 +574,16 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         data = np.column_stack([y01.astype(np.int64), selected.astype(np.int64)])
         n1 = int(y01.sum())
         n0 = y01.shape[0] - n1
-        check_rule_memory(self, n_samples=n0 + n1, n_tables=data.shape[1], n_classes=2, theta_name="n_theta",
-                          legendre=self.theta_rule == "exact")  # fmt: skip
+        check_rule_memory(SimpleNamespace(n_alpha=sampler.n_alpha, n_theta=self.n_theta), n_samples=n0 + n1,
+                          n_tables=data.shape[1], n_classes=2, legendre=self.theta_rule == "exact")  # fmt: skip
         # every chain (and the cache) keeps a table of log q(α) over the label keys (n0 + 1) × (n1 + 1)
-        check_memory(8.0 * self.n_alpha * (n0 + 1) * (n1 + 1) * (self.n_chains + 1),
-                     f"n_chains = {self.n_chains} with n_alpha = {self.n_alpha} (and {n0 + n1} training cases)",
+        check_memory(8.0 * sampler.n_alpha * (n0 + 1) * (n1 + 1) * (self.n_chains + 1),
+                     f"n_chains = {self.n_chains} with n_alpha = {sampler.n_alpha} (and {n0 + n1} training cases)",
                      purpose="the chains' tables of the correction q(α)")  # fmt: skip
-        self.alpha_grid_ = inverse_gamma_midpoint_grid(self.alpha_shape, self.alpha_scale, self.n_alpha).nodes
-        self.alpha0_grid_ = inverse_gamma_midpoint_grid(self.alpha0_shape, self.alpha0_scale, self.n_alpha).nodes
+        self.sampler_ = copy.deepcopy(sampler)  # as fitted, whatever set_params does to the parameter later
+        self.alpha_grid_ = inverse_gamma_midpoint_grid(sampler.alpha_shape, sampler.alpha_scale, sampler.n_alpha).nodes
+        self.alpha0_grid_ = inverse_gamma_midpoint_grid(sampler.alpha0_shape, sampler.alpha0_scale,
+                                                        sampler.n_alpha).nodes  # fmt: skip
         n_discarded = selection.n_discarded if self.correct else 0
         rule = theta_quadrature(self.theta_rule, self.n_theta, n0 + n1, simpson_points=11)
 
@@ -557,8 +601,8 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
         def chain(chain_rng, chain_schedule, advance):
             return mixture_chain(
                 data, chain_rng, chain_schedule, alpha_grid=self.alpha_grid_, alpha0_grid=self.alpha0_grid_,
-                class_pseudo_counts=pseudo_counts, n_label_sweeps=self.n_label_sweeps,
-                n_theta_updates=self.n_theta_updates, slice_width=self.slice_width, adjustment=cache,
+                class_pseudo_counts=pseudo_counts, n_label_sweeps=sampler.n_label_sweeps,
+                n_theta_updates=sampler.n_theta_updates, slice_width=sampler.slice_width, adjustment=cache,
                 n_discarded=n_discarded, advance=advance,
             )  # fmt: skip
 

@@ -1,0 +1,78 @@
+"""The base of parameter objects: a group of an estimator's settings passed as one parameter.
+
+A parameter object (``BiasCorrectedMixture(sampler=MixtureSampler(alpha_shape=1.0))``) holds a model's prior
+hyperparameters and its sampler's tuning with the model's defaults, in the manner of a scikit-learn estimator's
+parameters: its fields are the keyword arguments of ``__init__``, stored unchanged, so ``get_params``/``set_params``,
+``clone``, ``GridSearchCV`` over ``<parameter>__<field>``, ``repr`` and pickling work; it is validated by its own
+``_parameter_constraints`` (:meth:`ParameterObject.checked`) and compared by value.
+
+A foundation (it imports numpy and scikit-learn only), so that every model package may build on it:
+:class:`hdbayes.selection_bias.MixtureSampler` does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+if TYPE_CHECKING:
+    from typing import Self
+
+__all__ = ["ParameterObject", "same_value"]
+
+
+def same_value(a: object, b: object) -> bool:
+    """Whether two parameter values are equal (numbers, strings, arrays or None).
+
+    Parameters
+    ----------
+    a, b : object
+        The values.
+
+    Returns
+    -------
+    bool
+        True when they are equal (a string only equals a string).
+    """
+    if isinstance(a, str) or isinstance(b, str):
+        return type(a) is type(b) and a == b
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    except (TypeError, ValueError):  # pragma: no cover - values that numpy cannot hold
+        return a == b
+
+
+class ParameterObject(BaseEstimator):
+    """Base of the parameter objects (not an estimator on its own).
+
+    A subclass takes its fields as keyword arguments of ``__init__``, stores them unchanged and declares their
+    ``_parameter_constraints``.
+    """
+
+    _parameter_constraints: dict = {}
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
+        return all(same_value(value, theirs[key]) for key, value in mine.items())
+
+    __hash__ = None  # mutable (set_params), compared by value
+
+    def checked(self) -> Self:
+        """The object itself, its fields checked against ``_parameter_constraints``.
+
+        Returns
+        -------
+        self
+            The same object.
+
+        Raises
+        ------
+        sklearn.utils._param_validation.InvalidParameterError
+            Naming the field and the class (a subclass of ValueError and TypeError).
+        """
+        self._validate_params()
+        return self
