@@ -208,6 +208,20 @@ def test_gaussian_fit_from_dask_gives_the_in_memory_draws(gaussian_data, variant
     assert np.array_equal(chunked.predict(da.from_array(X, chunks=(40, 20))).compute(), memory.predict(X))
 
 
+def test_gaussian_numpy_x_with_dask_labels_fits_in_memory(gaussian_data):
+    """Only a dask X takes the dask path: with X in memory the labels are computed and the fit is the in-memory
+    one, moments included."""
+    from hdbayes import BiasCorrectedGaussianClassifier
+
+    X, y = gaussian_data
+    kwargs = dict(n_features_to_select=4, n_iter=40, burn_in=10, random_state=3, progress=False)
+    memory = BiasCorrectedGaussianClassifier(**kwargs).fit(X, y)
+    mixed = BiasCorrectedGaussianClassifier(**kwargs).fit(X, da.from_array(y, chunks=20))
+    assert mixed.statistics_ == memory.statistics_
+    assert np.array_equal(mixed.trace_["mu"], memory.trace_["mu"])
+    assert np.array_equal(mixed.predict_proba(X), memory.predict_proba(X))
+
+
 def test_gaussian_dask_input_errors_name_the_chunk(gaussian_data):
     from hdbayes import BiasCorrectedGaussianClassifier
 

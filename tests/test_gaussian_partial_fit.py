@@ -19,9 +19,7 @@ def data():
 KWARGS = dict(n_features_to_select=6, n_iter=60, burn_in=10, thin=2, random_state=1, progress=False)
 
 
-@pytest.mark.parametrize(
-    "variant", [{}, {"variant": "per-feature"}, {"variant": "per-class", "n_mc": 16}]
-)
+@pytest.mark.parametrize("variant", [{}, {"variant": "per-feature"}, {"variant": "per-class", "n_mc": 16}])
 def test_batches_give_the_fit_on_all_of_them(data, variant):
     """Four batches of unequal size: the same selection and the same probabilities as one fit, up to rounding
     (measured 1.7e-15; the class sums come from merged moments, so not bit for bit)."""
@@ -76,3 +74,41 @@ def test_partial_fit_errors_leave_the_estimator_as_it_was(data):
     with pytest.raises(ValueError, match="NaN"):
         model.partial_fit(bad, y[50:])
     assert model.statistics_ is before
+
+
+def test_one_class_so_far_is_not_fitted(data):
+    """After a batch of one class the moments are kept but there is no model: predictions say so."""
+    from sklearn.exceptions import NotFittedError
+
+    X, y = data
+    model = BiasCorrectedGaussianClassifier(**KWARGS).partial_fit(X[y == 0], y[y == 0], classes=[0, 1, 2])
+    assert not model.__sklearn_is_fitted__()
+    with pytest.raises(NotFittedError):
+        model.predict_proba(X)
+
+
+def test_fit_statistics_is_the_fit_from_the_moments(data):
+    """The moments of shards added up: the model of partial_fit over the same shards, bit for bit; the feature
+    names travel with the moments; too few cases or another statistic are refused."""
+    pd = pytest.importorskip("pandas")
+    X, y = data
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    shards = [GaussianClassMoments.from_data(frame.iloc[part], y[part], classes=[0, 1, 2])
+              for part in np.array_split(np.arange(X.shape[0]), 3)]  # fmt: skip
+    model = BiasCorrectedGaussianClassifier(**KWARGS).fit_statistics(sum(shards))
+    streamed = BiasCorrectedGaussianClassifier(**KWARGS)
+    for part in np.array_split(np.arange(X.shape[0]), 3):
+        streamed.partial_fit(frame.iloc[part], y[part], classes=[0, 1, 2])
+    assert model.statistics_ == streamed.statistics_
+    assert list(model.feature_names_in_) == list(frame.columns) == list(streamed.statistics_.feature_names)
+    np.testing.assert_array_equal(model.predict_proba(frame), streamed.predict_proba(frame))
+    refit = BiasCorrectedGaussianClassifier(**KWARGS).fit_statistics(
+        BiasCorrectedGaussianClassifier(**KWARGS).fit(frame, y).statistics_
+    )
+    assert list(refit.feature_names_in_) == list(frame.columns)
+    two = np.flatnonzero(y == 2)[:1]
+    few = GaussianClassMoments.from_data(X[np.r_[np.flatnonzero(y < 2), two]], y[np.r_[np.flatnonzero(y < 2), two]])
+    with pytest.raises(InputValueError, match="class 2 has 1 case; every class needs at least two"):
+        BiasCorrectedGaussianClassifier(**KWARGS).fit_statistics(few)
+    with pytest.raises(TypeError, match="statistics must be a GaussianClassMoments, got ndarray"):
+        BiasCorrectedGaussianClassifier(**KWARGS).fit_statistics(X)

@@ -232,9 +232,9 @@ class GaussianClassMoments(_Statistics):
         return cls(classes, *_class_moments(X, codes, classes.shape[0]), feature_names=names)
 
     @classmethod
-    def _from_checked(cls, X, codes, classes):
+    def _from_checked(cls, X, codes, classes, feature_names=None):
         """The moments of X already checked by an estimator (finite numbers) with class codes 0..G−1."""
-        return cls(classes, *_class_moments(X, codes, classes.shape[0]))
+        return cls(classes, *_class_moments(X, codes, classes.shape[0]), feature_names=feature_names)
 
     @classmethod
     def from_dask(
@@ -340,8 +340,10 @@ class GaussianClassMoments(_Statistics):
         return f_from_sums_of_squares(between, within, np.maximum(within + between, 1e-300), n, G)
 
     def class_sums(self, columns: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The statistics of :func:`class_statistics` (counts, Σ x, Σ x² by class) of some features, from the
-        moments: Σ x = n_g x̄, Σ x² = M + n_g x̄² (``inf`` where they overflow).
+        """The class sizes, sums and sums of squares of some features, from the moments.
+
+        They are the statistics of :func:`class_statistics`: Σ x = n_g x̄, Σ x² = M + n_g x̄² (``inf`` where they
+        overflow).
 
         Parameters
         ----------
@@ -351,9 +353,11 @@ class GaussianClassMoments(_Statistics):
         Returns
         -------
         counts : ndarray of shape (G,)
-            n_g, as floats.
-        sums, squares : ndarray of shape (G, len(columns))
-            Σ x and Σ x² by class.
+            The class sizes n_g, as floats.
+        sums : ndarray of shape (G, len(columns))
+            The class sums Σ x.
+        squares : ndarray of shape (G, len(columns))
+            The class sums of squares Σ x².
         """
         counts = self.class_counts.astype(np.float64)
         n_g = counts[:, None]

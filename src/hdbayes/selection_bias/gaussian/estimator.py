@@ -273,7 +273,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, StatisticsClassifier):
         return X, codes
 
     def _statistics_of(self, X, codes):
-        return GaussianClassMoments._from_checked(X, codes, self.classes_)
+        return GaussianClassMoments._from_checked(X, codes, self.classes_, getattr(self, "feature_names_in_", None))
 
     def _dask_statistics(self, X, y):
         moments = GaussianClassMoments.from_dask(X, y)
