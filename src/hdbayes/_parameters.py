@@ -7,7 +7,9 @@ parameters: its fields are the keyword arguments of ``__init__``, stored unchang
 ``_parameter_constraints`` (:meth:`ParameterObject.checked`) and compared by value.
 
 A foundation (it imports numpy and scikit-learn only), so that every model package may build on it:
-:class:`hdbayes.selection_bias.MixtureSampler` does.
+:class:`hdbayes.selection_bias.MixtureSampler`, the Gaussian classifier's variants
+(:class:`hdbayes.selection_bias.gaussian._variant.GaussianVariant`) and the compressed models' priors
+(:class:`hdbayes.interactions.priors.StablePrior`) do.
 """
 
 from __future__ import annotations

@@ -14,15 +14,16 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import ClassVar
 
-from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
+
+from hdbayes._parameters import ParameterObject
 
 __all__ = ["CauchyPrior", "GaussianPrior", "StablePrior"]
 
 _POSITIVE = [Interval(Real, 0, None, closed="neither")]
 
 
-class StablePrior(BaseEstimator):
+class StablePrior(ParameterObject):
     """Base of the compressed models' prior objects (not a prior on its own).
 
     A subclass sets ``name`` (the string that selects it), ``index`` (the stability index α of the coefficients'
@@ -56,13 +57,6 @@ class StablePrior(BaseEstimator):
         self.coef_width = coef_width
         self.sigma_width = sigma_width
         self.max_steps = max_steps
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self.get_params(deep=False) == other.get_params(deep=False)
-
-    __hash__ = None  # mutable (set_params), compared by value
 
     def chain_options(self) -> dict[str, float | int]:
         """The fields as :func:`hdbayes.interactions.sampler.chain_arguments` takes them.

@@ -17,8 +17,9 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval
+
+from hdbayes._parameters import ParameterObject
 
 if TYPE_CHECKING:
     from hdbayes.mcmc import Trace
@@ -33,16 +34,6 @@ COMMON_CONSTRAINTS = {
     "proposal_sd": [POSITIVE],
     "n_metropolis": [Interval(Integral, 1, None, closed="left")],
 }
-
-
-def _same(a, b):
-    """Whether two parameter values are equal (numbers, strings or arrays)."""
-    if isinstance(a, str) or isinstance(b, str):
-        return type(a) is type(b) and a == b
-    try:
-        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
-    except (TypeError, ValueError):  # pragma: no cover - values that numpy cannot hold
-        return a == b
 
 
 @dataclass(frozen=True)
@@ -71,7 +62,7 @@ class VariantModel:
     class_scale: np.ndarray | None = None
 
 
-class GaussianVariant(BaseEstimator):
+class GaussianVariant(ParameterObject):
     """Base of the variants' parameter objects (not a model on its own).
 
     A subclass sets ``name`` (the string that selects it), ``_parameter_constraints``, ``dims`` and
@@ -83,14 +74,6 @@ class GaussianVariant(BaseEstimator):
     dims: ClassVar[dict] = {}
     monitored: ClassVar[tuple] = ()
     _prior_names: ClassVar[tuple] = ()
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
-        return all(_same(value, theirs[key]) for key, value in mine.items())
-
-    __hash__ = None  # mutable (set_params), compared by value
 
     def prior(self) -> dict[str, Any]:
         """The prior's hyperparameters as the variant's chain takes them.

@@ -365,7 +365,9 @@ class PerClassVariance(PerFeatureSpread):
         ŝ = 1.62 : 0.94 : 0.66 for DLBCL : FL : CLL). An array: known scales (positive, in the order of the
         estimator's ``classes_``; a common factor is absorbed by the v_j and s_x, up to the prior of s_x).
         The scales used are the estimator's ``class_scale_``.
-    alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu, proposal_sd, n_metropolis
+    alpha_x, w_x, alpha_mu, w_mu, alpha_nu, w_nu, proposal_sd : float
+        As :class:`PerFeatureSpread`.
+    n_metropolis : int
         As :class:`PerFeatureSpread` (``n_metropolis`` also counts the moves of a learned α2_x).
 
     Examples

@@ -350,7 +350,9 @@ class PerFeatureSpread(GaussianVariant):
 
         Returns
         -------
-        tau_x, tau_mu : ndarray
-            The within-class precisions and the precisions of the class means.
+        tau_x : ndarray of shape (S, k)
+            The within-class precisions of every draw.
+        tau_mu : ndarray of shape (S, k)
+            The precisions of the class means of every draw.
         """
         return 1.0 / trace.flat("w_x"), 1.0 / trace.flat("w_mu")

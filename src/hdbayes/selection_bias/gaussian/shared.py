@@ -634,7 +634,9 @@ class SharedSpread(GaussianVariant):
 
         Returns
         -------
-        tau_x, tau_mu : ndarray
-            The within-class precisions and the precision of the class means.
+        tau_x : ndarray of shape (S, k)
+            The within-class precisions of every draw.
+        tau_mu : ndarray of shape (S,)
+            The precision of the class means of every draw.
         """
         return trace.flat("tau_x"), np.exp(trace.flat("log_tau_mu"))
