@@ -144,6 +144,20 @@ def _five_paths(make, X, y, statistics, X_test, chunks):
     ]
 
 
+#: The prediction of a dask X goes row chunk by row chunk: the same model, but BLAS blocks the products of a
+#: few rows differently from those of the whole test set, so the last bits can differ between BLAS kernels
+#: (measured 2.8e-14 relative under OpenBLAS's Haswell kernel, 0 under the default one).
+DASK_PREDICT_RTOL = 1e-12
+
+
+def _assert_same_prediction(name, proba, expected):
+    """Bit for bit, except the dask prediction, which may differ in the last bits (:data:`DASK_PREDICT_RTOL`)."""
+    if name == "dask predict":
+        np.testing.assert_allclose(proba, expected, rtol=DASK_PREDICT_RTOL, atol=0, err_msg=name)
+    else:
+        np.testing.assert_array_equal(proba, expected, err_msg=name)
+
+
 @pytest.fixture(scope="module")
 def integers():
     rng = np.random.default_rng(3)
@@ -214,7 +228,7 @@ def test_binary_naive_bayes_agrees_across_the_five_paths():
     for name, model, proba in paths:
         assert model.statistics_ == statistics, name
         np.testing.assert_array_equal(model.log_integral_one_, reference.log_integral_one_, err_msg=name)
-        np.testing.assert_array_equal(proba, expected, err_msg=name)
+        _assert_same_prediction(name, proba, expected)
 
 
 def test_categorical_naive_bayes_agrees_across_the_five_paths():
@@ -230,7 +244,7 @@ def test_categorical_naive_bayes_agrees_across_the_five_paths():
     for name, model, proba in paths:
         assert model.statistics_ == statistics, name
         np.testing.assert_array_equal(model.log_integral_, reference.log_integral_, err_msg=name)
-        np.testing.assert_array_equal(proba, expected, err_msg=name)
+        _assert_same_prediction(name, proba, expected)
 
 
 @pytest.mark.parametrize("variant", [{}, {"variant": "per-feature"}, {"variant": "per-class", "n_mc": 16}])
@@ -255,7 +269,7 @@ def test_gaussian_classifier_agrees_across_the_five_paths(variant):
         np.testing.assert_array_equal(model.statistics_.class_counts, statistics.class_counts, err_msg=name)
         np.testing.assert_allclose(model.statistics_.scatter, statistics.scatter, rtol=1e-12, err_msg=name)
         if name in ("fit", "dask fit", "dask predict"):  # the sampler's sums from X itself
-            np.testing.assert_array_equal(proba, expected, err_msg=name)
+            _assert_same_prediction(name, proba, expected)
         else:
             np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-10, err_msg=name)
     # the same moments give the same model: fit_statistics on fit's moments is partial_fit in one batch
