@@ -113,7 +113,6 @@ MODELS = CORRECTED_MODELS + DISCRETE_MODELS + ALL_FEATURE_MODELS
 _SELECTING_MODELS = frozenset(CORRECTED_MODELS + DISCRETE_MODELS)
 _NAIVE_BAYES_FAMILY = {"bernoulli-nb", "categorical-nb", "multinomial-nb"}
 _BINARY_MODELS = {"naive-bayes", "mixture", "bernoulli-nb"}
-_COUNT_MODELS = {"multinomial-nb", "dcm"}
 _CATEGORY_MODELS = {"categorical-nb", "categorical-naive-bayes"}
 
 
