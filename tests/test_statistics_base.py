@@ -249,10 +249,10 @@ def test_categorical_naive_bayes_agrees_across_the_five_paths():
 
 @pytest.mark.parametrize("variant", [{}, {"variant": "per-feature"}, {"variant": "per-class", "n_mc": 16}])
 def test_gaussian_classifier_agrees_across_the_five_paths(variant):
-    """The Gaussian classifier samples from X itself in memory and from the kept columns of a dask X (bit for bit
-    the same draws), but from the moments alone after fit_statistics and partial_fit, whose class sums differ from
-    those of X in the last bits: those paths agree up to rounding (measured about 1e-15), and exactly when the
-    moments are the same."""
+    """The Gaussian classifier fits from the moments on every path: ``fit`` and ``fit_statistics`` on the moments
+    of the same X give the same draws bit for bit; ``partial_fit`` over batches and the fit on a chunked dask X
+    merge moments pairwise, which differ in the last bits, so they agree up to rounding (measured about 1e-15 in
+    the probabilities)."""
     rng = np.random.default_rng(2)
     y = rng.integers(0, 3, size=45)
     X = rng.normal(size=(45, 30)) + 0.9 * y[:, None] * (np.arange(30) < 3)
@@ -264,14 +264,18 @@ def test_gaussian_classifier_agrees_across_the_five_paths(variant):
     paths = _five_paths(make, X, y, statistics, X_test, chunks=(10, 7))
     _, reference, expected = paths[0]
     assert set(reference.selected_features_[:3]) == {0, 1, 2}
+    assert reference.statistics_ == statistics
     for name, model, proba in paths:
         np.testing.assert_array_equal(model.selected_features_, reference.selected_features_, err_msg=name)
         np.testing.assert_array_equal(model.statistics_.class_counts, statistics.class_counts, err_msg=name)
         np.testing.assert_allclose(model.statistics_.scatter, statistics.scatter, rtol=1e-12, err_msg=name)
-        if name in ("fit", "dask fit", "dask predict"):  # the sampler's sums from X itself
+        if name in ("fit", "fit_statistics", "dask predict"):  # the moments of X itself
             _assert_same_prediction(name, proba, expected)
         else:
             np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-10, err_msg=name)
+    fitted, from_statistics = paths[0][1], paths[1][1]
+    for name in fitted.trace_.posterior:
+        np.testing.assert_array_equal(from_statistics.trace_.posterior[name], fitted.trace_.posterior[name], name)
     # the same moments give the same model: fit_statistics on fit's moments is partial_fit in one batch
     once = make().partial_fit(X, y, classes=np.unique(y))
     again = make().fit_statistics(reference.statistics_)

@@ -19,8 +19,9 @@ and may override the small hooks where the models truly differ: ``_check_params`
 parameters), ``_check_mergeable(path)`` (options the statistics cannot serve), ``_batch_values(X,
 first)`` (a ``partial_fit`` batch as the model's values), ``_check_given_statistics`` (statistics
 from outside), ``_start_from`` (the fitted input attributes), ``_chunk_check`` and
-``_prediction_view`` (the chunks of a dask X at prediction), and, for a model that fits from the
-data rather than from their statistics, ``_fit_in_memory`` and ``_fit_dask_statistics``.
+``_prediction_view`` (the chunks of a dask X at prediction), and ``_fit_in_memory`` for a model
+that needs X itself where its statistics cannot hold the data (the Gaussian's, for values whose
+squares overflow).
 """
 
 from __future__ import annotations
@@ -121,10 +122,6 @@ class StatisticsClassifier(SelectionBiasClassifier):
     def _fit_in_memory(self, X, codes):
         """``fit`` on checked data in memory (hook; default: from their statistics)."""
         return self._fit_statistics(self._statistics_of(X, codes))
-
-    def _fit_dask_statistics(self, statistics, X, y):
-        """``fit`` on a dask X once its statistics are computed (hook; default: from them alone)."""
-        return self._fit_statistics(statistics)
 
     def _chunk_check(self, selected):
         """(function, options) checking a row chunk of the ``selected`` columns of a dask X at prediction,
@@ -269,7 +266,7 @@ class StatisticsClassifier(SelectionBiasClassifier):
                 f"Found array with {statistics.n_samples} sample(s) while a minimum of {self._min_samples} is required."
             )
         self._start_from(statistics, classes)
-        return self._fit_dask_statistics(statistics, X, y)
+        return self._fit_statistics(statistics)
 
     def _start_from(self, statistics, classes):
         """The fitted attributes of the input set from statistics gathered without validating X here

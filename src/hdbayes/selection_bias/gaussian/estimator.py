@@ -30,7 +30,6 @@ from hdbayes._validation import (
     check_finite_output,
     check_generator,
     feature_label,
-    is_dask_array,
     overflow_error,
     plain_value,
 )
@@ -49,7 +48,6 @@ from hdbayes.selection_bias.gaussian.predict import (
     rao_blackwell_log_class_numerators,
 )
 from hdbayes.selection_bias.gaussian.shared import SharedSpread
-from hdbayes.statistics.chunks import dask_class_codes
 from hdbayes.statistics.gaussian_moments import GaussianClassMoments, class_scatter, class_statistics
 
 if TYPE_CHECKING:
@@ -179,17 +177,17 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, StatisticsClassifier):
 
     The model fits from the per-class moments of every feature
     (:class:`hdbayes.statistics.GaussianClassMoments`, ``statistics_``), so it has the five paths of
-    :class:`~hdbayes.selection_bias._statistics_classifier.StatisticsClassifier`. ``fit`` in memory
-    computes F and the sampler's sums from X itself. ``fit`` on a ``dask.array`` X (dense or
-    ``scipy.sparse`` chunks, any chunking) summarises it on the workers by the moments; F and the
-    selection come from them, and only the n × k selected columns reach this process: the draws are
-    those of the in-memory fit (F agrees to about 1e-12, so only a near-tie at the k-th feature could
-    select differently). ``partial_fit`` merges the moments of the batches and ``fit_statistics`` takes
-    them from elsewhere; both compute F, the selection and the selected features' class sums and sums of
-    squares from the moments, which differ from ``fit``'s in the last bits (sums in another order), so
-    their draws are those of ``fit`` up to rounding. ``partial_fit`` only accumulates the moments until
-    every class has two cases (the model is not fitted until then), and cannot continue a fit whose
-    moments overflowed (``statistics_`` None).
+    :class:`~hdbayes.selection_bias._statistics_classifier.StatisticsClassifier`: every path computes F,
+    the selection and the selected features' class sums and sums of squares from the moments, and X is
+    read once. ``fit`` in memory is ``fit_statistics`` on the moments of X, bit for bit. ``fit`` on a
+    ``dask.array`` X (dense or ``scipy.sparse`` chunks, any chunking) summarises it on the workers and
+    only the (G, p) moments reach this process; ``partial_fit`` merges the moments of the batches. Merged
+    moments differ from those of the whole X in the last bits, so these draws are those of the in-memory
+    fit up to rounding (F agrees to about 1e-12, so only a near-tie at the k-th feature could select
+    differently). ``partial_fit`` only accumulates the moments until every class has two cases (the
+    model is not fitted until then). Values so large that the moments overflow (sums of squares beyond
+    the largest double) are fitted from X itself, F rescaling such columns, so that a huge discarded
+    feature does no harm; ``statistics_`` is then None and ``partial_fit`` cannot continue that fit.
 
     Examples
     --------
@@ -283,34 +281,30 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, StatisticsClassifier):
         return dense_finite_chunk, {}
 
     def _fit_in_memory(self, X, codes):
-        """``fit`` in memory: F and the sampler from X itself, ``statistics_`` for ``partial_fit`` beside."""
+        """``fit`` in memory: from the moments of X alone, as ``fit_statistics`` and the dask fit (X is read once,
+        by :mod:`hdbayes.statistics`); only values so large that the moments overflow take the route through X."""
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                moments = self._statistics_of(X, codes)
+        except InputValueError:
+            return self._fit_beyond_moments(X, codes)
+        return self._fit_statistics(moments)
+
+    def _fit_beyond_moments(self, X, codes):
+        """``fit`` on values near the largest double, whose per-class sums of squares overflow: F from X (it
+        rescales such columns) and the sampler's sums from the kept columns, so that a huge feature the selection
+        discards is unused; ``statistics_`` is None (``partial_fit`` cannot continue such a fit)."""
+        self.statistics_ = None
         variant, schedule = self._resolved_variant(), self._schedule()
         counts = np.bincount(codes, minlength=self.classes_.shape[0])
         rng = check_generator(self.random_state)
         selection = self._select_features(f_statistic(X, codes), "f", rng)
-        # None when values near the largest double make the moments overflow (fit copes with those: F rescales
-        # columns, a discarded one is unused)
-        try:
-            with np.errstate(over="ignore", invalid="ignore"):
-                self.statistics_ = self._statistics_of(X, codes)
-        except InputValueError:
-            self.statistics_ = None
-        scatter = None if self.statistics_ is None else self.statistics_.scatter
-        if scatter is None and variant.needs_scatter():  # overflowing moments: the plug-in skips such features
-            scatter = class_scatter(X, codes, self.classes_.shape[0])
-        return self._fit_selected(variant, X[:, selection.indices], codes, counts, selection, rng, schedule, scatter)
-
-    def _fit_dask_statistics(self, moments, X, y):
-        """``fit`` on a dask X: F and the selection from the moments, and only the k selected columns (n × k
-        values) and the labels brought here for the sampler, which then runs exactly as in memory."""
-        self.statistics_ = moments
-        counts, rng, selection = self._select_from_moments(moments)
-        _, codes = dask_class_codes(y, moments.classes)
-        kept = X[:, selection.indices].compute()
-        kept = np.asarray(kept.toarray() if hasattr(kept, "toarray") else kept, dtype=np.float64)
-        codes = np.asarray(codes.compute() if is_dask_array(codes) else codes)
-        return self._fit_selected(self._resolved_variant(), kept, codes, counts, selection, rng, self._schedule(),
-                                  moments.scatter)  # fmt: skip
+        scatter = class_scatter(X, codes, self.classes_.shape[0]) if variant.needs_scatter() else None
+        X_kept = X[:, selection.indices]
+        with np.errstate(over="ignore", invalid="ignore"):
+            class_sizes, sums, squares = class_statistics(X_kept, codes, self.classes_.shape[0])
+        self._check_kept_magnitudes(X_kept, selection.indices, sums, squares)
+        return self._sample(variant, class_sizes, sums, squares, counts, selection, rng, schedule, scatter)
 
     def _fit_from_statistics(self, moments):
         """Selection and sampler from per-class moments alone (``partial_fit``, ``fit_statistics``)."""
@@ -343,14 +337,6 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, StatisticsClassifier):
             label = self.classes_[np.argmin(counts)]
             raise InputValueError(f"class {plain_value(label)} has {counts.min()} case; every class needs at least two")
         return counts
-
-    def _fit_selected(self, variant, X_kept, codes, counts, selection, rng, schedule, scatter):
-        """The model of the selected columns ``X_kept`` (n × k), given the selection on all p features (and
-        their within-class ``scatter`` (G, p), for the plug-in class scales)."""
-        with np.errstate(over="ignore", invalid="ignore"):
-            class_sizes, sums, squares = class_statistics(X_kept, codes, self.classes_.shape[0])
-        self._check_kept_magnitudes(X_kept, selection.indices, sums, squares)
-        return self._sample(variant, class_sizes, sums, squares, counts, selection, rng, schedule, scatter)
 
     def _sample(self, variant, class_sizes, sums, squares, counts, selection, rng, schedule, scatter):
         """The variant's chains on the selected features' class sizes, sums and sums of squares."""
