@@ -1,6 +1,7 @@
 """The Gaussian classifier's variants as parameter objects (issue 30): a name is its variant with the defaults, the
 objects behave as scikit-learn parameters (``clone``, nested ``get_params``/``set_params``, ``GridSearchCV`` over
-``variant__<field>``, ``repr``, pickling, equality by value), bad values are refused naming them, and the parameters
+``variant__<field>``, also of a variant given by name, as the other estimators' parameter objects given by name,
+``repr``, pickling, equality by value), bad values are refused naming them, and the parameters
 the variants replaced are gone from the constructor."""
 
 import pickle
@@ -11,10 +12,11 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.utils._param_validation import InvalidParameterError
 
-from hdbayes import BiasCorrectedGaussianClassifier
+from hdbayes import BiasCorrectedGaussianClassifier, BiasCorrectedMixture, CompressedInteractionClassifier
 from hdbayes.datasets import simulate_gaussian
 from hdbayes.exceptions import is_input_error
-from hdbayes.selection_bias import PerClassVariance, PerFeatureSpread, SharedSpread
+from hdbayes.interactions.priors import GaussianPrior
+from hdbayes.selection_bias import MixtureSampler, PerClassVariance, PerFeatureSpread, SharedSpread
 from hdbayes.selection_bias.gaussian import GaussianAdjustment, PerFeatureGaussianAdjustment
 from hdbayes.selection_bias.gaussian.estimator import VARIANTS
 from hdbayes.selection_bias.gaussian.per_class import ClassVarianceGridAdjustment
@@ -108,6 +110,43 @@ def test_grid_search_over_a_variant_field(data):
     assert [p["variant__alpha_x"] for p in search.cv_results_["params"]] == [2.0, 6.0]
     assert search.best_estimator_.variant.alpha_x == search.best_params_["variant__alpha_x"]
     assert search.estimator.variant == SharedSpread()  # the searched estimator's variant left as given
+
+
+def test_grid_search_over_a_field_of_a_named_variant(data):
+    """The default ``variant="shared"`` is a name: a grid over ``variant__alpha_x`` sets the field of the named
+    variant with its defaults (scikit-learn's own set_params would fail on the string)."""
+    X, y, _ = data
+    search = GridSearchCV(BiasCorrectedGaussianClassifier(**SHORT), {"variant__alpha_x": [2.0, 6.0]},
+                          cv=StratifiedKFold(2), scoring="neg_log_loss").fit(X, y)  # fmt: skip
+    assert search.best_estimator_.variant == SharedSpread(alpha_x=search.best_params_["variant__alpha_x"])
+    assert search.estimator.variant == "shared"
+    as_object = GridSearchCV(BiasCorrectedGaussianClassifier(variant=SharedSpread(), **SHORT),
+                             {"variant__alpha_x": [2.0, 6.0]}, cv=StratifiedKFold(2),
+                             scoring="neg_log_loss").fit(X, y)  # fmt: skip
+    np.testing.assert_array_equal(search.cv_results_["mean_test_score"], as_object.cv_results_["mean_test_score"])
+
+
+@pytest.mark.parametrize(
+    "make, parameter, field, expected",
+    [
+        (lambda: BiasCorrectedGaussianClassifier(variant="per-class"), "variant", "alpha2_x",
+         lambda v: PerClassVariance(alpha2_x=v)),
+        (BiasCorrectedMixture, "sampler", "alpha_shape", lambda v: MixtureSampler(alpha_shape=v)),
+        (lambda: CompressedInteractionClassifier(prior="gaussian"), "prior", "alpha_o",
+         lambda v: GaussianPrior(alpha_o=v)),
+    ],
+)  # fmt: skip
+def test_set_params_of_a_field_of_a_parameter_given_by_name(make, parameter, field, expected):
+    """A parameter object given by name (or None) becomes the named object when one of its fields is set, also
+    together with the name itself; an unknown name is refused naming the parameter."""
+    model = make().set_params(**{f"{parameter}__{field}": 3.0})
+    assert getattr(model, parameter) == expected(3.0)
+    assert model.get_params()[f"{parameter}__{field}"] == 3.0
+    named = getattr(make(), parameter)
+    again = make().set_params(**{parameter: named, f"{parameter}__{field}": 2.0})
+    assert getattr(again, parameter) == expected(2.0)
+    with pytest.raises(ValueError, match=f"cannot set {parameter}__... fields: {parameter}='bogus'"):
+        make().set_params(**{parameter: "bogus", f"{parameter}__{field}": 2.0})
 
 
 @pytest.mark.parametrize(

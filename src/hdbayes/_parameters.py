@@ -9,7 +9,9 @@ parameters: its fields are the keyword arguments of ``__init__``, stored unchang
 A foundation (it imports numpy and scikit-learn only), so that every model package may build on it:
 :class:`hdbayes.selection_bias.MixtureSampler`, the Gaussian classifier's variants
 (:class:`hdbayes.selection_bias.gaussian._variant.GaussianVariant`) and the compressed models' priors
-(:class:`hdbayes.interactions.priors.StablePrior`) do.
+(:class:`hdbayes.interactions.priors.StablePrior`) do. An estimator that also takes such a parameter by name
+(``variant="per-feature"``, ``prior="cauchy"``, ``sampler=None``) mixes in :class:`NamedParameterObjects`, so that
+``set_params(variant__alpha_x=3.0)`` sets the field of the named object.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from sklearn.base import BaseEstimator
 if TYPE_CHECKING:
     from typing import Self
 
-__all__ = ["ParameterObject", "same_value"]
+__all__ = ["NamedParameterObjects", "ParameterObject", "same_value"]
 
 
 def same_value(a: object, b: object) -> bool:
@@ -78,3 +80,46 @@ class ParameterObject(BaseEstimator):
         """
         self._validate_params()
         return self
+
+
+class NamedParameterObjects:
+    """Mixin of an estimator whose parameter objects may be given by name: ``set_params(<parameter>__<field>=v)``
+    (as ``GridSearchCV`` calls it) on a parameter given by name sets ``<parameter>`` to the named object with its
+    defaults and ``v`` in the field, where scikit-learn's ``set_params`` would fail on the name.
+
+    A subclass lists ``_named_parameter_objects = {parameter: {name: ParameterObject subclass}}`` (``None`` may be
+    a name); it precedes ``BaseEstimator`` among the bases.
+    """
+
+    _named_parameter_objects: dict = {}
+
+    def set_params(self, **params):
+        """Set the estimator's parameters (scikit-learn's ``set_params``; a parameter object given by name is
+        replaced by the named object before its fields are set).
+
+        Parameters
+        ----------
+        **params : dict
+            Parameters, ``<parameter>__<field>`` for the field of a parameter object.
+
+        Returns
+        -------
+        self
+            The estimator.
+        """
+        for name, named in self._named_parameter_objects.items():
+            if not any(key.startswith(name + "__") for key in params):
+                continue
+            value = params.get(name, getattr(self, name, None))
+            if isinstance(value, ParameterObject):
+                continue
+            try:
+                kind = named[value]
+            except (KeyError, TypeError):
+                choices = ", ".join(repr(key) for key in named)
+                raise ValueError(
+                    f"cannot set {name}__... fields: {name}={value!r} is neither one of {choices} nor a parameter "
+                    "object"
+                ) from None
+            params = {**params, name: kind()}
+        return super().set_params(**params)

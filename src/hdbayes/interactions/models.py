@@ -30,6 +30,7 @@ from scipy.special import gammaln
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from hdbayes._parameters import NamedParameterObjects
 from hdbayes._validation import check_class_labels, check_count, check_memory, validate_input
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, BayesianClassifier, MCMCMixin
 from hdbayes.exceptions import InputValueError
@@ -179,7 +180,8 @@ def expand_grouping(grouping):
 # estimators
 
 
-class _CompressedLogisticModel(MCMCMixin, BayesianClassifier):
+class _CompressedLogisticModel(NamedParameterObjects, MCMCMixin, BayesianClassifier):
+    _named_parameter_objects = {"prior": PRIORS}
     _parameter_constraints = {
         "order": [Interval(Integral, 1, None, closed="left"), None],
         "prior": [StrOptions(set(PRIORS)), StablePrior],

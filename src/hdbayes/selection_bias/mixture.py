@@ -39,7 +39,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._numba import jit
-from hdbayes._parameters import ParameterObject
+from hdbayes._parameters import NamedParameterObjects, ParameterObject
 from hdbayes._validation import check_finite_output, check_generator, check_memory
 from hdbayes.base import MCMC_PARAMETER_CONSTRAINTS, MCMCMixin
 from hdbayes.mcmc.chains import ChainDraws, chain_seeds
@@ -423,7 +423,7 @@ class MixtureSampler(ParameterObject):
         self.slice_width = slice_width
 
 
-class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
+class BiasCorrectedMixture(NamedParameterObjects, MCMCMixin, BinarySelectionBiasClassifier):
     """Bayesian binary mixture model with correction for feature-selection bias.
 
     The binary response is modelled as feature 0 of a two-component mixture of
@@ -505,6 +505,7 @@ class BiasCorrectedMixture(MCMCMixin, BinarySelectionBiasClassifier):
     (1, 5)
     """
 
+    _named_parameter_objects = {"sampler": {None: MixtureSampler}}
     _parameter_constraints = {
         **BINARY_PARAMETER_CONSTRAINTS,
         "sampler": [MixtureSampler, None],

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from hdbayes._parameters import NamedParameterObjects
 from hdbayes._validation import (
     check_finite_output,
     check_generator,
@@ -63,7 +64,7 @@ __all__ = ["VARIANTS", "BiasCorrectedGaussianClassifier"]
 VARIANTS = {cls.name: cls for cls in (SharedSpread, PerFeatureSpread, PerClassVariance)}
 
 
-class BiasCorrectedGaussianClassifier(MCMCMixin, StatisticsClassifier):
+class BiasCorrectedGaussianClassifier(NamedParameterObjects, MCMCMixin, StatisticsClassifier):
     """Bayesian Gaussian classifier with F-statistic selection and bias correction.
 
     ``fit`` receives all p candidate features, keeps the ``n_features_to_select`` with
@@ -205,6 +206,7 @@ class BiasCorrectedGaussianClassifier(MCMCMixin, StatisticsClassifier):
     ['log_tau_mu', 'log_tau_nu']
     """
 
+    _named_parameter_objects = {"variant": VARIANTS}
     _parameter_constraints = {
         **SELECTION_PARAMETER_CONSTRAINTS,
         "variant": [StrOptions(set(VARIANTS)), GaussianVariant],
