@@ -258,8 +258,8 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
 DEFAULT_N_ALPHA = 30
 
 
-def check_rule_memory(estimator, *, n_samples, n_tables, n_classes, n_levels=2, theta_name="n_theta",
-                      legendre=False, per_alpha=0.0):  # fmt: skip
+def check_rule_memory(n_alpha, n_theta, *, n_samples, n_tables, n_classes, n_levels=2, legendre=False,
+                      per_alpha=0.0):  # fmt: skip
     """Refuse numbers of quadrature points (``n_alpha``, ``n_theta``) whose tables cannot fit in memory.
 
     Called before the rules are built. The estimates, in bytes, with K = ``n_alpha`` (30 when not given),
@@ -272,14 +272,12 @@ def check_rule_memory(estimator, *, n_samples, n_tables, n_classes, n_levels=2, 
 
     Parameters
     ----------
-    estimator : estimator
-        Its ``n_alpha`` and ``theta_name`` options are read.
+    n_alpha, n_theta : int or None
+        The options ``n_alpha`` and ``n_theta`` (None: not given).
     n_samples, n_tables, n_classes : int
         n, k and G.
     n_levels : int, default=2
         L.
-    theta_name : str, default="n_theta"
-        The option holding T.
     legendre : bool, default=False
         Whether T is a Gauss–Legendre rule's.
     per_alpha : float, default=0
@@ -290,16 +288,14 @@ def check_rule_memory(estimator, *, n_samples, n_tables, n_classes, n_levels=2, 
     InputValueError
         Naming the option and the estimate (:func:`hdbayes._validation.check_memory`).
     """
-    n_alpha = getattr(estimator, "n_alpha", None)
     points = DEFAULT_N_ALPHA if n_alpha is None else int(n_alpha)
     if n_alpha is not None:
         check_memory(points * (24.0 * n_tables * n_classes * n_levels + per_alpha), f"n_alpha = {n_alpha}",
                      purpose="the integrals at the α points")  # fmt: skip
-    n_theta = getattr(estimator, theta_name, None)
     if n_theta is not None:
-        n_theta = float(n_theta)
-        need = 16.0 * points * n_theta * n_levels * (n_samples + 1) + (8.0 * n_theta * n_theta if legendre else 0.0)
-        check_memory(need, f"{theta_name} = {int(n_theta)}", purpose="the tables at the θ nodes")
+        nodes = float(n_theta)
+        need = 16.0 * points * nodes * n_levels * (n_samples + 1) + (8.0 * nodes * nodes if legendre else 0.0)
+        check_memory(need, f"n_theta = {int(n_theta)}", purpose="the tables at the θ nodes")
 
 
 def integrate_over_alpha(evaluate, alpha_shape, alpha_scale, *, rule="adaptive", n_points=None, resolution=1.0):

@@ -264,7 +264,7 @@ class BiasCorrectedCategoricalNB(AlphaPosteriorMixin, StatisticsClassifier):
         n = int(sizes.sum())
         selected = counts[selection.indices]
         tables, inverse = unique_tables(selected)
-        check_rule_memory(self, n_samples=n, n_tables=tables.shape[0], n_classes=sizes.shape[0],
+        check_rule_memory(self.n_alpha, self.n_theta, n_samples=n, n_tables=tables.shape[0], n_classes=sizes.shape[0],
                           n_levels=self.n_levels_)  # fmt: skip
         region = None
         if self.correct and selection.n_discarded > 0:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import copy
 import math
 from numbers import Integral
-from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -575,7 +574,7 @@ class BiasCorrectedMixture(NamedParameterObjects, MCMCMixin, BinarySelectionBias
         data = np.column_stack([y01.astype(np.int64), selected.astype(np.int64)])
         n1 = int(y01.sum())
         n0 = y01.shape[0] - n1
-        check_rule_memory(SimpleNamespace(n_alpha=sampler.n_alpha, n_theta=self.n_theta), n_samples=n0 + n1,
+        check_rule_memory(sampler.n_alpha, self.n_theta, n_samples=n0 + n1,
                           n_tables=data.shape[1], n_classes=2, legendre=self.theta_rule == "exact")  # fmt: skip
         # every chain (and the cache) keeps a table of log q(α) over the label keys (n0 + 1) × (n1 + 1)
         check_memory(8.0 * sampler.n_alpha * (n0 + 1) * (n1 + 1) * (self.n_chains + 1),

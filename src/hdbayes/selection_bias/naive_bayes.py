@@ -643,7 +643,7 @@ class BiasCorrectedNaiveBayes(AlphaPosteriorMixin, BinarySelectionBiasClassifier
         n = counts.n_samples
         class_sizes = (int(counts.class_counts[0]), int(counts.class_counts[1]))
         ones = counts.ones[:, selection.indices]
-        check_rule_memory(self, n_samples=n, n_tables=selection.n_selected, n_classes=2,
+        check_rule_memory(self.n_alpha, self.n_theta, n_samples=n, n_tables=selection.n_selected, n_classes=2,
                           legendre=self.theta_rule == "exact")  # fmt: skip
         theta_rule = theta_quadrature(self.theta_rule, self.n_theta, n, simpson_points=21)
         corrected = self.correct and selection.n_discarded > 0
