@@ -114,6 +114,27 @@ def tilted_moments(y, var, mean, tau, nu):
     return cav_tau, cav_nu, log_z, hat_mean, hat_var
 
 
+def _site_steps(tau, nu, cav_tau, cav_nu, hat_mean, hat_var):
+    """The undamped change of the sites towards the moment-matched ones (docs/linear.md eq. 7), and its size.
+
+    New sites: τ̃ = 1/σ̂² − τ₋ (clipped at 0: ≥ 0 for a log-concave term, below only by round-off) and
+    ν̃ = μ̂/σ̂² − ν₋, from the cavity (τ₋, ν₋) and the tilted moments (μ̂, σ̂²).
+
+    Returns
+    -------
+    d_tau, d_nu : ndarray
+        τ̃ − τ and ν̃ − ν.
+    change : float
+        The largest relative change, max |Δ| / (1 + |τ| + |ν|), the loops' convergence measure.
+    """
+    new_tau = np.maximum(1.0 / hat_var - cav_tau, 0.0)
+    new_nu = hat_mean / hat_var - cav_nu
+    d_tau = new_tau - tau
+    d_nu = new_nu - nu
+    change = float(np.max(np.maximum(np.abs(d_tau), np.abs(d_nu)) / (1.0 + np.abs(tau) + np.abs(nu))))
+    return d_tau, d_nu, change
+
+
 @dataclass
 class EPFit:
     """The converged (or last) EP approximation for one prior covariance K.
@@ -284,11 +305,7 @@ def probit_ep(
     for iteration in range(1, max_iter + 1):  # noqa: B007 - reported below
         g = gaussian_marginals(K, tau, nu)
         cav_tau, cav_nu, _, hat_mean, hat_var = tilted_moments(y, g.var, g.mean, tau, nu)
-        new_tau = np.maximum(1.0 / hat_var - cav_tau, 0.0)  # ≥ 0 for a log-concave term; clip round-off
-        new_nu = hat_mean / hat_var - cav_nu
-        d_tau = new_tau - tau
-        d_nu = new_nu - nu
-        change = float(np.max(np.maximum(np.abs(d_tau), np.abs(d_nu)) / (1.0 + np.abs(tau) + np.abs(nu))))
+        d_tau, d_nu, change = _site_steps(tau, nu, cav_tau, cav_nu, hat_mean, hat_var)
         if change < tol:
             converged = True
             break
@@ -596,11 +613,7 @@ def multinomial_probit_ep(K, labels, n_classes, *, tau=None, nu=None, damping=0.
         cav_tau = 1.0 / var - tau
         cav_nu = mean / var - nu
         _, hat_mean, hat_var = multinomial_probit_moments(labels, cav_nu / cav_tau, 1.0 / cav_tau)
-        new_tau = np.maximum(1.0 / hat_var - cav_tau, 0.0)
-        new_nu = hat_mean / hat_var - cav_nu
-        d_tau = new_tau - tau
-        d_nu = new_nu - nu
-        change = float(np.max(np.maximum(np.abs(d_tau), np.abs(d_nu)) / (1.0 + np.abs(tau) + np.abs(nu))))
+        d_tau, d_nu, change = _site_steps(tau, nu, cav_tau, cav_nu, hat_mean, hat_var)
         if change < tol:
             converged = True
             break
