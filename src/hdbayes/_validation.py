@@ -37,6 +37,7 @@ __all__ = [
     "check_binary_target",
     "check_class_labels",
     "check_count",
+    "check_later_classes",
     "check_finite_output",
     "check_generator",
     "check_level_codes",
@@ -347,6 +348,35 @@ def check_level_codes(X, limit=None, *, limit_source="n_levels", feature_names=N
                 f"{feature} has level {int(value)}, outside 0..{limit - 1} ({limit_source})"
             ))  # fmt: skip
     return X
+
+
+def check_later_classes(classes, fitted_classes):
+    """``fitted_classes`` (the first ``partial_fit`` call's), checked against the ``classes`` given to a later call
+    (None: not given, nothing to check).
+
+    Parameters
+    ----------
+    classes : array-like or None
+        The later call's ``classes``.
+    fitted_classes : ndarray
+        ``classes_``.
+
+    Returns
+    -------
+    ndarray
+        ``fitted_classes``.
+
+    Raises
+    ------
+    InputValueError
+        When the given classes are not those of the first call.
+    """
+    if classes is not None:
+        given = np.unique(np.asarray(classes))
+        if not np.array_equal(given, fitted_classes):
+            shown = ["[" + ", ".join(plain_value(v) for v in values) + "]" for values in (given, fitted_classes)]
+            raise InputValueError(f"classes={shown[0]} differs from the classes of the first call {shown[1]}")
+    return fitted_classes
 
 
 def check_class_labels(y, *, single_class_allowed=False):

@@ -30,6 +30,7 @@ from hdbayes._validation import (
     cell_location,
     check_class_labels,
     check_finite_output,
+    check_later_classes,
     feature_label,
     feature_thresholds,
     first_cell,
@@ -62,7 +63,6 @@ __all__ = [
     "check_non_negative_features",
     "dirichlet_class_log_prior",
     "feature_thresholds",
-    "later_classes",
     "log_dirichlet_estimate",
     "masked_log_dot",
     "overflow_cause",
@@ -151,17 +151,6 @@ def plain(value):
 
 def _plain_list(values):
     return "[" + ", ".join(plain(v) for v in values) + "]"
-
-
-def later_classes(classes, fitted_classes):
-    """``fitted_classes`` (the first call's), checked against the ``classes`` of a later call to ``partial_fit``
-    (None: not given, nothing to check)."""
-    if classes is not None and not np.array_equal(np.unique(classes), fitted_classes):
-        raise InputValueError(
-            f"classes={_plain_list(np.unique(classes))} differs from the classes of the first call "
-            f"{_plain_list(fitted_classes)}"
-        )
-    return fitted_classes
 
 
 def overflow_cause(X, feature_names=None):
@@ -444,7 +433,7 @@ class GenerativeClassifier(BayesianClassifier):
         if first:
             classes_ = np.unique(y if classes is None else np.asarray(classes))
         else:
-            classes_ = later_classes(classes, self.classes_)
+            classes_ = check_later_classes(classes, self.classes_)
         codes = np.clip(np.searchsorted(classes_, y), 0, classes_.shape[0] - 1)
         unknown = classes_[codes] != y
         if unknown.any():
@@ -509,7 +498,7 @@ class GenerativeClassifier(BayesianClassifier):
                 self.n_features_in_ = p
                 self._start_chunked_fit()
             else:
-                later_classes(classes, self.classes_)
+                check_later_classes(classes, self.classes_)
                 if p != self.n_features_in_:
                     raise InputValueError(
                         f"X has {p} features, but {type(self).__name__} is expecting {self.n_features_in_} features "

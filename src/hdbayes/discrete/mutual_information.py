@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 from hdbayes._validation import (
     binarize_features,
     check_class_labels,
+    check_later_classes,
     check_positive,
     feature_label,
     is_dask_array,
@@ -386,7 +387,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
             if first:
                 classes_ = np.unique(np.asarray(y if classes is None else classes))
             else:
-                classes_ = self._later_classes(classes)
+                classes_ = check_later_classes(classes, self.classes_)
             _, codes = dask_class_codes(y, classes_, single_class_allowed=True)
             if first:
                 self.classes_ = classes_
@@ -406,14 +407,6 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
                 f"{what} needs binarize to be a fixed threshold or None, not 'median': the medians of all the data "
                 "cannot be computed chunk by chunk and merged (compute them first and binarize, or fit in memory)"
             )
-
-    def _later_classes(self, classes):
-        if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
-            raise InputValueError(
-                f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
-                f"{self.classes_.tolist()}"
-            )
-        return self.classes_
 
     def _tables(self, X, codes):
         """The contingency tables of validated X (binarized by ``binarize_thresholds_``) with the class codes."""
@@ -442,7 +435,7 @@ class MutualInformationSelector(SelectorMixin, BaseEstimator):
                 self.n_features_in_ = X.shape[1]
                 self.binarize_thresholds_ = feature_thresholds(np.empty((0, X.shape[1])), self.binarize)
             else:
-                self._later_classes(classes)
+                check_later_classes(classes, self.classes_)
                 if X.shape[1] != self.n_features_in_:
                     raise InputValueError(
                         f"X has {X.shape[1]} features, but {type(self).__name__} is expecting {self.n_features_in_} "

@@ -22,6 +22,7 @@ from hdbayes._validation import (
     check_binary_features,
     check_binary_target,
     check_class_labels,
+    check_later_classes,
     check_memory,
     feature_label,
     fit_binarize_thresholds,
@@ -118,12 +119,7 @@ class SelectionBiasClassifier(BayesianClassifier):
         check_class_labels(y, single_class_allowed=True)
         if first:
             return check_class_labels(np.asarray(classes))
-        if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
-            raise InputValueError(
-                f"classes={np.unique(np.asarray(classes)).tolist()} differs from the classes of the first call "
-                f"{self.classes_.tolist()}"
-            )
-        return self.classes_
+        return check_later_classes(classes, self.classes_)
 
     @staticmethod
     def _check_batch_labels(y, classes):
