@@ -148,6 +148,20 @@ def test_classify_with_exact_theta_rule(csv_files, tmp_path):
     assert np.abs(a - b).max() < 0.05 and not np.array_equal(a, b)
 
 
+def test_the_mixture_takes_the_theta_rule(csv_files, tmp_path):
+    """--theta-rule reaches the mixture's adjustment factor (its estimator's theta_rule): close probabilities, not
+    the same ones."""
+    train, test, _, _ = csv_files
+    runs = {}
+    for rule in ("simpson", "exact"):
+        out = tmp_path / f"{rule}.csv"
+        assert classify(train, test, out, "--model", "mixture", "--n-features", "5", "--n-iter", "120", "--burn-in",
+                        "20", "--theta-rule", rule) == 0  # fmt: skip
+        runs[rule] = pd.read_csv(out).iloc[:, 1].to_numpy()
+    assert np.abs(runs["simpson"] - runs["exact"]).max() < 0.05
+    assert not np.array_equal(runs["simpson"], runs["exact"])
+
+
 def test_classify_with_the_thesis_quadrature_by_name(csv_files, tmp_path):
     """--theta-rule simpson --alpha-rule midpoint is the thesis's setting; the default is the accurate one."""
     train, test, _, _ = csv_files

@@ -133,3 +133,27 @@ def test_a_bad_value_is_named_by_file_line_and_column(tmp_path, capsys, where):
     assert f"{name} file {paths[0 if where == 'train' else 1]}, line 8, column 'c': " in err
     assert "has the value -2" in err
     assert not out.exists()
+
+
+def test_the_option_table_is_the_estimators_parameters():
+    """An option that sets a parameter is listed for exactly the models whose estimator has the parameter (a
+    variant's field: for the variant it needs); the selection options of the generative models are the command's
+    own selection step (MutualInformationSelector), not a parameter of theirs."""
+    import hdbayes
+    from hdbayes.selection_bias.gaussian.estimator import VARIANTS
+
+    selection = {"n_features": "n_features_to_select", "threshold": "threshold", "no_correct": "correct",
+                 "binarize": "binarize"}  # fmt: skip
+    selected_by_the_command = {"bernoulli-nb", "categorical-nb", "multinomial-nb", "dcm"}
+    for option, rule in cli._MODEL_OPTIONS.items():
+        parameter = rule.parameter or selection[option]
+        if rule.needs is not None:
+            assert rule.needs[0] == "variant" and set(rule.models) == {"gaussian"}, option
+            having = {name for name, variant in VARIANTS.items() if parameter in variant().get_params()}
+            assert having == {rule.needs[1]}, option
+            continue
+        having = {model for model, name in cli._ESTIMATORS.items()
+                  if parameter in getattr(hdbayes, name)().get_params(deep=False)}  # fmt: skip
+        if option in ("n_features", "threshold"):
+            having |= selected_by_the_command
+        assert having == set(rule.models), (option, sorted(having ^ set(rule.models)))

@@ -129,7 +129,7 @@ class _Rule(NamedTuple):
 # ``models``, or without the variant it ``needs``, is refused with one line naming both (_check_model_options).
 _MODEL_OPTIONS = {
     "binarize": _Rule(frozenset(_BINARY_MODELS), None),
-    "theta_rule": _Rule(frozenset({"naive-bayes"}), "theta_rule"),
+    "theta_rule": _Rule(frozenset({"naive-bayes", "mixture"}), "theta_rule"),
     "alpha_rule": _Rule(frozenset({"naive-bayes", "categorical-naive-bayes"}), "alpha_rule"),
     "variant": _Rule(frozenset({"gaussian"}), "variant"),
     "alpha2_x": _Rule(frozenset({"gaussian"}), "alpha2_x", ("variant", "per-class")),
@@ -364,7 +364,8 @@ def _build_parser():
     classify.add_argument(
         "--theta-rule",
         choices=("simpson", "exact"),
-        help="naive-bayes: θ integration by exact Gauss–Legendre (default) or the thesis's 21-point Simpson rule",
+        help="naive-bayes, mixture: the θ integrals (of the adjustment factor) by exact Gauss–Legendre (default) or "
+        "the thesis's 21-point Simpson rule",
     )
     classify.add_argument(
         "--alpha-rule",
