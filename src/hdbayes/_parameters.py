@@ -93,9 +93,11 @@ class NamedParameterObjects:
 
     _named_parameter_objects: dict = {}
 
-    def set_params(self, **params):
-        """Set the estimator's parameters (scikit-learn's ``set_params``; a parameter object given by name is
-        replaced by the named object before its fields are set).
+    def set_params(self, **params: object) -> Self:
+        """Set the estimator's parameters; a parameter object given by name becomes the named object first.
+
+        scikit-learn's ``set_params``, except that ``<parameter>__<field>`` on a parameter given by name (or None)
+        sets the field of the named object with its defaults.
 
         Parameters
         ----------
