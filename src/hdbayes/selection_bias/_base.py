@@ -21,12 +21,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from hdbayes._validation import (
     check_binary_features,
     check_binary_target,
-    check_class_labels,
-    check_later_classes,
     check_memory,
     feature_label,
     fit_binarize_thresholds,
-    plain_value,
     validate_input,
 )
 from hdbayes.base import BayesianClassifier
@@ -110,26 +107,6 @@ class SelectionBiasClassifier(BayesianClassifier):
     (``_selected_joint_log_likelihood``) in row batches, so that its memory is that of k columns of one
     batch however many columns X has; the values of the other columns are not read, hence not checked."""
 
-    def _batch_classes(self, y, classes, first):
-        """``classes_`` for a ``partial_fit`` batch: ``classes`` is required on the first call (scikit-learn's
-        convention; checked labels) and, when given later, must be the first call's; the batch's ``y`` may hold
-        one class."""
-        if first and classes is None:
-            raise InputValueError("classes must be passed on the first call to partial_fit")
-        check_class_labels(y, single_class_allowed=True)
-        if first:
-            return check_class_labels(np.asarray(classes))
-        return check_later_classes(classes, self.classes_)
-
-    @staticmethod
-    def _check_batch_labels(y, classes):
-        """Refuse a batch label outside ``classes`` (the batch's y, validated)."""
-        known = np.isin(y, classes)
-        if not known.all():
-            raise InputValueError(
-                f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes.tolist()}"
-            )
-
     def _prediction_columns(self):
         """Prediction reads the selected features only (see :meth:`BayesianClassifier._prediction_columns`)."""
         return self.selected_features_
@@ -199,13 +176,6 @@ class BinarySelectionBiasClassifier(SelectionBiasClassifier):
         tags.input_tags.sparse = True  # CSR/CSC are supported end to end
         tags.classifier_tags.multi_class = False  # binary response only
         return tags
-
-    def _batch_classes(self, y, classes, first):
-        """``classes_`` for a ``partial_fit`` batch (see :meth:`SelectionBiasClassifier._batch_classes`): two."""
-        classes_ = super()._batch_classes(y, classes, first)
-        if first and classes_.shape[0] != 2:
-            raise InputValueError(f"classes must hold two labels, got {classes_.shape[0]}")
-        return classes_
 
     def _validate_training_data(self, X, y):
         """Checked X with values 0/1 (dense or CSC) and y coded 0/1 (float); sets ``classes_``

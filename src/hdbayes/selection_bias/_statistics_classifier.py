@@ -34,6 +34,7 @@ from sklearn.base import _fit_context
 
 from hdbayes._validation import (
     check_class_labels,
+    check_later_classes,
     is_dask_array,
     plain_value,
     unchanged_on_error,
@@ -137,6 +138,30 @@ class StatisticsClassifier(SelectionBiasClassifier):
         view.n_features_in_ = selected.shape[0]
         view.selected_features_ = np.arange(selected.shape[0])
         return view
+
+    # -- partial_fit's labels --------------------------------------------------------------------------
+    def _batch_classes(self, y, classes, first):
+        """``classes_`` for a ``partial_fit`` batch: ``classes`` is required on the first call (scikit-learn's
+        convention; checked labels, two for a binary model) and, when given later, must be the first call's; the
+        batch's ``y`` may hold one class."""
+        if first and classes is None:
+            raise InputValueError("classes must be passed on the first call to partial_fit")
+        check_class_labels(y, single_class_allowed=True)
+        if not first:
+            return check_later_classes(classes, self.classes_)
+        classes_ = check_class_labels(np.asarray(classes))
+        if not self.__sklearn_tags__().classifier_tags.multi_class and classes_.shape[0] != 2:
+            raise InputValueError(f"classes must hold two labels, got {classes_.shape[0]}")
+        return classes_
+
+    @staticmethod
+    def _check_batch_labels(y, classes):
+        """Refuse a batch label outside ``classes`` (the batch's y, validated)."""
+        known = np.isin(y, classes)
+        if not known.all():
+            raise InputValueError(
+                f"y contains the label {plain_value(y[~known][0])}, which is not in classes {classes.tolist()}"
+            )
 
     # -- the paths ---------------------------------------------------------------------------------------
     def _check_fit_params(self):
