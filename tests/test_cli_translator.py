@@ -142,8 +142,7 @@ def test_the_option_table_is_the_estimators_parameters():
     import hdbayes
     from hdbayes.selection_bias.gaussian.estimator import VARIANTS
 
-    selection = {"n_features": "n_features_to_select", "threshold": "threshold", "no_correct": "correct",
-                 "binarize": "binarize"}  # fmt: skip
+    selection = {**cli._SELECTION_PARAMETERS, "no_correct": "correct"}  # the options whose rule names no parameter
     selected_by_the_command = {"bernoulli-nb", "categorical-nb", "multinomial-nb", "dcm"}
     for option, rule in cli._MODEL_OPTIONS.items():
         parameter = rule.parameter or selection[option]

@@ -109,19 +109,29 @@ class NamedParameterObjects:
         self
             The estimator.
         """
-        for name, named in self._named_parameter_objects.items():
+        for name in self._named_parameter_objects:
             if not any(key.startswith(name + "__") for key in params):
                 continue
             value = params.get(name, getattr(self, name, None))
-            if isinstance(value, ParameterObject):
-                continue
-            try:
-                kind = named[value]
-            except (KeyError, TypeError):
-                choices = ", ".join(repr(key) for key in named)
-                raise ValueError(
-                    f"cannot set {name}__... fields: {name}={value!r} is neither one of {choices} nor a parameter "
-                    "object"
-                ) from None
-            params = {**params, name: kind()}
+            if not isinstance(value, ParameterObject):
+                params = {**params, name: self._named_object(name, value, f"cannot set {name}__... fields")}
         return super().set_params(**params)
+
+    def _parameter_object(self, name: str) -> ParameterObject:
+        """The object that parameter ``name`` stands for in a fit, its fields checked: the object given, or for a
+        name (or None) a new object of that name with its defaults."""
+        return self._named_object(name, getattr(self, name), f"cannot use {name}").checked()
+
+    def _named_object(self, name, value, purpose):
+        """``value`` if it is a parameter object, else a new object of the kind it names (``purpose``: the start
+        of the message refusing a value that is neither)."""
+        if isinstance(value, ParameterObject):
+            return value
+        named = self._named_parameter_objects[name]
+        try:
+            return named[value]()
+        except (KeyError, TypeError):
+            choices = ", ".join(repr(key) for key in named)
+            raise ValueError(
+                f"{purpose}: {name}={value!r} is neither one of {choices} nor a parameter object"
+            ) from None

@@ -237,8 +237,7 @@ class _CompressedLogisticModel(NamedParameterObjects, MCMCMixin, BayesianClassif
             The fitted estimator.
         """
         schedule = self._schedule()
-        prior = PRIORS[self.prior]() if isinstance(self.prior, str) else self.prior
-        prior._validate_params()
+        prior = self._parameter_object("prior")
         # codes may be strings: dtype=None keeps them; sparse input, empty data, NaN and a 2-D y
         # get scikit-learn's standard messages
         X, y = validate_input(self, X, y, dtype=None, ensure_all_finite=True, ensure_min_samples=2)

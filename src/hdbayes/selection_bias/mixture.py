@@ -565,7 +565,7 @@ class BiasCorrectedMixture(NamedParameterObjects, MCMCMixin, BinarySelectionBias
             The fitted estimator.
         """
         check_theta_rule(self.theta_rule, "n_theta", self.n_theta)
-        sampler = (MixtureSampler() if self.sampler is None else self.sampler).checked()
+        sampler = self._parameter_object("sampler")
         schedule = self._schedule()
         rng = check_generator(self.random_state)
         X, y01, selection, pseudo_counts = self._fit_selection(X, y, rng)

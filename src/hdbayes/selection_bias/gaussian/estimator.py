@@ -253,7 +253,7 @@ class BiasCorrectedGaussianClassifier(NamedParameterObjects, MCMCMixin, Statisti
 
     # -- the hooks of StatisticsClassifier ------------------------------------------------------------------
     def _check_params(self):
-        self._resolved_variant()
+        self._parameter_object("variant")
         self._schedule()
 
     def _check_mergeable(self, path):
@@ -297,7 +297,7 @@ class BiasCorrectedGaussianClassifier(NamedParameterObjects, MCMCMixin, Statisti
         rescales such columns) and the sampler's sums from the kept columns, so that a huge feature the selection
         discards is unused; ``statistics_`` is None (``partial_fit`` cannot continue such a fit)."""
         self.statistics_ = None
-        variant, schedule = self._resolved_variant(), self._schedule()
+        variant, schedule = self._parameter_object("variant"), self._schedule()
         counts = np.bincount(codes, minlength=self.classes_.shape[0])
         rng = check_generator(self.random_state)
         selection = self._select_features(f_statistic(X, codes), "f", rng)
@@ -310,7 +310,7 @@ class BiasCorrectedGaussianClassifier(NamedParameterObjects, MCMCMixin, Statisti
 
     def _fit_from_statistics(self, moments):
         """Selection and sampler from per-class moments alone (``partial_fit``, ``fit_statistics``)."""
-        variant, schedule = self._resolved_variant(), self._schedule()
+        variant, schedule = self._parameter_object("variant"), self._schedule()
         counts, rng, selection = self._select_from_moments(moments)
         kept = selection.indices
         class_sizes, sums, squares = moments.class_sums(kept)
@@ -326,12 +326,6 @@ class BiasCorrectedGaussianClassifier(NamedParameterObjects, MCMCMixin, Statisti
         counts = self._checked_class_counts(moments.class_counts)
         rng = check_generator(self.random_state)
         return counts, rng, self._select_features(moments.f_statistic(), "f", rng)
-
-    def _resolved_variant(self):
-        """The variant object of ``variant`` (a name is the variant with its defaults), its fields checked."""
-        variant = VARIANTS[self.variant]() if isinstance(self.variant, str) else self.variant
-        variant._validate_params()
-        return variant
 
     def _checked_class_counts(self, counts):
         counts = np.asarray(counts)
