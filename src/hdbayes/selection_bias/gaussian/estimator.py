@@ -305,7 +305,7 @@ class BiasCorrectedGaussianClassifier(NamedParameterObjects, MCMCMixin, Statisti
         X_kept = X[:, selection.indices]
         with np.errstate(over="ignore", invalid="ignore"):
             class_sizes, sums, squares = class_statistics(X_kept, codes, self.classes_.shape[0])
-        self._check_kept_magnitudes(X_kept, selection.indices, sums, squares)
+        self._check_kept_magnitudes(selection.indices, sums, squares, X_kept)
         return self._sample(variant, class_sizes, sums, squares, counts, selection, rng, schedule, scatter)
 
     def _fit_from_statistics(self, moments):
@@ -314,10 +314,7 @@ class BiasCorrectedGaussianClassifier(NamedParameterObjects, MCMCMixin, Statisti
         counts, rng, selection = self._select_from_moments(moments)
         kept = selection.indices
         class_sizes, sums, squares = moments.class_sums(kept)
-        bad = np.flatnonzero(~(np.isfinite(sums).all(axis=0) & np.isfinite(squares).all(axis=0)))
-        if bad.size:
-            label = feature_label(int(kept[bad[0]]), getattr(self, "feature_names_in_", None))
-            raise InputValueError(f"the sum of squares of {label} overflows; rescale the feature")
+        self._check_kept_magnitudes(kept, sums, squares)
         return self._sample(variant, class_sizes, sums, squares, counts, selection, rng, schedule, moments.scatter)
 
     # -- the model -----------------------------------------------------------------------------------------
@@ -367,11 +364,14 @@ class BiasCorrectedGaussianClassifier(NamedParameterObjects, MCMCMixin, Statisti
         self.class_log_prior_ = log_prior
         return self
 
-    def _check_kept_magnitudes(self, X_kept, kept, sums, squares):
-        """Raise an input error naming a kept feature (and its largest row) whose statistics overflow."""
+    def _check_kept_magnitudes(self, kept, sums, squares, X_kept=None):
+        """Raise an input error naming a kept feature whose class sums overflow (and its largest row, when its
+        values ``X_kept`` are at hand)."""
         bad = np.flatnonzero(~(np.isfinite(sums).all(axis=0) & np.isfinite(squares).all(axis=0)))
         if bad.size:
             label = feature_label(int(kept[bad[0]]), getattr(self, "feature_names_in_", None))
+            if X_kept is None:
+                raise InputValueError(f"the sum of squares of {label} overflows; rescale the feature")
             raise overflow_error(label, "the sum of squares of its values", X_kept[:, bad[0]])
 
     def _joint_log_likelihood(self, X):
