@@ -200,6 +200,42 @@ def test_maximise_evidence_keeps_the_best_converged_round():
     assert calls[:2] == [7.0, 2.0]
 
 
+def _toy_engine(fails_after=None):
+    """The toy engine above (evidence peaking at σ0² = 2), its fit failing from round ``fails_after`` + 1 on."""
+    calls = []
+
+    def fit(p0, vs, noise, init):
+        calls.append(noise)
+        converged = fails_after is None or len(calls) <= fails_after
+        return SimpleNamespace(converged=converged, log_evidence=-(np.log(noise / 2.0) ** 2), last_change=0.0,
+                               sites=noise)  # fmt: skip
+
+    def statistics(result, vs, log_scale):
+        empty = np.zeros(0)
+        return EvidenceStatistics(2.0 * 10, 10, 1.0, empty, empty, empty, empty)
+
+    return fit, statistics
+
+
+def test_maximise_evidence_says_when_it_stops_short_of_its_fixed_point():
+    """Out of rounds, or the engine failing at a later round's values: a ConvergenceWarning, and the best converged
+    round is kept; a fixed point reached gives none."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    start = (np.full(2, 0.5), np.ones(2), 7.0)
+    with pytest.warns(ConvergenceWarning, match=r"1 rounds were used up \(last change 1.25 > rtol=0.0001\)"):
+        _, _, noise, _ = maximise_evidence(*_toy_engine(), *start, max_rounds=1)
+    assert noise == 7.0
+    with pytest.warns(ConvergenceWarning, match="the fit at round 2's values did not converge"):
+        _, _, noise, _ = maximise_evidence(*_toy_engine(fails_after=1), *start)
+    assert noise == 7.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert maximise_evidence(*_toy_engine(), *start)[2] == 2.0
+
+
 # ---------------------------------------------------------------------------------------------- module boundaries
 
 

@@ -25,6 +25,7 @@ The engines — :mod:`~hdbayes.spike_slab.ep` (expectation propagation), :mod:`~
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import TYPE_CHECKING
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.optimize
 from scipy.special import expit, log_expit, logit
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from hdbayes._validation import check_positive, feature_label, overflow_error
@@ -467,7 +469,8 @@ def maximise_evidence(fit, statistics, prior_inclusion, slab_variance, noise_var
     Each round fits the engine (warm-started from the previous round's state) and takes one
     :func:`update_hyperparameters` step. Stops when the three change by less than ``rtol``
     (relative for σ0²), after at most ``max_rounds`` rounds; the fit with the largest evidence among
-    the converged rounds is kept.
+    the converged rounds is kept. A fixed point that stops otherwise (``max_rounds`` used up, or the
+    engine not converging at a later round's values) says so with a ``ConvergenceWarning``.
 
     Parameters
     ----------
@@ -493,11 +496,12 @@ def maximise_evidence(fit, statistics, prior_inclusion, slab_variance, noise_var
     """
     base_logit = logit(prior_inclusion)
     shift = log_scale = 0.0
-    init, best = None, None
-    for _ in range(max_rounds):
+    init, best, stopped = None, None, None
+    for round_ in range(1, max_rounds + 1):
         p0, vs = expit(base_logit + shift), slab_variance * np.exp(log_scale)
         result = fit(p0, vs, noise_variance, init)
         if not (result.converged and np.isfinite(result.log_evidence)):
+            stopped = f"the fit at round {round_}'s values did not converge"
             break
         if best is None or result.log_evidence > best[3].log_evidence:
             best = (p0, vs, noise_variance, result)
@@ -508,7 +512,16 @@ def maximise_evidence(fit, statistics, prior_inclusion, slab_variance, noise_var
         noise_variance, shift, log_scale = new_noise, new_shift, new_log_scale
         if change < rtol:
             break
+    else:
+        stopped = f"{max_rounds} rounds were used up (last change {change:.3g} > rtol={rtol:g})"
     if best is None:
         return None, None, None, result
+    if stopped is not None:
+        warnings.warn(
+            f"the evidence maximisation did not reach its fixed point: {stopped}; the converged round of largest "
+            "evidence is kept",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     p0, vs, noise, result = best
     return p0, vs, float(noise), result
