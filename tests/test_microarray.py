@@ -1,4 +1,4 @@
-"""Tests for hdbayes.datasets.load_microarray (issue 27): the ten datamicroarray files.
+"""Tests for hdbayes.datasets.load_microarray: the sixteen datamicroarray files.
 
 No test touches the network unless a file is absent from the shared data folder (then its download is
 tried into a temporary cache, and the test is skipped if that fails). Downloads tested on purpose are served by
@@ -71,7 +71,9 @@ def _manifest_rows() -> dict[str, dict]:
         match = re.match(r"\| `(\w+)\.RData` \| (\w{64}) \| (\d+) × (\d+) \| ([^|]+) \| ([^|]+) \|", line)
         if match:
             stem, sha, n, p, classes, transform = match.groups()
-            counts = tuple((label, int(count)) for label, count in re.findall(r"(\S+) \((\d+)\)", classes))
+            # labels may contain spaces (nakayama's): each is the text before " (N)", after the previous ", "
+            counts = tuple((label, int(count)) for label, count in re.findall(r"([^,]+?) \((\d+)\)(?:, |\s*$)",
+                                                                               classes.strip()))
             floor = re.search(r"max\(x, (\d+)\)", transform)
             rows[stem] = {"sha256": sha, "shape": (int(n), int(p)), "classes": counts,
                           "transform": f"log2floor{floor.group(1)}" if floor else "none"}  # fmt: skip
@@ -79,8 +81,9 @@ def _manifest_rows() -> dict[str, dict]:
 
 
 def test_names():
-    assert MICROARRAY_DATASETS == ("alon", "christensen", "golub", "gordon", "gravier", "khan", "shipp", "singh",
-                                   "sorlie", "su")  # fmt: skip
+    assert MICROARRAY_DATASETS == ("alon", "borovecki", "chowdary", "christensen", "golub", "gordon", "gravier", "khan",
+                                   "nakayama", "pomeroy", "shipp", "singh", "sorlie", "su", "subramanian",
+                                   "west")  # fmt: skip
     for name in MICROARRAY_DATASETS:  # the docstrings' tables agree with the loader's table
         info = microarray._INFO[name]
         classes = r",\s+".join(rf"{re.escape(label)} \({count}\)" for label, count in info.classes)
@@ -201,7 +204,7 @@ def test_missing_without_download(env, monkeypatch):
 @pytest.mark.parametrize(
     "kwargs, error, message",
     [
-        (dict(name="colon"), InputValueError, "unknown microarray data set 'colon'; known: alon, christensen"),
+        (dict(name="colon"), InputValueError, "unknown microarray data set 'colon'; known: alon, borovecki, chowdary"),
         (dict(name=3), InputTypeError, "name must be one of"),
         (dict(name="alon", transform="log"), InputValueError, "transform must be one of"),
         (dict(name="alon", transform=None), InputTypeError, "transform must be one of"),

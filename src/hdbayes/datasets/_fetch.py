@@ -83,7 +83,7 @@ _DATAMICROARRAY = "a95f6f68ed3debf48ee54f198435fa12aa655b16"
 
 #: The data files, their sha256 digests and public URLs (from the data manifest).
 #: URLs pin a commit of the (read-only) CRAN mirror on GitHub, so the bytes do
-#: not change; the Gutenberg text is the exception (see its description).  The ten
+#: not change; the Gutenberg text is the exception (see its description).  The sixteen
 #: ``microarray/*.RData`` files (``../shared/data/microarray/MANIFEST.md``) live in the
 #: ``microarray`` sub-folder of a data directory.
 REGISTRY: dict[str, RemoteFile] = {
@@ -179,6 +179,36 @@ REGISTRY: dict[str, RemoteFile] = {
                 "su",
                 "b265bcdc8019e6216d3f9e700650b8fccc4a71c50b8e0bbf9aae55d9bc7cdcb7",
                 "Su et al. (2002) four tumour types, 102 x 5565 log-scale values",
+            ),
+            (
+                "borovecki",
+                "717835c9be3fb16b4b2bb0f6e82816fde6c3ad15111bda591651d8e6163c9fff",
+                "Borovecki et al. (2005) Huntington's disease vs control, blood, 31 x 22283 raw intensities",
+            ),
+            (
+                "chowdary",
+                "2613b06506074469d1aec9e8fbe313fa65aa75ba6720ad925c5edbc2f690d983",
+                "Chowdary et al. (2006) breast vs colon tumours, 104 x 22283 raw intensities",
+            ),
+            (
+                "nakayama",
+                "f2fc92aeb9c1d31d73096299f95f5ceba4a99598eb04cc5b46d0fad2d4a7477b",
+                "Nakayama et al. (2007) ten soft-tissue tumour types, 105 x 22283 raw intensities",
+            ),
+            (
+                "pomeroy",
+                "858568f28dcf4453db9036c35eb186ac1ab1f7a1afa4452996ccdda551d3939f",
+                "Pomeroy et al. (2002) medulloblastoma outcome, 60 x 7128 per-array standardised values",
+            ),
+            (
+                "subramanian",
+                "82f551738e3e3dbf6d92d1b757dc2fdfd00fcbd29362f35354d12c42ee5dc2bd",
+                "Subramanian et al. (2005) p53 status of NCI-60 cell lines, 50 x 10100 log-scale values",
+            ),
+            (
+                "west",
+                "2fad08fcf9f481f03235f33146046193f3e7eaf08887badc4b28542890d3e3bd",
+                "West et al. (2001) breast tumour status, 49 x 7129 per-array standardised values",
             ),
         ]
     },

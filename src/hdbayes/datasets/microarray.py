@@ -1,4 +1,4 @@
-"""Ten public microarray data sets for a benchmark across many expression data sets (issue 27).
+"""Sixteen public microarray data sets for a benchmark across many expression data sets.
 
 The files come from the R package *datamicroarray* (J. A. Ramey, MIT licence), pinned to one commit. Each
 holds one R list named after the file with ``x`` (cases x features) and ``y`` (a factor of class labels).
@@ -12,20 +12,32 @@ Data sets
 name           n x p        classes (cases)                                             transform
 =============  ===========  ==========================================================  ===========
 alon           62 x 2000    n (22), t (40)                                              log2floor1
+borovecki      31 x 22283   control (14), symptomatic (17)                              log2floor1
+chowdary       104 x 22283  breast (62), colon (42)                                     log2floor1
 christensen    217 x 1413   other (113), blood (85), placenta (19)                      none
 golub          72 x 7129    ALL (47), AML (25)                                          log2floor20
 gordon         181 x 12533  adenocarcinoma (150), mesothelioma (31)                     log2floor20
 gravier        168 x 2905   good (111), poor (57)                                       none
 khan           63 x 2308    BL (8), EWS (23), NB (12), RMS (20)                         none
+nakayama       105 x 22283  dedifferentiated liposarcoma (15), fibrosarcoma (4),
+                            leiomyosarcoma (6), lipoma (3),
+                            malignant fibrous histiocytoma (21),
+                            malignant peripheral nerve sheath tumor (3),
+                            myxofibrosarcoma (15), myxoid liposarcoma (19),
+                            synovial sarcoma (16),
+                            well-differentiated liposarcoma (3)                         log2floor1
+pomeroy        60 x 7128    died (21), survived (39)                                    none
 shipp          77 x 7129    DLBCL (58), FL (19)                                         log2floor20
 singh          102 x 12600  Normal (50), Tumor (52)                                     log2floor20
 sorlie         85 x 456     1 (14), 2 (11), 3 (13), 4 (15), 5 (32)                      none
 su             102 x 5565   1 (25), 2 (26), 3 (28), 4 (23)                              none
+subramanian    50 x 10100   MUT (33), WT (17)                                           none
+west           49 x 7129    negative (25), positive (24)                                none
 =============  ===========  ==========================================================  ===========
 
 Transforms: ``log2floor1`` is log2(max(x, 1)) (raw non-negative intensities), ``log2floor20`` is
 log2(max(x, 20)) (Affymetrix MAS4 average differences, which can be negative), ``none`` leaves the values
-as they are (already on a log, ratio or beta scale). Flooring makes some genes constant within a training
+as they are (already on a log, ratio or beta scale; pomeroy and west come standardised per array). Flooring makes some genes constant within a training
 fold (hundreds to thousands on golub, gordon, shipp and singh).
 """
 
@@ -83,9 +95,29 @@ _INFO: dict[str, _Info] = {
                     "Sorlie et al. 2001, breast tumour subtypes, log ratios of 456 genes"),
     "su": _Info((102, 5565), (("1", 25), ("2", 26), ("3", 28), ("4", 23)), "none",
                 "Su et al. 2002, four tumour types, log scale, 5565 genes"),
+    "borovecki": _Info((31, 22283), (("control", 14), ("symptomatic", 17)), "log2floor1",
+                       "Borovecki et al. 2005, Huntington's disease (symptomatic) vs control, blood, Affymetrix U133A "
+                       "raw intensities"),
+    "chowdary": _Info((104, 22283), (("breast", 62), ("colon", 42)), "log2floor1",
+                      "Chowdary et al. 2006, breast vs colon tumours, Affymetrix U133A raw intensities"),
+    "nakayama": _Info((105, 22283), (("dedifferentiated liposarcoma", 15), ("fibrosarcoma", 4),
+                                     ("leiomyosarcoma", 6), ("lipoma", 3), ("malignant fibrous histiocytoma", 21),
+                                     ("malignant peripheral nerve sheath tumor", 3), ("myxofibrosarcoma", 15),
+                                     ("myxoid liposarcoma", 19), ("synovial sarcoma", 16),
+                                     ("well-differentiated liposarcoma", 3)), "log2floor1",
+                      "Nakayama et al. 2007, ten soft-tissue tumour types, Affymetrix U133A raw intensities; five "
+                      "classes have 3-6 cases"),
+    "pomeroy": _Info((60, 7128), (("died", 21), ("survived", 39)), "none",
+                     "Pomeroy et al. 2002, medulloblastoma outcome (data set C), Affymetrix Hu6800, each array "
+                     "standardised (mean 0, sd 1)"),
+    "subramanian": _Info((50, 10100), (("MUT", 33), ("WT", 17)), "none",
+                         "Subramanian et al. 2005, p53 status (mutant or wild type) of NCI-60 cell lines, log scale"),
+    "west": _Info((49, 7129), (("negative", 25), ("positive", 24)), "none",
+                  "West et al. 2001, breast tumours, negative vs positive status, Affymetrix Hu6800, each array "
+                  "standardised (mean 0, sd 1)"),
 }  # fmt: skip
 
-#: The names of the ten data sets :func:`load_microarray` knows, in alphabetical order.
+#: The names of the sixteen data sets :func:`load_microarray` knows, in alphabetical order.
 MICROARRAY_DATASETS: tuple[str, ...] = tuple(sorted(_INFO))
 
 #: Transform name -> floor of log2(max(x, floor)); None for no transform.
@@ -216,21 +248,33 @@ def load_microarray(
     data_home: str | os.PathLike[str] | None = None,
     download: bool = True,
 ) -> Bunch:
-    """Load one of the ten microarray data sets of the benchmark (datamicroarray, MIT).
+    """Load one of the sixteen microarray data sets of the benchmark (datamicroarray, MIT).
 
     =============  ===========  ==========================================================  ===========
     name           n x p        classes (cases)                                             transform
     =============  ===========  ==========================================================  ===========
     alon           62 x 2000    n (22), t (40)                                              log2floor1
+    borovecki      31 x 22283   control (14), symptomatic (17)                              log2floor1
+    chowdary       104 x 22283  breast (62), colon (42)                                     log2floor1
     christensen    217 x 1413   other (113), blood (85), placenta (19)                      none
     golub          72 x 7129    ALL (47), AML (25)                                          log2floor20
     gordon         181 x 12533  adenocarcinoma (150), mesothelioma (31)                     log2floor20
     gravier        168 x 2905   good (111), poor (57)                                       none
     khan           63 x 2308    BL (8), EWS (23), NB (12), RMS (20)                         none
+    nakayama       105 x 22283  dedifferentiated liposarcoma (15), fibrosarcoma (4),
+                                leiomyosarcoma (6), lipoma (3),
+                                malignant fibrous histiocytoma (21),
+                                malignant peripheral nerve sheath tumor (3),
+                                myxofibrosarcoma (15), myxoid liposarcoma (19),
+                                synovial sarcoma (16),
+                                well-differentiated liposarcoma (3)                         log2floor1
+    pomeroy        60 x 7128    died (21), survived (39)                                    none
     shipp          77 x 7129    DLBCL (58), FL (19)                                         log2floor20
     singh          102 x 12600  Normal (50), Tumor (52)                                     log2floor20
     sorlie         85 x 456     1 (14), 2 (11), 3 (13), 4 (15), 5 (32)                      none
     su             102 x 5565   1 (25), 2 (26), 3 (28), 4 (23)                              none
+    subramanian    50 x 10100   MUT (33), WT (17)                                           none
+    west           49 x 7129    negative (25), positive (24)                                none
     =============  ===========  ==========================================================  ===========
 
     Parameters
