@@ -126,8 +126,8 @@ def test_get_data_home_precedence(env, monkeypatch):
     assert not (env / "xdg").exists()  # nothing is created
 
 
-MICROARRAY = ["alon", "borovecki", "chowdary", "christensen", "golub", "gordon", "gravier", "khan", "nakayama", "pomeroy",
-              "shipp", "singh", "sorlie", "su", "subramanian", "west"]
+MICROARRAY = ["alon", "borovecki", "chowdary", "christensen", "golub", "gordon", "gravier", "khan", "nakayama",
+              "pomeroy", "shipp", "singh", "sorlie", "su", "subramanian", "west"]
 
 
 def test_registry_matches_manifest():

@@ -37,8 +37,8 @@ west           49 x 7129    negative (25), positive (24)                        
 
 Transforms: ``log2floor1`` is log2(max(x, 1)) (raw non-negative intensities), ``log2floor20`` is
 log2(max(x, 20)) (Affymetrix MAS4 average differences, which can be negative), ``none`` leaves the values
-as they are (already on a log, ratio or beta scale; pomeroy and west come standardised per array). Flooring makes some genes constant within a training
-fold (hundreds to thousands on golub, gordon, shipp and singh).
+as they are (already on a log, ratio or beta scale; pomeroy and west come standardised per array). Flooring
+makes some genes constant within a training fold (hundreds to thousands on golub, gordon, shipp and singh).
 """
 
 from __future__ import annotations
