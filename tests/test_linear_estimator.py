@@ -38,7 +38,8 @@ def test_probabilities_are_finite_and_sum_to_one_for_any_labels():
 def test_binary_predictions_equal_the_direct_ep_computation():
     # one grid point: the estimator's probability is Φ(μ*/√(1+σ*²)) of the EP fit on the standardised data
     X, y = _data(1, n=30, p=8)
-    model = BayesianLinearClassifier(n_grid=1, log_variance_mean=1.0, coefficient_prior="isotropic").fit(X, y)
+    model = BayesianLinearClassifier(n_grid=1, log_variance_mean=1.0, coefficient_prior="isotropic",
+                                     scaling="standardise", unrelated_prior=0.0).fit(X, y)
     Z = (X - X.mean(axis=0)) / X.std(axis=0)
     X_new = np.random.default_rng(2).normal(size=(5, 8))
     Z_new = (X_new - X.mean(axis=0)) / X.std(axis=0)
@@ -121,14 +122,16 @@ def test_maximise_uses_one_grid_point():
     X, y = _data(10)
     model = BayesianLinearClassifier(hyperparameters="maximise").fit(X, y)
     assert np.count_nonzero(model.weights_) == 1
-    assert model.weights_.shape == model.log_evidence_.shape == model.elpd_loo_.shape == (1, 2, 31)
+    # two scalings × the two candidate priors (factor and isotropic) × 31 grid points
+    assert model.weights_.shape == model.log_evidence_.shape == model.elpd_loo_.shape == (1, 4, 31)
+    assert model.candidate_priors_ == ("factor", "isotropic", "factor", "isotropic")
 
 
 def test_multinomial_probit_converges_on_the_whole_grid_and_gives_probabilities():
     X, y = _data(11, n=30, p=40, n_classes=4)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)  # the centred EP converges at every ln s² of the grid
-        model = BayesianLinearClassifier(multiclass="probit").fit(X, y)
+        model = BayesianLinearClassifier(multiclass="probit", coefficient_prior="span").fit(X, y)
     assert model.converged_
     assert np.max(model.n_iter_) <= 200
     proba = model.predict_proba(X[:5])
@@ -138,7 +141,7 @@ def test_multinomial_probit_converges_on_the_whole_grid_and_gives_probabilities(
 
 def test_stacking_weights_sum_to_one_and_favour_the_better_predictor():
     X, y = _data(12, n=40, p=100)
-    model = BayesianLinearClassifier().fit(X, y)
+    model = BayesianLinearClassifier(hyperparameters="stack", coefficient_prior="span").fit(X, y)
     assert model.weights_.shape == (1, 2, 31) and model.scalings_ == ("common", "standardise")
     assert np.isclose(model.weights_.sum(), 1.0) and np.all(model.weights_ >= 0)
     # stacking puts no weight on grid points whose leave-one-out density is far below the best one's
@@ -149,7 +152,7 @@ def test_stacking_weights_sum_to_one_and_favour_the_better_predictor():
 def test_stacking_with_the_laplace_softmax_is_refused():
     X, y = _data(13, n_classes=3)
     with pytest.raises(ValueError, match="multiclass='ovr' or 'probit'"):
-        BayesianLinearClassifier(multiclass="softmax").fit(X, y)
+        BayesianLinearClassifier(multiclass="softmax", hyperparameters="stack").fit(X, y)
 
 
 def test_one_vs_rest_conditions_the_binary_models_on_exactly_one_class():

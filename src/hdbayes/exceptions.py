@@ -1,4 +1,4 @@
-"""The exceptions hdbayes raises for bad input.
+"""The exceptions hdbayes raises for bad input, and the warning for arrays unlike the training arrays.
 
 Every check of user input (data, option values, files) raises :class:`InputValueError`
 or :class:`InputTypeError`. They subclass :class:`ValueError` and :class:`TypeError`, so
@@ -12,7 +12,7 @@ Parameter errors found by scikit-learn's ``_parameter_constraints`` validation
 
 from __future__ import annotations
 
-__all__ = ["InputTypeError", "InputValueError", "is_input_error"]
+__all__ = ["AtypicalArrayWarning", "InputTypeError", "InputValueError", "is_input_error"]
 
 
 class InputValueError(ValueError):
@@ -68,3 +68,9 @@ def is_input_error(error: BaseException) -> bool:
     except ImportError:  # pragma: no cover - scikit-learn moved it
         return False
     return isinstance(error, InvalidParameterError)
+
+
+class AtypicalArrayWarning(UserWarning):
+    """Some arrays given to a prediction are unlike the training arrays (see
+    :meth:`hdbayes.BayesianLinearClassifier.atypicality`); their predictions were drawn towards the training
+    class frequencies."""

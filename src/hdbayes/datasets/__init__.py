@@ -25,7 +25,7 @@ _EXPORTS = {  # module -> the names it exports
     ".real": ("load_colon", "load_lymphoma", "load_srbct"),
     ".regression": ("measurement_rows", "simulate_block_sparse"),
     ".sequences": ("encode_english_text", "load_english_text", "simulate_cauchy_classification", "simulate_hmm"),
-    ".simulate": ("simulate_gaussian", "simulate_mixture", "simulate_naive_bayes"),
+    ".simulate": ("simulate_gaussian", "simulate_mixture", "simulate_naive_bayes", "simulate_probit"),
 }
 
 __all__ = [
@@ -33,7 +33,7 @@ __all__ = [
     "load_colon", "load_english_text", "load_lymphoma", "load_microarray", "load_srbct", "measurement_rows",
     "read_plink", "sample_polya_urn", "simulate_block_sparse", "simulate_bursty_documents",
     "simulate_categorical_naive_bayes", "simulate_cauchy_classification", "simulate_gaussian", "simulate_genotypes",
-    "simulate_hmm", "simulate_mixture", "simulate_naive_bayes",
+    "simulate_hmm", "simulate_mixture", "simulate_naive_bayes", "simulate_probit",
 ]
 
 __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)

@@ -7,12 +7,14 @@ simulation experiment of §2.3.5.
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from hdbayes._validation import check_count, check_generator, check_positive
+from hdbayes.exceptions import InputValueError
 
 from ._common import BLOCK_ELEMENTS, check_probability, check_sizes, data_bunch, numbered_names
 
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 
     from hdbayes._validation import RandomStateLike
 
-__all__ = ["simulate_gaussian", "simulate_mixture", "simulate_naive_bayes"]
+__all__ = ["simulate_gaussian", "simulate_mixture", "simulate_naive_bayes", "simulate_probit"]
 
 
 
@@ -371,3 +373,79 @@ def simulate_mixture(
     )
     return data_bunch(X, y, X_test, y_test, feature_names=numbered_names(n_features), DESCR=descr, z=z,
                       z_test=z_test, theta=theta, phi=phi, alpha=alpha)  # fmt: skip
+
+
+def simulate_probit(
+    n_classes: int = 2,
+    n_features: int = 2000,
+    n_samples: int = 100,
+    n_test: int = 500,
+    *,
+    n_informative: int = 10,
+    signal_sd: float = 2.0,
+    random_state: RandomStateLike = None,
+) -> Bunch:
+    r"""Simulate a weak linear signal among many independent genes: the (multinomial) probit model.
+
+    .. math::
+
+        x_j \sim N(0, 1) \text{ iid}, \quad
+        \beta_{cj} \sim N(0, \sigma^2 / s) \ (j \le s), \ \beta_{cj} = 0 \ (j > s), \\
+        f_c(x) = \textstyle\sum_j \beta_{cj} x_j, \quad
+        y = \arg\max_c\, (f_c(x) + \varepsilon_c), \ \varepsilon_c \sim N(0, 1) \text{ iid},
+
+    for C ≥ 2 classes (with C = 2 this is the binary probit model p(y = 1 | x) = Φ((f_1 − f_0)/√2)). The
+    class latents f_c have standard deviation σ (``signal_sd``) at a random case: only ``n_informative`` = s
+    of the p genes carry the signal, the rest are noise a classifier on all genes must learn to ignore. With
+    s = 10, σ = 2 and p = 2000 the signal is weak for n in the hundreds: predicting the training class
+    frequencies is a serious competitor.
+
+    Parameters
+    ----------
+    n_classes : int, default=2
+        Number of classes C.
+    n_features : int, default=2000
+        Number of genes p.
+    n_samples, n_test : int, default=100, 500
+        Numbers of training and test cases.
+    n_informative : int, default=10
+        Number s of genes that carry the signal (the first s columns); at most ``n_features``.
+    signal_sd : float, default=2.0
+        σ, the standard deviation of each class latent f_c (0 gives labels independent of x).
+    random_state : None, int or numpy.random.Generator
+        Source of the random numbers.
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``X`` (n_samples, p), ``y``, ``X_test``, ``y_test`` (labels 0..C−1), ``feature_names``, ``DESCR``,
+        ``coef`` (C, p), the β of the model.
+
+    Examples
+    --------
+    >>> from hdbayes.datasets import simulate_probit
+    >>> sim = simulate_probit(n_classes=3, n_features=50, n_samples=30, n_test=10, random_state=0)
+    >>> sim.X.shape, sim.X_test.shape, sim.coef.shape
+    ((30, 50), (10, 50), (3, 50))
+    """
+    n_classes = check_count("n_classes", n_classes, minimum=2)
+    n_features = check_count("n_features", n_features)
+    n_samples, n_test = check_sizes(n_samples, n_test)
+    n_informative = check_count("n_informative", n_informative)
+    if n_informative > n_features:
+        raise InputValueError(f"n_informative must be at most n_features={n_features}, got {n_informative}")
+    if isinstance(signal_sd, bool) or not isinstance(signal_sd, Real) or not np.isfinite(signal_sd) or signal_sd < 0:
+        raise InputValueError(f"signal_sd must be a finite number >= 0, got {signal_sd!r}")
+    rng = check_generator(random_state)
+    coef = np.zeros((n_classes, n_features))
+    coef[:, :n_informative] = rng.normal(0.0, float(signal_sd) / np.sqrt(n_informative), (n_classes, n_informative))
+    X = rng.standard_normal((n_samples + n_test, n_features))
+    latent = X[:, :n_informative] @ coef[:, :n_informative].T + rng.standard_normal((n_samples + n_test, n_classes))
+    y = np.argmax(latent, axis=1).astype(np.int64)
+    descr = (
+        f"Probit data with a weak signal: C = {n_classes} classes, p = {n_features} independent N(0, 1) genes, "
+        f"{n_informative} of them informative, latent sd {float(signal_sd):g}; {n_samples} training and "
+        f"{n_test} test cases."
+    )
+    n = n_samples
+    return data_bunch(X[:n], y[:n], X[n:], y[n:], feature_names=numbered_names(n_features), DESCR=descr, coef=coef)

@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from hdbayes._validation import check_generator, is_dask_array
 from hdbayes.base import BayesianClassifier
-from hdbayes.exceptions import InputValueError
+from hdbayes.exceptions import AtypicalArrayWarning, InputValueError
 from hdbayes.linear.ep import (
     multinomial_probit_ep,
     multinomial_probit_latent,
@@ -30,7 +30,9 @@ from hdbayes.linear.ep import (
 )
 from hdbayes.linear.laplace import softmax_laplace
 from hdbayes.linear.model import (
+    FactorKernel,
     Standardiser,
+    Typicality,
     loo_conditional_variance,
     posterior_weights,
     scale_grid,
@@ -55,6 +57,9 @@ _SINGLE_THREAD_MAX_N = 1000
 _NEGLIGIBLE_WEIGHT = 1e-7
 #: Grid points further than this many prior standard deviations from the prior mean are not used.
 _GRID_HALF_WIDTH = 3.0
+#: The candidate coefficient priors of each ``coefficient_prior`` setting.
+_KERNELS = {"isotropic": ("isotropic",), "span": ("span",), "mixed": ("mixed",), "factor": ("factor",),
+            "factor+isotropic": ("factor", "isotropic")}  # fmt: skip
 
 
 class BayesianLinearClassifier(BayesianClassifier):
@@ -160,12 +165,13 @@ class BayesianLinearClassifier(BayesianClassifier):
         "intercept_variance": [Interval(Real, 0, None, closed="neither")],
         "hyperparameters": [StrOptions({"stack", "average", "maximise"})],
         "scaling": [StrOptions({"standardise", "common", "both"})],
-        "coefficient_prior": [StrOptions({"isotropic", "span", "mixed"})],
+        "coefficient_prior": [StrOptions({"isotropic", "span", "mixed", "factor", "factor+isotropic"})],
         "multiclass": [StrOptions({"probit", "softmax", "ovr"})],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "damping": [Interval(Real, 0, 1, closed="right")],
         "n_draws": [Interval(Integral, 16, None, closed="left")],
+        "unrelated_prior": [Interval(Real, 0, 1, closed="left")],
         "random_state": ["random_state", np.random.Generator],
     }
 
@@ -176,14 +182,15 @@ class BayesianLinearClassifier(BayesianClassifier):
         log_variance_sd: float = 2.5,
         n_grid: int = 31,
         intercept_variance: float = 10.0,
-        hyperparameters: str = "stack",
+        hyperparameters: str = "average",
         scaling: str = "both",
         tol: float = 1e-8,
         max_iter: int = 1000,
         damping: float = 0.5,
         multiclass: str = "ovr",
-        coefficient_prior: str = "span",
+        coefficient_prior: str = "factor+isotropic",
         n_draws: int = 2048,
+        unrelated_prior: float = 0.01,
         random_state: int | np.random.Generator | np.random.RandomState | None = None,
     ) -> None:
         self.log_variance_mean = log_variance_mean
@@ -198,6 +205,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         self.max_iter = max_iter
         self.damping = damping
         self.n_draws = n_draws
+        self.unrelated_prior = unrelated_prior
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -245,6 +253,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         else:
             problems = [("softmax", np.eye(n_classes)[codes])]
         scalings = ("common", "standardise") if self.scaling == "both" else (self.scaling,)
+        kernels = _KERNELS[self.coefficient_prior]
         centred = X - X.mean(axis=0)
         views = []
         with single_threaded_blas(len(X) <= _SINGLE_THREAD_MAX_N):
@@ -253,9 +262,24 @@ class BayesianLinearClassifier(BayesianClassifier):
                 Xt = centred / standardiser.scale
                 p = max(standardiser.n_varying, 1)
                 gram = Xt @ Xt.T / p
+                for kernel in kernels:
+                    view = {"standardiser": standardiser, "p": p, "scaling": scaling, "prior": kernel,
+                            "factors": None, "scores": None, "span": None, "gram": gram,
+                            "linear_gram": gram}  # fmt: skip
+                    if kernel == "factor":
+                        factors = FactorKernel.fit(Xt, gram, p)
+                        scores = factors.scores(Xt)
+                        view.update(factors=factors, scores=scores, gram=scores @ scores.T / p)
+                    elif kernel in ("span", "mixed"):
+                        view["span"] = span_projector(gram)
+                    views.append(view)
                 del Xt
-                span = None if self.coefficient_prior == "isotropic" else span_projector(gram)
-                views.append({"standardiser": standardiser, "p": p, "gram": gram, "span": span})
+            # the atypicality of new arrays is measured in the common scaling when the model uses it (a gene
+            # nearly constant in training does not blow up a new array's size), else in the model's own
+            typical = next(view for view in views if view["scaling"] == ("standardise" if self.scaling ==
+                                                                          "standardise" else "common"))  # fmt: skip
+            self._typicality = Typicality.fit(typical["linear_gram"], typical["p"])
+            self._typicality_scale = (typical["standardiser"].scale, typical["p"])
             models = [self._fit_problem(views, kind, target, log_s2, log_prior) for kind, target in problems]
         self.converged_ = all(model["converged"] for model in models)
         if not self.converged_:
@@ -265,14 +289,19 @@ class BayesianLinearClassifier(BayesianClassifier):
                 ConvergenceWarning,
                 stacklevel=2,
             )
+        counts = np.bincount(codes, minlength=n_classes) + 1.0
+        self.class_frequencies_ = counts / counts.sum()
         self.n_varying_features_ = views[0]["standardiser"].n_varying
         self.log_variance_grid_ = log_s2
-        self.scalings_ = scalings
+        self.scalings_ = tuple(view["scaling"] for view in views)
+        self.candidate_priors_ = tuple(view["prior"] for view in views)
+        self.n_factors_ = tuple(view["factors"].n_factors for view in views if view["factors"] is not None)
         for name in ("log_evidence", "elpd_loo", "weights", "n_iter"):
             setattr(self, name + "_", np.array([model[name] for model in models]))
         self._mean = views[0]["standardiser"].mean
         self._centred = centred
-        self._views = [(view["standardiser"].scale, view["p"], view["span"]) for view in views]
+        self._views = [(view["standardiser"].scale, view["p"], view["span"], view["factors"], view["scores"],
+                        view["prior"]) for view in views]  # fmt: skip
         self._models = [(kind, model["predictors"]) for (kind, _), model in zip(problems, models, strict=True)]
         if problems[0][0] == "softmax":
             from scipy.stats import qmc
@@ -310,7 +339,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         """Fit one latent model at every grid point of one scaling, warm-started from the previous point."""
         sb2 = float(self.intercept_variance)
         gram, span = view["gram"], view["span"]
-        nodes = _orthogonal_nodes(self.coefficient_prior)
+        nodes = _orthogonal_nodes(view["prior"])
         out = []
         start = None
         with warnings.catch_warnings():
@@ -350,24 +379,82 @@ class BayesianLinearClassifier(BayesianClassifier):
         centred = X - self._mean
         columns = None
         with single_threaded_blas(len(self._centred) <= _SINGLE_THREAD_MAX_N):
-            for v, (scale, p, span) in enumerate(self._views):
+            for v, (scale, p, span, factors, scores, prior) in enumerate(self._views):
                 Xs = centred / scale
-                cross = self._centred @ (Xs / scale).T / p  # g* = X̃x̃*/p for every new case, shape (n, m)
-                full = np.einsum("ij,ij->i", Xs, Xs) / p  # ‖x̃*‖²/p
+                if factors is not None:  # the shrunk factor scores (docs/linear.md eq. 22–23)
+                    z = factors.scores(Xs)
+                    cross = scores @ z.T / p
+                    full = np.einsum("ij,ij->i", z, z) / p
+                else:
+                    cross = self._centred @ (Xs / scale).T / p  # g* = X̃x̃*/p for every new case, shape (n, m)
+                    full = np.einsum("ij,ij->i", Xs, Xs) / p  # ‖x̃*‖²/p
                 del Xs
                 if span is None:
                     mixture = [(full, 1.0)]
                 else:  # ‖Px*‖²/p + ρ ‖(I − P)x*‖²/p, ρ at the nodes of its prior (docs/linear.md eq. 4)
                     in_span = np.minimum(np.einsum("im,im->m", cross, span @ cross), full)
                     mixture = [(in_span + rho * (full - in_span), weight)
-                               for rho, weight in _orthogonal_nodes(self.coefficient_prior)]  # fmt: skip
+                               for rho, weight in _orthogonal_nodes(prior)]  # fmt: skip
                 part = self._predict_columns(v, cross, mixture, float(self.intercept_variance))
                 columns = part if columns is None else [np.logaddexp(a, b) for a, b in zip(columns, part, strict=True)]
         if len(self.classes_) == 2 or self._models[0][0] != "probit":
-            return columns[0]
-        # one-vs-rest: the C independent binary models conditioned on exactly one positive class (eq. 20):
-        # p(c) ∝ p_c Π_{j≠c} (1 − p_j) ∝ p_c / (1 − p_c); the base normalises
-        return np.column_stack([column[:, 1] - column[:, 0] for column in columns])
+            log_p = columns[0]
+        else:
+            # one-vs-rest: the C independent binary models conditioned on exactly one positive class (eq. 20):
+            # p(c) ∝ p_c Π_{j≠c} (1 − p_j) ∝ p_c / (1 − p_c)
+            log_p = np.column_stack([column[:, 1] - column[:, 0] for column in columns])
+        log_p = log_p - logsumexp(log_p, axis=1, keepdims=True)
+        unrelated = self._unrelated_probability(X)
+        if not np.any(unrelated > 0.0):
+            return log_p
+        n_atypical = int(np.count_nonzero(unrelated > 0.5))
+        if n_atypical:
+            warnings.warn(
+                f"{n_atypical} of {len(X)} arrays are unlike the training arrays (probability > 0.5 of being "
+                "unrelated to them, see atypicality); their predictions are drawn towards the training class "
+                "frequencies",
+                AtypicalArrayWarning,
+                stacklevel=4,
+            )
+        # a new array is unrelated to the training arrays with probability u, and then says nothing about its
+        # class: p(y | x*) = (1 − u) p(y | x*, typical) + u p(y | training class frequencies)   (eq. 27)
+        with np.errstate(divide="ignore"):
+            return np.logaddexp(np.log1p(-unrelated)[:, None] + log_p,
+                                np.log(unrelated)[:, None] + np.log(self.class_frequencies_))  # fmt: skip
+
+    def _unrelated_probability(self, X):
+        scale, p = self._typicality_scale
+        Xs = (X - self._mean) / scale
+        cross = self._centred @ (Xs / scale).T / p
+        full = np.einsum("ij,ij->i", Xs, Xs) / p
+        return self._typicality.unrelated_probability(*self._typicality.statistics(cross, full),
+                                                      float(self.unrelated_prior))  # fmt: skip
+
+    def atypicality(self, X: MatrixLike) -> np.ndarray:
+        """The probability that each array is unrelated to the training arrays (docs/linear.md eq. 24–26).
+
+        An array's explained fraction r = ‖Px̃‖²/‖x̃‖² (P the projection onto the span of the standardised
+        training arrays) is compared with the training arrays' own, each left out of the others, and with what
+        an array unrelated to them would show (a direction uniform on the sphere). The predictions of
+        :meth:`predict_proba` mix the model's with the training class frequencies by this probability, and warn
+        when it exceeds 0.5 for any array. Noise arrays, arrays with their genes permuted and arrays of another
+        platform score near 1; the training arrays' own cross-validated cases near 0.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            In [0, 1]; 0 everywhere when ``unrelated_prior=0`` or when the training arrays span every direction
+            (no more varying features than training cases).
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self)
+        X = self._validate_for_prediction(X)
+        return self._unrelated_probability(X)
 
     def _predict_columns(self, view, cross, mixture, sb2):
         """log p(y | x*) of each latent model from the candidates of one scaling, weighted (eq. 11)."""

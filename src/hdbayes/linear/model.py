@@ -16,7 +16,11 @@ Functions:
 * :func:`scale_grid` — the grid of log s² and the log prior weights on it;
 * :func:`span_projector` — G⁺, for the part of a new case in the span of the training cases;
 * :func:`posterior_weights` — normalised weights ∝ exp(log evidence + log prior);
-* :func:`loo_conditional_variance` — the part of a left-out case's latent variance that the span prior removes.
+* :func:`loo_conditional_variance` — the part of a left-out case's latent variance that the span prior removes;
+* :class:`FactorKernel` — the common factors of the training arrays, shrunk, on which the factor prior's
+  coefficients act (docs/linear.md eq. 21–23);
+* :class:`Typicality` — how much of a new array the training arrays explain, and the probability that it is
+  unrelated to them (eq. 24–26).
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
+from scipy import stats
+from scipy.special import expit, logit, logsumexp
 
-__all__ = ["Standardiser", "loo_conditional_variance", "posterior_weights", "scale_grid"]
+__all__ = ["FactorKernel", "Standardiser", "Typicality", "loo_conditional_variance", "posterior_weights", "scale_grid"]
 
 #: Relative size below which a training standard deviation counts as zero (a constant feature).
 CONSTANT_TOLERANCE = 1e-10
@@ -179,3 +184,199 @@ def loo_conditional_variance(pinv_diagonal, s2, intercept_variance):
     """
     n = len(pinv_diagonal)
     return 1.0 / (np.asarray(pinv_diagonal) / s2 + 1.0 / (n * n * intercept_variance))
+
+
+#: The 99th percentile of the Tracy–Widom law of order 1 (the largest eigenvalue of real white noise).
+TRACY_WIDOM_99 = 2.02
+
+
+@dataclass
+class FactorKernel:
+    """The common factors of the training arrays, on which the coefficients of the factor prior act.
+
+    The standardised arrays follow a factor model x̃ = Λz + ε with isotropic idiosyncratic noise ε ~ N(0, ψ I)
+    (probabilistic PCA; West 2003 for factor regression), and the class depends on an array only through its
+    common part Λz (docs/linear.md eq. 21). The factors are the eigenvectors of G = X̃X̃ᵀ/p whose eigenvalues d_k
+    lie above what noise alone would give: ψ times the 99th percentile of the largest eigenvalue of (n − 1) × p
+    white noise (Johnstone 2001: (√(n−1) + √p)²/p plus 2.02 Tracy–Widom scales, just above the Marchenko–Pastur
+    edge ψ(1 + √(n/p))²); ψ is the mean of the eigenvalues below (a fixed-point iteration). A case's factor scores
+    are shrunk by the Wiener factor φ_k = (d_k − ψ)/d_k, the posterior mean of the common part under the factor
+    model (eq. 22):
+
+        z(x̃) = x̃ᵀ V Φ,   V = X̃ᵀ U / √(p d)  (the unit factor directions in feature space),
+
+    and the kernel is Z Zᵀ/p (eq. 23), the same map for training and new cases. Arrays of noise project onto
+    the factors with tiny scores; with no factor above the noise edge the kernel is zero and the model predicts
+    from the intercept alone.
+
+    Attributes
+    ----------
+    loadings : ndarray of shape (n_features, n_factors)
+        V Φ: a standardised case's shrunk factor scores are ``x̃ @ loadings``.
+    noise_variance : float
+        ψ, the idiosyncratic variance of a standardised feature.
+    eigenvalues : ndarray of shape (n_factors,)
+        d_k of the factors kept.
+    """
+
+    loadings: np.ndarray
+    noise_variance: float
+    eigenvalues: np.ndarray
+
+    @classmethod
+    def fit(cls, Xt, gram, p):
+        """The factors of the centred, scaled training matrix ``Xt`` with ``gram`` = Xt Xtᵀ/p.
+
+        Parameters
+        ----------
+        Xt : ndarray of shape (n_samples, n_features)
+        gram : ndarray of shape (n_samples, n_samples)
+        p : int
+            The number of varying features.
+
+        Returns
+        -------
+        FactorKernel
+        """
+        n = len(gram)
+        values, vectors = np.linalg.eigh(gram)
+        values, vectors = values[::-1], vectors[:, ::-1]
+        m = max(n - 1, 1)  # centring removes one dimension
+        values, vectors = np.maximum(values[:m], 0.0), vectors[:, :m]
+        # the largest eigenvalue of m × p white noise of variance 1, scaled by 1/p: centre + 2.02 × scale of its
+        # Tracy–Widom law (Johnstone 2001), 2.02 its 99th percentile
+        centre = (np.sqrt(m) + np.sqrt(p)) ** 2
+        spread = (np.sqrt(m) + np.sqrt(p)) * (1.0 / np.sqrt(m) + 1.0 / np.sqrt(max(p, 1))) ** (1.0 / 3.0)
+        noise_edge = (centre + TRACY_WIDOM_99 * spread) / max(p, 1)
+        psi = float(np.median(values))
+        keep = np.zeros(m, dtype=bool)
+        for _ in range(200):
+            edge = psi * noise_edge
+            keep = values > edge
+            n_bulk = m - int(keep.sum())
+            new = float(values[~keep].sum() / n_bulk) if n_bulk else psi
+            if abs(new - psi) <= 1e-12 * max(psi, 1e-300):
+                break
+            psi = new
+        d = values[keep]
+        directions = Xt.T @ (vectors[:, keep] / np.sqrt(p * d))
+        return cls(directions * ((d - psi) / d), psi, d)
+
+    @property
+    def n_factors(self) -> int:
+        return int(self.eigenvalues.size)
+
+    def scores(self, Xt):
+        """The shrunk factor scores of standardised cases ``Xt`` (n, n_features) -> (n, n_factors)."""
+        return Xt @ self.loadings
+
+
+#: Scales of the Cauchy densities of an unrelated array's logit r around logit(d/p) (it explains about the share d/p
+#: of its squared norm that a random direction would) and of its log squared norm around the training arrays' (its
+#: size is unknown). Cauchy tails: far from both hypotheses, an array is more likely unrelated than typical.
+UNRELATED_LOGIT_SD = 1.5
+UNRELATED_LOG_NORM_SD = 2.0
+
+
+def _robust_location_scale(values):
+    """Median and 1.4826 × median absolute deviation (at least 0.05) of ``values``."""
+    location = float(np.median(values))
+    return location, max(1.4826 * float(np.median(np.abs(values - location))), 0.05)
+
+
+@dataclass
+class Typicality:
+    """How much of an array the training arrays explain, and the probability that it is unrelated to them.
+
+    With x̃ an array standardised by the training means and standard deviations and P the projection onto the
+    span of the centred training arrays, two statistics describe it (docs/linear.md eq. 24): its explained
+    fraction and its size,
+
+        r(x̃) = ‖P x̃‖² / ‖x̃‖² = g*ᵀ G⁺ g* / (‖x̃‖²/p),   g* = X̃x̃/p,      a(x̃) = ‖x̃‖²/p.
+
+    For a training array left out of the others (its centring and span computed without it) both are exact:
+    r_i = 1 − 1 / (G⁺_ii G_ii (n/(n − 1))²) (the squared distance of a point from the affine hull of the other
+    points is 1/(G_c⁺)_ii, G_c the centred Gram matrix) and a_i = G_ii (n/(n − 1))². Two hypotheses about a new
+    array (eq. 25):
+
+    * *typical*: it comes from the population of the training arrays. logit r and log a are independent normals
+      whose location and scale are estimated from the n leave-one-out values (median, and median absolute
+      deviation × 1.4826), so a new value follows their predictive, a Student t with n − 1 degrees of freedom
+      and the scale × √(1 + 1/n);
+    * *unrelated*: it shares nothing with the training arrays (noise, genes in the wrong order, another
+      platform): it explains about the share d/p of its squared norm that a random direction would (d = rank G),
+      logit r ~ Cauchy(logit(d/p), ``UNRELATED_LOGIT_SD``), and its size is unknown,
+      log a ~ Cauchy(location of the typical log a, ``UNRELATED_LOG_NORM_SD``): heavier tails than the typical
+      Student t, so that an array far from both is called unrelated.
+
+    The probability that an array is unrelated is the posterior of the second hypothesis under the prior
+    probability ``prior`` (eq. 26). An array of noise with the genes' own means and spreads is caught by r, an
+    array whose values are in the wrong genes by a (its standardised values are huge), the training mean array
+    itself by a (a = 0, where no real array lies).
+
+    Attributes
+    ----------
+    pinv : ndarray of shape (n, n)
+        G⁺.
+    rank : int
+        d, the rank of G.
+    n_features : int
+        p, the number of varying features.
+    loo_explained, loo_size : ndarray of shape (n,)
+        r_i and a_i of every training array left out of the others.
+    """
+
+    pinv: np.ndarray
+    rank: int
+    n_features: int
+    loo_explained: np.ndarray
+    loo_size: np.ndarray
+
+    @classmethod
+    def fit(cls, gram, p):
+        """From G = X̃X̃ᵀ/p of the centred, standardised training arrays and p.
+
+        Parameters
+        ----------
+        gram : ndarray of shape (n, n)
+        p : int
+
+        Returns
+        -------
+        Typicality
+        """
+        n = len(gram)
+        values, vectors = np.linalg.eigh(gram)
+        keep = values > 1e-10 * max(float(values[-1]), 1e-300)
+        pinv = (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
+        size = np.diag(gram) * (n / max(n - 1, 1)) ** 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            residual = 1.0 / (np.diag(pinv) * size)
+        explained = np.clip(1.0 - np.nan_to_num(residual, nan=1.0, posinf=1.0), 1e-12, 1.0 - 1e-12)
+        return cls(pinv, int(keep.sum()), int(p), explained, size)
+
+    def statistics(self, cross, full):
+        """r and a of new arrays from their g* (n, m) and a = ‖x̃*‖²/p (m,) (r = 1 where a = 0)."""
+        in_span = np.einsum("im,im->m", cross, self.pinv @ cross)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(full > 0, in_span / full, 1.0)
+        return np.clip(r, 0.0, 1.0), np.asarray(full, dtype=float)
+
+    def unrelated_probability(self, explained, size, prior):
+        """P(unrelated | r, a) under the prior probability ``prior`` of unrelated (eq. 26)."""
+        explained = np.asarray(explained, dtype=float)
+        n = len(self.loo_explained)
+        if prior <= 0.0 or n < 3:
+            return np.zeros_like(explained)
+        predictive = np.sqrt(1.0 + 1.0 / n)
+        u = logit(np.clip(explained, 1e-12, 1.0 - 1e-12))
+        v = np.log(np.maximum(size, 1e-300))
+        u_location, u_scale = _robust_location_scale(logit(self.loo_explained))
+        v_location, v_scale = _robust_location_scale(np.log(np.maximum(self.loo_size, 1e-300)))
+        log_typical = stats.t.logpdf(v, n - 1, v_location, v_scale * predictive)
+        log_unrelated = stats.cauchy.logpdf(v, v_location, UNRELATED_LOG_NORM_SD)
+        if self.n_features > self.rank:  # else the training arrays span every direction: r tells nothing
+            log_typical = log_typical + stats.t.logpdf(u, n - 1, u_location, u_scale * predictive)
+            log_unrelated = log_unrelated + stats.cauchy.logpdf(u, logit(self.rank / self.n_features),
+                                                                UNRELATED_LOGIT_SD)  # fmt: skip
+        return expit(np.log(prior) - np.log1p(-prior) + log_unrelated - log_typical)
