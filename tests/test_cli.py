@@ -621,10 +621,23 @@ def test_the_linear_model_uses_every_feature(small, tmp_path, capsys):
     assert main(_argv(train, test, out, model="linear")) == 0
     assert "used all 12 features" in capsys.readouterr().out
     frame = pd.read_csv(out)
-    assert list(frame.columns) == ["prediction", "P(cls=a)", "P(cls=b)"]
+    assert list(frame.columns) == ["prediction", "P(cls=a)", "P(cls=b)", "atypicality"]
     np.testing.assert_allclose(frame[["P(cls=a)", "P(cls=b)"]].sum(axis=1), 1.0)
+    assert frame["atypicality"].between(0.0, 1.0).all()
     status = main(_argv(train, test, tmp_path / "q.csv", "--n-features", "3", model="linear"))
     _refused(capsys, status, tmp_path / "q.csv", "--n-features applies to --model ")
+
+
+def test_the_linear_model_warns_about_test_rows_unlike_the_training_rows(small, tmp_path, capsys):
+    train, test = _binary(small)
+    frame = pd.read_csv(test)
+    features = [c for c in frame.columns if c != "cls"]
+    frame.loc[:, features] = frame[features].to_numpy() * 1e3  # rows a thousand times the size of any training row
+    frame.to_csv(tmp_path / "odd.csv", index=False)
+    out = tmp_path / "p.csv"
+    assert main(_argv(train, tmp_path / "odd.csv", out, model="linear")) == 0
+    assert "arrays are unlike the training arrays" in capsys.readouterr().err
+    assert (pd.read_csv(out)["atypicality"] > 0.5).all()
 
 
 @pytest.mark.parametrize("model", [model for model in MODELS if model not in ALL_FEATURE_MODELS])

@@ -908,6 +908,8 @@ def _classify(args):
     output = pd.DataFrame({"prediction": model.predict(X_test)})
     for j, label in enumerate(classes):
         output[f"P({args.target}={label})"] = proba[:, j]
+    if hasattr(model, "atypicality"):  # the probability that a test row is unrelated to the training rows
+        output["atypicality"] = model.atypicality(X_test)
 
     lines = []
     holder = _selector(model)

@@ -278,10 +278,13 @@ UNRELATED_LOGIT_SD = 1.5
 UNRELATED_LOG_NORM_SD = 2.0
 
 
-def _robust_location_scale(values):
-    """Median and 1.4826 × median absolute deviation (at least 0.05) of ``values``."""
-    location = float(np.median(values))
-    return location, max(1.4826 * float(np.median(np.abs(values - location))), 0.05)
+def _bandwidth(values):
+    """Scott's bandwidth for a two-dimensional density, n^(−1/6) × the spread (the smaller of the standard deviation
+    and the interquartile range / 1.349), at least 0.05."""
+    values = np.asarray(values, dtype=float)
+    quartiles = np.percentile(values, [25.0, 75.0])
+    spread = min(float(np.std(values)), float(quartiles[1] - quartiles[0]) / 1.349)
+    return max(spread * len(values) ** (-1.0 / 6.0), 0.05)
 
 
 @dataclass
@@ -299,15 +302,14 @@ class Typicality:
     points is 1/(G_c⁺)_ii, G_c the centred Gram matrix) and a_i = G_ii (n/(n − 1))². Two hypotheses about a new
     array (eq. 25):
 
-    * *typical*: it comes from the population of the training arrays. logit r and log a are independent normals
-      whose location and scale are estimated from the n leave-one-out values (median, and median absolute
-      deviation × 1.4826), so a new value follows their predictive, a Student t with n − 1 degrees of freedom
-      and the scale × √(1 + 1/n);
+    * *typical*: it comes from the population of the training arrays, whose (logit r, log a) the n leave-one-out
+      values describe: a kernel density estimate, the mean of product normal kernels (bandwidths of
+      :func:`_bandwidth`) centred at the n values (a batch of arrays unlike the rest forms its own bump);
     * *unrelated*: it shares nothing with the training arrays (noise, genes in the wrong order, another
       platform): it explains about the share d/p of its squared norm that a random direction would (d = rank G),
       logit r ~ Cauchy(logit(d/p), ``UNRELATED_LOGIT_SD``), and its size is unknown,
-      log a ~ Cauchy(location of the typical log a, ``UNRELATED_LOG_NORM_SD``): heavier tails than the typical
-      Student t, so that an array far from both is called unrelated.
+      log a ~ Cauchy(median of the training arrays' log a_i, ``UNRELATED_LOG_NORM_SD``): heavier tails than the
+      typical density's, so that an array far from both is called unrelated.
 
     The probability that an array is unrelated is the posterior of the second hypothesis under the prior
     probability ``prior`` (eq. 26). An array of noise with the genes' own means and spreads is caught by r, an
@@ -368,15 +370,17 @@ class Typicality:
         n = len(self.loo_explained)
         if prior <= 0.0 or n < 3:
             return np.zeros_like(explained)
-        predictive = np.sqrt(1.0 + 1.0 / n)
         u = logit(np.clip(explained, 1e-12, 1.0 - 1e-12))
         v = np.log(np.maximum(size, 1e-300))
-        u_location, u_scale = _robust_location_scale(logit(self.loo_explained))
-        v_location, v_scale = _robust_location_scale(np.log(np.maximum(self.loo_size, 1e-300)))
-        log_typical = stats.t.logpdf(v, n - 1, v_location, v_scale * predictive)
-        log_unrelated = stats.cauchy.logpdf(v, v_location, UNRELATED_LOG_NORM_SD)
-        if self.n_features > self.rank:  # else the training arrays span every direction: r tells nothing
-            log_typical = log_typical + stats.t.logpdf(u, n - 1, u_location, u_scale * predictive)
+        loo_u = logit(self.loo_explained)
+        loo_v = np.log(np.maximum(self.loo_size, 1e-300))
+        informative = self.n_features > self.rank  # else the training arrays span every direction: r tells nothing
+        kernels = stats.norm.logpdf(v[:, None], loo_v[None, :], _bandwidth(loo_v))
+        if informative:
+            kernels = kernels + stats.norm.logpdf(u[:, None], loo_u[None, :], _bandwidth(loo_u))
+        log_typical = logsumexp(kernels, axis=1) - np.log(n)
+        log_unrelated = stats.cauchy.logpdf(v, np.median(loo_v), UNRELATED_LOG_NORM_SD)
+        if informative:
             log_unrelated = log_unrelated + stats.cauchy.logpdf(u, logit(self.rank / self.n_features),
                                                                 UNRELATED_LOGIT_SD)  # fmt: skip
         return expit(np.log(prior) - np.log1p(-prior) + log_unrelated - log_typical)
