@@ -1,10 +1,11 @@
-"""``BayesianLinearClassifier``: a linear probit / softmax classifier on all standardised features.
+"""``BayesianLinearClassifier``: a linear probit classifier on all features, for expression data.
 
-The estimator standardises the features inside ``fit``, builds the n × n matrix G = X̃X̃ᵀ/p once
-(:mod:`.model`), and for every point of a grid of log s² fits the latent posterior — by expectation
-propagation for two classes (:mod:`.ep`), by the Laplace approximation of the softmax model for more
-(:mod:`.laplace`) — and weighs the grid points by evidence × prior (Bayesian model averaging of the
-predictive probabilities, docs/linear.md eq. 10–12).
+The estimator centres and scales the features inside ``fit``, builds the n × n matrix G = X̃X̃ᵀ/p once
+(:mod:`.model`), derives from it the kernel of every candidate coefficient prior (the training arrays' common
+factors, or all directions alike), fits the latent posterior at every point of a grid of ln s² by expectation
+propagation (:mod:`.ep`; the Laplace approximation of the softmax model, :mod:`.laplace`, on request), weighs the
+candidates by evidence × prior (Bayesian model averaging, docs/linear.md eq. 10–11) or by stacking, and mixes the
+predictions at arrays unlike the training arrays with the class frequencies (eq. 24–27).
 """
 
 from __future__ import annotations
@@ -63,35 +64,49 @@ _KERNELS = {"isotropic": ("isotropic",), "span": ("span",), "mixed": ("mixed",),
 
 
 class BayesianLinearClassifier(BayesianClassifier):
-    """Bayesian linear classifier on all features, its prior scale and feature scaling weighed by stacking.
+    """Bayesian linear probit classifier on all features, with calibrated predictions for expression data.
 
-    The model (docs/linear.md): f(x) = b + wᵀx̃ with x̃ the centred features, each divided by its own standard
-    deviation (``"standardise"``) or all by one common scale (``"common"``), w ~ N(0, s²/p I) restricted to the
-    span of the training cases (the default ``coefficient_prior``), b ~ N(0, σ_b²), and the probit likelihood
-    p(y = 1 | f) = Φ(f), fitted by expectation propagation in the n × n dual form (the Gram matrix X̃X̃ᵀ/p costs
-    O(n²p) once; no p × p matrix). Every (scaling, s²) pair of a grid is one candidate model; by default their
-    predictive distributions are combined with the Bayesian stacking weights that maximise the leave-one-out log
-    predictive density, computed from EP's cavities (Yao et al. 2018; docs/linear.md eq. 17–19), or by the
-    evidence (``"average"``, ``"maximise"``). C > 2 classes: one such model per class against the rest,
-    combined as C independent binary models conditioned on exactly one positive class (``"ovr"``, eq. 20), the
-    multinomial probit model by EP (``"probit"``), or the softmax model by the Laplace approximation
-    (``"softmax"``, with ``hyperparameters="average"`` only).
+    The model (docs/linear.md): f(x) = b + wᵀx̃ with x̃ the centred features, divided by one common scale
+    (``"common"``) or each by its own standard deviation (``"standardise"``), b ~ N(0, σ_b²), and the probit
+    likelihood p(y = 1 | f) = Φ(f), fitted by expectation propagation in the n × n dual form (the Gram matrix
+    X̃X̃ᵀ/p costs O(n²p) once; no p × p matrix). The default candidates for the prior of w are the *factor*
+    prior — the arrays follow a factor model, and the class depends on an array only through its common factors
+    (those of the training arrays above the noise level, their scores shrunk; eq. 21–23) — and the *isotropic*
+    prior w ~ N(0, s²/p I) on every direction. Every (scaling, prior, s²) triple of a grid is one candidate
+    model, weighed by its evidence × the prior ln s² ~ N(0, 3²) (Bayesian model averaging; eq. 10–11), or by
+    stacking its leave-one-out densities (``"stack"``, eq. 17–19). C > 2 classes: one such model per class
+    against the rest, combined as C independent binary models conditioned on exactly one positive class
+    (``"ovr"``, eq. 20), the multinomial probit model by EP (``"probit"``), or the softmax model by the Laplace
+    approximation (``"softmax"``, with ``hyperparameters="average"`` only).
+
+    A new array unlike the training arrays (noise, genes in the wrong order, another platform) says nothing
+    about its class: :meth:`atypicality` gives the probability that it is unrelated to them, from how much of
+    it the training arrays explain and how large it is, against the training arrays' own leave-one-out values
+    (eq. 24–26); its prediction is mixed with the training class frequencies by that probability (eq. 27), and
+    :class:`~hdbayes.exceptions.AtypicalArrayWarning` says how many arrays scored above 0.5.
+
+    The settings of the earlier default, stacking over the span prior with ln s² ~ N(4, 2.5²), are
+    ``BayesianLinearClassifier(hyperparameters="stack", coefficient_prior="span", log_variance_mean=4.0,
+    log_variance_sd=2.5, unrelated_prior=0.0)``.
 
     Parameters
     ----------
-    log_variance_mean : float, default=4.0
+    log_variance_mean : float, default=0.0
         Centre of the grid of ln s² (s² is the prior variance of the latent wᵀx̃ at a typical case), and the mean of
-        the normal prior on ln s² used by ``"average"`` and ``"maximise"``.
-    log_variance_sd : float, default=2.5
-        That prior's standard deviation. The grid spans the mean ± 3 standard deviations.
+        the normal prior on ln s² used by ``"average"`` and ``"maximise"``: 0 puts the prior median of the signal's
+        standard deviation at that of the probit noise.
+    log_variance_sd : float, default=3.0
+        That prior's standard deviation. The grid spans the mean ± 3 standard deviations (s from e^-4.5 to e^4.5:
+        from no signal to separable classes).
     n_grid : int, default=31
         Number of grid points of ln s² (1: s² = exp(log_variance_mean)).
     intercept_variance : float, default=10.0
         σ_b², the prior variance of the intercept(s).
-    hyperparameters : {"stack", "average", "maximise"}, default="stack"
-        How the candidate models (scalings × grid points) are weighed: Bayesian stacking of their leave-one-out
-        predictive densities; Bayesian model averaging by evidence × prior (the setting of the first release); or
-        the single candidate of largest evidence × prior.
+    hyperparameters : {"average", "stack", "maximise"}, default="average"
+        How the candidate models (scalings × priors × grid points) are weighed: Bayesian model averaging by
+        evidence × prior; Bayesian stacking of their leave-one-out predictive densities (with a few dozen cases
+        it overfits the choice among many candidates: docs/linear.md); or the single candidate of largest
+        evidence × prior.
     scaling : {"both", "common", "standardise"}, default="both"
         Feature scaling: one common scale (features keep their relative spread, as log expression values
         should), one standard deviation per feature, or both as candidate models.
@@ -107,13 +122,18 @@ class BayesianLinearClassifier(BayesianClassifier):
         factorised over the classes (slow to converge when few features separate the classes); ``"softmax"`` C
         latent functions with the softmax likelihood by the Laplace approximation (measured underconfident in
         docs/linear.md).
-    coefficient_prior : {"span", "isotropic", "mixed"}, default="span"
-        The prior variance of the coefficients off the span of the training cases relative to on it (docs/linear.md
-        eq. 3–4): ρ = 0 (``"span"``), ρ = 1 (``"isotropic"``, w ~ N(0, s²/p I)), or ρ ~ U(0, 1) (``"mixed"``). It
-        changes the predictions and the leave-one-out densities, never the fit or the evidence.
+    coefficient_prior : {"factor+isotropic", "factor", "isotropic", "span", "mixed"}, default="factor+isotropic"
+        The candidate priors of the coefficients. ``"factor"``: they act on the training arrays' common factors
+        only, scores shrunk (docs/linear.md eq. 21–23); ``"isotropic"``: w ~ N(0, s²/p I) on every direction;
+        ``"factor+isotropic"``: both, as candidates. ``"span"`` and ``"mixed"`` keep the isotropic fit and change
+        the prior variance off the span of the training cases relative to on it (eq. 3–4) to ρ = 0 or
+        ρ ~ U(0, 1) for predictions only (measured overconfident where the signal is weak).
     n_draws : int, default=2048
         Quasi-Monte-Carlo draws (scrambled Sobol) averaging the softmax over the Gaussian latent at a new case
         (``multiclass="softmax"`` only).
+    unrelated_prior : float in [0, 1), default=0.01
+        The prior probability that a new array is unrelated to the training arrays (eq. 26); 0 turns the
+        atypicality off (predictions are then the model's alone).
     random_state : None, int or numpy.random.Generator, default=None
         Scrambles the Sobol draws (``multiclass="softmax"`` only); every other path is deterministic.
 
@@ -128,16 +148,23 @@ class BayesianLinearClassifier(BayesianClassifier):
     log_variance_grid_ : ndarray of shape (n_grid_,)
         The grid of ln s².
     scalings_ : tuple of str
-        The feature scalings of the candidates, in the order of the second axis below.
-    log_evidence_ : ndarray of shape (n_models, n_scalings, n_grid_)
+        The feature scaling of each group of candidates, in the order of the second axis below.
+    candidate_priors_ : tuple of str
+        The coefficient prior of each group of candidates ("factor", "isotropic", "span" or "mixed"), in the same
+        order.
+    n_factors_ : tuple of int
+        The number of common factors kept, one per scaling with the factor prior.
+    class_frequencies_ : ndarray of shape (n_classes,)
+        (n_c + 1)/(n + C): the prediction for an array unrelated to the training arrays.
+    log_evidence_ : ndarray of shape (n_models, n_candidate_groups, n_grid_)
         The approximate log evidence of every candidate (n_models: 1, or C for one-vs-rest).
-    elpd_loo_ : ndarray of shape (n_models, n_scalings, n_grid_)
+    elpd_loo_ : ndarray of shape (n_models, n_candidate_groups, n_grid_)
         Σ_i log p(y_i | y₋ᵢ), the leave-one-out log predictive density of every candidate (NaN for the softmax).
-    weights_ : ndarray of shape (n_models, n_scalings, n_grid_)
+    weights_ : ndarray of shape (n_models, n_candidate_groups, n_grid_)
         The weights of the candidates in the predictions.
     converged_ : bool
         Whether the inference converged at every candidate with non-negligible weight.
-    n_iter_ : ndarray of int of shape (n_models, n_scalings, n_grid_)
+    n_iter_ : ndarray of int of shape (n_models, n_candidate_groups, n_grid_)
         EP sweeps or Newton iterations of every candidate.
 
     See Also
@@ -178,8 +205,8 @@ class BayesianLinearClassifier(BayesianClassifier):
     def __init__(
         self,
         *,
-        log_variance_mean: float = 4.0,
-        log_variance_sd: float = 2.5,
+        log_variance_mean: float = 0.0,
+        log_variance_sd: float = 3.0,
         n_grid: int = 31,
         intercept_variance: float = 10.0,
         hyperparameters: str = "average",
@@ -314,7 +341,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         """Fit one latent model at every (scaling, grid point) and weigh the candidates (eq. 10–11 or 19)."""
         fits = [self._fit_grid(view, kind, target, log_s2) for view in views]
         log_evidence = np.array([[fit["log_evidence"] for fit in grid] for grid in fits])
-        loo = np.array([[fit["loo"] for fit in grid] for grid in fits])  # (n_scalings, n_grid, n)
+        loo = np.array([[fit["loo"] for fit in grid] for grid in fits])  # (n_candidate_groups, n_grid, n)
         shape = log_evidence.shape
         if self.hyperparameters == "stack":
             weights = stacking_weights(loo.reshape(-1, loo.shape[-1])).reshape(shape)
