@@ -11,6 +11,7 @@ predictions at arrays unlike the training arrays with the class frequencies (eq.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
@@ -61,6 +62,34 @@ _GRID_HALF_WIDTH = 3.0
 #: The candidate coefficient priors of each ``coefficient_prior`` setting.
 _KERNELS = {"isotropic": ("isotropic",), "span": ("span",), "mixed": ("mixed",), "factor": ("factor",),
             "factor+isotropic": ("factor", "isotropic")}  # fmt: skip
+
+
+def _linear_kernel(centred_new, centred_train, scale, p):
+    """g* = X̃x̃*/p for every new case, shape (n, m), and ‖x̃*‖²/p, shape (m,) (docs/linear.md eq. 2, 4)."""
+    Xs = centred_new / scale
+    return centred_train @ (Xs / scale).T / p, np.einsum("ij,ij->i", Xs, Xs) / p
+
+
+@dataclass
+class _CandidateGroup:
+    """One feature scaling and one coefficient prior: the kernel shared by a grid of prior scales s²."""
+
+    scaling: str
+    prior: str
+    standardiser: Standardiser
+    p: int
+    gram: np.ndarray | None  # the kernel at the training cases without s² and the intercept (None once fitted)
+    span: np.ndarray | None = None  # G⁺, for the span and mixed priors
+    factors: FactorKernel | None = None  # for the factor prior
+    scores: np.ndarray | None = None  # the training cases' shrunk factor scores
+
+    def new_cases(self, centred_new, centred_train):
+        """The kernel between the training cases and new ones, and at the new ones, without s² and the intercept:
+        (n, m) and (m,) (eq. 2 and 23)."""
+        if self.factors is None:
+            return _linear_kernel(centred_new, centred_train, self.standardiser.scale, self.p)
+        z = self.factors.scores(centred_new / self.standardiser.scale)
+        return self.scores @ z.T / self.p, np.einsum("ij,ij->i", z, z) / self.p
 
 
 class BayesianLinearClassifier(BayesianClassifier):
@@ -282,32 +311,30 @@ class BayesianLinearClassifier(BayesianClassifier):
         scalings = ("common", "standardise") if self.scaling == "both" else (self.scaling,)
         kernels = _KERNELS[self.coefficient_prior]
         centred = X - X.mean(axis=0)
-        views = []
+        groups = []
+        typical = None
         with single_threaded_blas(len(X) <= _SINGLE_THREAD_MAX_N):
             for scaling in scalings:
                 standardiser = Standardiser.fit(X, scaling)
                 Xt = centred / standardiser.scale
                 p = max(standardiser.n_varying, 1)
                 gram = Xt @ Xt.T / p
-                for kernel in kernels:
-                    view = {"standardiser": standardiser, "p": p, "scaling": scaling, "prior": kernel,
-                            "factors": None, "scores": None, "span": None, "gram": gram,
-                            "linear_gram": gram}  # fmt: skip
-                    if kernel == "factor":
-                        factors = FactorKernel.fit(Xt, gram, p)
-                        scores = factors.scores(Xt)
-                        view.update(factors=factors, scores=scores, gram=scores @ scores.T / p)
-                    elif kernel in ("span", "mixed"):
-                        view["span"] = span_projector(gram)
-                    views.append(view)
+                # the atypicality of new arrays is measured in the common scaling when the model uses it (a gene
+                # nearly constant in training does not blow up a new array's size), else in the model's own
+                if scaling == ("standardise" if self.scaling == "standardise" else "common"):
+                    typical = (Typicality.fit(gram, p), standardiser.scale, p)
+                for prior in kernels:
+                    group = _CandidateGroup(scaling, prior, standardiser, p, gram)
+                    if prior == "factor":
+                        group.factors = FactorKernel.fit(Xt, gram, p)
+                        group.scores = group.factors.scores(Xt)
+                        group.gram = group.scores @ group.scores.T / p
+                    elif prior in ("span", "mixed"):
+                        group.span = span_projector(gram)
+                    groups.append(group)
                 del Xt
-            # the atypicality of new arrays is measured in the common scaling when the model uses it (a gene
-            # nearly constant in training does not blow up a new array's size), else in the model's own
-            typical = next(view for view in views if view["scaling"] == ("standardise" if self.scaling ==
-                                                                          "standardise" else "common"))  # fmt: skip
-            self._typicality = Typicality.fit(typical["linear_gram"], typical["p"])
-            self._typicality_scale = (typical["standardiser"].scale, typical["p"])
-            models = [self._fit_problem(views, kind, target, log_s2, log_prior) for kind, target in problems]
+            self._typicality, *self._typicality_scale = typical
+            models = [self._fit_problem(groups, kind, target, log_s2, log_prior) for kind, target in problems]
         self.converged_ = all(model["converged"] for model in models)
         if not self.converged_:
             warnings.warn(
@@ -318,17 +345,18 @@ class BayesianLinearClassifier(BayesianClassifier):
             )
         counts = np.bincount(codes, minlength=n_classes) + 1.0
         self.class_frequencies_ = counts / counts.sum()
-        self.n_varying_features_ = views[0]["standardiser"].n_varying
+        self.n_varying_features_ = groups[0].standardiser.n_varying
         self.log_variance_grid_ = log_s2
-        self.scalings_ = tuple(view["scaling"] for view in views)
-        self.candidate_priors_ = tuple(view["prior"] for view in views)
-        self.n_factors_ = tuple(view["factors"].n_factors for view in views if view["factors"] is not None)
+        self.scalings_ = tuple(group.scaling for group in groups)
+        self.candidate_priors_ = tuple(group.prior for group in groups)
+        self.n_factors_ = tuple(group.factors.n_factors for group in groups if group.factors is not None)
         for name in ("log_evidence", "elpd_loo", "weights", "n_iter"):
             setattr(self, name + "_", np.array([model[name] for model in models]))
-        self._mean = views[0]["standardiser"].mean
+        self._mean = groups[0].standardiser.mean
         self._centred = centred
-        self._views = [(view["standardiser"].scale, view["p"], view["span"], view["factors"], view["scores"],
-                        view["prior"]) for view in views]  # fmt: skip
+        for group in groups:
+            group.gram = None  # needed for fitting only
+        self._groups = groups
         self._models = [(kind, model["predictors"]) for (kind, _), model in zip(problems, models, strict=True)]
         if problems[0][0] == "softmax":
             from scipy.stats import qmc
@@ -337,9 +365,9 @@ class BayesianLinearClassifier(BayesianClassifier):
             self._draws = _normal_draws(sobol.random(self.n_draws))
         return self
 
-    def _fit_problem(self, views, kind, target, log_s2, log_prior):
+    def _fit_problem(self, groups, kind, target, log_s2, log_prior):
         """Fit one latent model at every (scaling, grid point) and weigh the candidates (eq. 10–11 or 19)."""
-        fits = [self._fit_grid(view, kind, target, log_s2) for view in views]
+        fits = [self._fit_grid(group, kind, target, log_s2) for group in groups]
         log_evidence = np.array([[fit["log_evidence"] for fit in grid] for grid in fits])
         loo = np.array([[fit["loo"] for fit in grid] for grid in fits])  # (n_candidate_groups, n_grid, n)
         shape = log_evidence.shape
@@ -362,11 +390,11 @@ class BayesianLinearClassifier(BayesianClassifier):
             "predictors": predictors,
         }  # fmt: skip
 
-    def _fit_grid(self, view, kind, target, log_s2):
-        """Fit one latent model at every grid point of one scaling, warm-started from the previous point."""
+    def _fit_grid(self, group, kind, target, log_s2):
+        """Fit one latent model at every grid point of one candidate group, warm-started from the previous point."""
         sb2 = float(self.intercept_variance)
-        gram, span = view["gram"], view["span"]
-        nodes = _orthogonal_nodes(view["prior"])
+        gram, span = group.gram, group.span
+        nodes = _orthogonal_nodes(group.prior)
         out = []
         start = None
         with warnings.catch_warnings():
@@ -406,22 +434,15 @@ class BayesianLinearClassifier(BayesianClassifier):
         centred = X - self._mean
         columns = None
         with single_threaded_blas(len(self._centred) <= _SINGLE_THREAD_MAX_N):
-            for v, (scale, p, span, factors, scores, prior) in enumerate(self._views):
-                Xs = centred / scale
-                if factors is not None:  # the shrunk factor scores (docs/linear.md eq. 22–23)
-                    z = factors.scores(Xs)
-                    cross = scores @ z.T / p
-                    full = np.einsum("ij,ij->i", z, z) / p
-                else:
-                    cross = self._centred @ (Xs / scale).T / p  # g* = X̃x̃*/p for every new case, shape (n, m)
-                    full = np.einsum("ij,ij->i", Xs, Xs) / p  # ‖x̃*‖²/p
-                del Xs
+            for v, group in enumerate(self._groups):
+                cross, full = group.new_cases(centred, self._centred)
+                span = group.span
                 if span is None:
                     mixture = [(full, 1.0)]
                 else:  # ‖Px*‖²/p + ρ ‖(I − P)x*‖²/p, ρ at the nodes of its prior (docs/linear.md eq. 4)
                     in_span = np.minimum(np.einsum("im,im->m", cross, span @ cross), full)
                     mixture = [(in_span + rho * (full - in_span), weight)
-                               for rho, weight in _orthogonal_nodes(prior)]  # fmt: skip
+                               for rho, weight in _orthogonal_nodes(group.prior)]  # fmt: skip
                 part = self._predict_columns(v, cross, mixture, float(self.intercept_variance))
                 columns = part if columns is None else [np.logaddexp(a, b) for a, b in zip(columns, part, strict=True)]
         if len(self.classes_) == 2 or self._models[0][0] != "probit":
@@ -450,10 +471,7 @@ class BayesianLinearClassifier(BayesianClassifier):
                                 np.log(unrelated)[:, None] + np.log(self.class_frequencies_))  # fmt: skip
 
     def _unrelated_probability(self, X):
-        scale, p = self._typicality_scale
-        Xs = (X - self._mean) / scale
-        cross = self._centred @ (Xs / scale).T / p
-        full = np.einsum("ij,ij->i", Xs, Xs) / p
+        cross, full = _linear_kernel(X - self._mean, self._centred, *self._typicality_scale)
         return self._typicality.unrelated_probability(*self._typicality.statistics(cross, full),
                                                       float(self.unrelated_prior))  # fmt: skip
 
@@ -483,14 +501,14 @@ class BayesianLinearClassifier(BayesianClassifier):
         X = self._validate_for_prediction(X)
         return self._unrelated_probability(X)
 
-    def _predict_columns(self, view, cross, mixture, sb2):
+    def _predict_columns(self, group, cross, mixture, sb2):
         """log p(y | x*) of each latent model from the candidates of one scaling, weighted (eq. 11)."""
         columns = []
         n_classes = 2 if len(self.classes_) == 2 or self._models[0][0] == "probit" else len(self.classes_)
         for kind, predictors in self._models:
             log_terms = [np.full((cross.shape[1], n_classes), -np.inf)]
             for v, s2, predictor, weight in predictors:
-                if v != view:
+                if v != group:
                     continue
                 k_star = s2 * cross + sb2
                 for self_term, node_weight in mixture:

@@ -348,14 +348,13 @@ class Typicality:
         Typicality
         """
         n = len(gram)
-        values, vectors = np.linalg.eigh(gram)
-        keep = values > 1e-10 * max(float(values[-1]), 1e-300)
-        pinv = (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
+        pinv = span_projector(gram)
+        rank = int(round(float(np.einsum("ij,ji->", pinv, gram))))  # trace of the projection G⁺G
         size = np.diag(gram) * (n / max(n - 1, 1)) ** 2
         with np.errstate(divide="ignore", invalid="ignore"):
             residual = 1.0 / (np.diag(pinv) * size)
         explained = np.clip(1.0 - np.nan_to_num(residual, nan=1.0, posinf=1.0), 1e-12, 1.0 - 1e-12)
-        return cls(pinv, int(keep.sum()), int(p), explained, size)
+        return cls(pinv, rank, int(p), explained, size)
 
     def statistics(self, cross, full):
         """r and a of new arrays from their g* (n, m) and a = ‖x̃*‖²/p (m,) (r = 1 where a = 0)."""
