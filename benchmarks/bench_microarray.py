@@ -439,7 +439,7 @@ def figures(rows, case_rows, folder):
                 heights.append(np.mean(values) if values else np.nan)
             ax.bar(np.arange(len(datasets)) + (j - (len(methods) - 1) / 2) * width, heights, width, label=m)
             drawn |= bool(np.any(np.asarray(heights) > 0))
-        ax.set_xticks(np.arange(len(datasets)), datasets)
+        ax.set_xticks(np.arange(len(datasets)), datasets, rotation=35, ha="right")
         if drawn:  # a panel of refused rows only has nothing to put on a log scale
             ax.set_yscale("log")
         ax.set_ylabel("AMLP (nats, log scale)")

@@ -71,6 +71,8 @@ def is_input_error(error: BaseException) -> bool:
 
 
 class AtypicalArrayWarning(UserWarning):
-    """Some arrays given to a prediction are unlike the training arrays (see
-    :meth:`hdbayes.BayesianLinearClassifier.atypicality`); their predictions were drawn towards the training
-    class frequencies."""
+    """Some arrays given to a prediction are unlike the training arrays.
+
+    See :meth:`hdbayes.BayesianLinearClassifier.atypicality`; their predictions were drawn towards the training
+    class frequencies.
+    """

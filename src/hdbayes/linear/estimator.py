@@ -488,6 +488,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The new arrays, with the training data's features.
 
         Returns
         -------
@@ -502,7 +503,7 @@ class BayesianLinearClassifier(BayesianClassifier):
         return self._unrelated_probability(X)
 
     def _predict_columns(self, group, cross, mixture, sb2):
-        """log p(y | x*) of each latent model from the candidates of one scaling, weighted (eq. 11)."""
+        """log p(y | x*) of each latent model from the candidates of one candidate group, weighted (eq. 11)."""
         columns = []
         n_classes = 2 if len(self.classes_) == 2 or self._models[0][0] == "probit" else len(self.classes_)
         for kind, predictors in self._models:

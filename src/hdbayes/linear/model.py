@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 from scipy.special import expit, logit, logsumexp
 
 __all__ = ["FactorKernel", "Standardiser", "Typicality", "loo_conditional_variance", "posterior_weights", "scale_grid"]
@@ -278,6 +277,16 @@ UNRELATED_LOGIT_SD = 1.5
 UNRELATED_LOG_NORM_SD = 2.0
 
 
+def _normal_logpdf(x, location, scale):
+    z = (x - location) / scale
+    return -0.5 * z * z - np.log(scale * np.sqrt(2.0 * np.pi))
+
+
+def _cauchy_logpdf(x, location, scale):
+    z = (x - location) / scale
+    return -np.log(np.pi * scale * (1.0 + z * z))
+
+
 def _bandwidth(values):
     """Scott's bandwidth for a two-dimensional density, n^(−1/6) × the spread (the smaller of the standard deviation
     and the interquartile range / 1.349), at least 0.05."""
@@ -374,12 +383,12 @@ class Typicality:
         loo_u = logit(self.loo_explained)
         loo_v = np.log(np.maximum(self.loo_size, 1e-300))
         informative = self.n_features > self.rank  # else the training arrays span every direction: r tells nothing
-        kernels = stats.norm.logpdf(v[:, None], loo_v[None, :], _bandwidth(loo_v))
+        kernels = _normal_logpdf(v[:, None], loo_v[None, :], _bandwidth(loo_v))
         if informative:
-            kernels = kernels + stats.norm.logpdf(u[:, None], loo_u[None, :], _bandwidth(loo_u))
+            kernels = kernels + _normal_logpdf(u[:, None], loo_u[None, :], _bandwidth(loo_u))
         log_typical = logsumexp(kernels, axis=1) - np.log(n)
-        log_unrelated = stats.cauchy.logpdf(v, np.median(loo_v), UNRELATED_LOG_NORM_SD)
+        log_unrelated = _cauchy_logpdf(v, np.median(loo_v), UNRELATED_LOG_NORM_SD)
         if informative:
-            log_unrelated = log_unrelated + stats.cauchy.logpdf(u, logit(self.rank / self.n_features),
-                                                                UNRELATED_LOGIT_SD)  # fmt: skip
+            log_unrelated = log_unrelated + _cauchy_logpdf(u, logit(self.rank / self.n_features),
+                                                           UNRELATED_LOGIT_SD)  # fmt: skip
         return expit(np.log(prior) - np.log1p(-prior) + log_unrelated - log_typical)
