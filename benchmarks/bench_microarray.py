@@ -1,6 +1,6 @@
-"""Calibrated predictions from gene expression across ten public microarray data sets (issue 27).
+"""Calibrated predictions from gene expression across sixteen public microarray data sets.
 
-Run from the project root (the ten files of ``hdbayes.datasets.load_microarray``: HDBAYES_DATA or a download):
+Run from the project root (the sixteen files of ``hdbayes.datasets.load_microarray``: HDBAYES_DATA or a download):
 
     HDBAYES_DATA=../shared/data .venv/bin/python benchmarks/bench_microarray.py --out results.csv --cases cases.csv
     .venv/bin/python benchmarks/bench_microarray.py --summary results.csv --cases cases.csv --figures figs/
@@ -34,7 +34,7 @@ Methods (labels fixed):
     ``RandomForestClassifier(n_estimators=500)`` on all genes.
 
 Transforms: ``--transform NAME=log2floor1|log2floor20|none`` (repeatable); by default the manifest's transform for
-the ten known names and ``none`` for other files.
+the sixteen known names and ``none`` for other files.
 
 Output: ``--out CSV``, one row per (data set, seed, k, method) with the columns of :data:`COLUMNS`, measured on
 the pooled test cases of the folds run: ``amlp`` = mean of −ln p(true class), probabilities clipped below at
@@ -238,7 +238,7 @@ class Writer:
 
 
 def load_datasets(names, data_dir, transforms):
-    """``{name: Bunch}`` of the data sets to run: from ``data_dir`` (every ``*.RData``) or the ten of
+    """``{name: Bunch}`` of the data sets to run: from ``data_dir`` (every ``*.RData``) or the sixteen of
     :func:`load_microarray`; ``transforms`` maps names to transforms (default: manifest's, else none)."""
     if data_dir is not None:
         files = {path.stem: path for path in sorted(Path(data_dir).glob("*.RData"))}
@@ -497,7 +497,7 @@ def _transform_option(text):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--data-dir", type=Path, help="folder of NAME.RData files (default: the ten data sets)")
+    parser.add_argument("--data-dir", type=Path, help="folder of NAME.RData files (default: the sixteen data sets)")
     parser.add_argument(
         "--transform",
         type=_transform_option,

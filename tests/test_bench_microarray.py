@@ -1,7 +1,7 @@
 """Checks of benchmarks/bench_microarray.py (issue 27): the CSV it writes, its measures, refusals, the summary.
 
 The default run uses two tiny ``.RData`` files written with ``rdata`` (one fold, two cheap methods and one hdbayes
-method); the whole benchmark on the ten data sets is the slow test.
+method); the whole benchmark on the sixteen data sets is the slow test.
 """
 
 import csv
@@ -194,9 +194,9 @@ def _shared_microarray() -> Path | None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(_shared_microarray() is None, reason="the ten microarray files are not in HDBAYES_DATA")
+@pytest.mark.skipif(_shared_microarray() is None, reason="the sixteen microarray files are not in HDBAYES_DATA")
 def test_full_benchmark(tmp_path, monkeypatch):
-    """The whole benchmark (ten data sets, every method, seeds 0 and 1, k = 10 and 50): hours on one core."""
+    """The whole benchmark (sixteen data sets, every method, seeds 0 and 1, k = 10 and 50): hours on one core."""
     monkeypatch.setenv("HDBAYES_DATA", str(_shared_microarray()))
     out = tmp_path / "results.csv"
     assert bench.main(["--out", str(out), "--cases", str(tmp_path / "cases.csv")]) == 0
