@@ -443,6 +443,20 @@ def test_sigint_early_never_prints_a_traceback(tmp_path, delay, files):
         assert err == b"hdbayes: interrupted\n"
 
 
+def test_an_interrupt_inside_an_extension_import_is_an_interrupt(monkeypatch, capsys):
+    # a compiled module interrupted while it initialises raises ImportError("initialization failed") from the
+    # KeyboardInterrupt (seen with scipy's HiGHS wrapper when Ctrl-C lands during start-up)
+    def interrupted_import(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            raise ImportError("initialization failed") from interrupt
+
+    monkeypatch.setattr(cli, "_demo", interrupted_import)
+    assert cli.main(["demo"]) == 130
+    assert capsys.readouterr().err == "hdbayes: interrupted\n"
+
+
 # ---------------------------------------------------------------------------------------------------------
 # 6. messages
 

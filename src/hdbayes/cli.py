@@ -1204,6 +1204,9 @@ def main(argv=None):
             print("hdbayes: interrupted", file=sys.stderr)
             return 130
         except Exception as error:
+            if _caused_by_interrupt(error):  # Ctrl-C inside an extension module's import, re-raised as its error
+                print("hdbayes: interrupted", file=sys.stderr)
+                return 130
             if isinstance(error, MemoryError) or (isinstance(error, OSError) and error.errno == errno.ENOMEM):
                 detail = (error.strerror if isinstance(error, OSError) else _cli_terms(error)) or "no detail given"
                 print(f"hdbayes {args.command}: out of memory while {args.phase}: {detail}", file=sys.stderr)
@@ -1224,6 +1227,18 @@ def main(argv=None):
             shown.add(line)
             print(line, file=sys.stderr)
     return status
+
+
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is in the chain of causes of ``error`` (a compiled module whose initialisation
+    is interrupted raises ``ImportError("initialization failed")`` from it)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 if __name__ == "__main__":  # pragma: no cover
