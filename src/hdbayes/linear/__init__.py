@@ -1,7 +1,9 @@
-"""A Bayesian linear classifier on all features (issue 27).
+"""A Bayesian linear classifier on all features.
 
-* :mod:`~hdbayes.linear.model` — standardisation, the dual form K = s² X̃X̃ᵀ/p + σ_b² 11ᵀ, the grid of
-  ln s² and its posterior weights;
+* :mod:`~hdbayes.linear.model` — standardisation, the dual form K = s² X̃X̃ᵀ/p + σ_b² 11ᵀ, the factor kernel,
+  the atypicality of new arrays, the grid of ln s² and its posterior weights;
+* ``hdbayes.linear.likelihoods`` — the likelihoods of the latent values, each with its inference, behind one
+  interface (binary probit and multinomial probit by EP, softmax by Laplace);
 * :mod:`~hdbayes.linear.ep` — expectation propagation for the probit likelihood (two classes) and its
   evidence and leave-one-out densities;
 * :mod:`~hdbayes.linear.stacking` — Bayesian stacking weights from leave-one-out densities;

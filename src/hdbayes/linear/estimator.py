@@ -16,7 +16,7 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import log_ndtr, logsumexp
+from scipy.special import logsumexp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -24,13 +24,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from hdbayes._validation import check_generator, is_dask_array
 from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import AtypicalArrayWarning, InputValueError
-from hdbayes.linear.ep import (
-    multinomial_probit_ep,
-    multinomial_probit_latent,
-    multinomial_probit_probabilities,
-    probit_ep,
-)
-from hdbayes.linear.laplace import softmax_laplace
+from hdbayes.linear.likelihoods import BinaryProbit, MultinomialProbit, Softmax, normal_draws
 from hdbayes.linear.model import (
     FactorKernel,
     Standardiser,
@@ -300,14 +294,18 @@ class BayesianLinearClassifier(BayesianClassifier):
             self.log_variance_mean - half, self.log_variance_mean + half, self.n_grid,
             self.log_variance_mean, self.log_variance_sd,
         )  # fmt: skip
+        # the latent models: (likelihood with its inference, its targets)
         if n_classes == 2:
-            problems = [("probit", np.where(codes == 1, 1.0, -1.0))]
+            problems = [(BinaryProbit(), np.where(codes == 1, 1.0, -1.0))]
         elif self.multiclass == "probit":
-            problems = [("multiprobit", codes)]
+            problems = [(MultinomialProbit(n_classes), codes)]
         elif self.multiclass == "ovr":
-            problems = [("probit", np.where(codes == c, 1.0, -1.0)) for c in range(n_classes)]
+            problems = [(BinaryProbit(), np.where(codes == c, 1.0, -1.0)) for c in range(n_classes)]
         else:
-            problems = [("softmax", np.eye(n_classes)[codes])]
+            from scipy.stats import qmc
+
+            sobol = qmc.Sobol(d=n_classes, scramble=True, seed=check_generator(self.random_state))
+            problems = [(Softmax(normal_draws(sobol.random(self.n_draws))), np.eye(n_classes)[codes])]
         scalings = ("common", "standardise") if self.scaling == "both" else (self.scaling,)
         kernels = _KERNELS[self.coefficient_prior]
         centred = X - X.mean(axis=0)
@@ -334,7 +332,8 @@ class BayesianLinearClassifier(BayesianClassifier):
                     groups.append(group)
                 del Xt
             self._typicality, *self._typicality_scale = typical
-            models = [self._fit_problem(groups, kind, target, log_s2, log_prior) for kind, target in problems]
+            models = [self._fit_problem(groups, likelihood, target, log_s2, log_prior)
+                      for likelihood, target in problems]  # fmt: skip
         self.converged_ = all(model["converged"] for model in models)
         if not self.converged_:
             warnings.warn(
@@ -357,19 +356,16 @@ class BayesianLinearClassifier(BayesianClassifier):
         for group in groups:
             group.gram = None  # needed for fitting only
         self._groups = groups
-        self._models = [(kind, model["predictors"]) for (kind, _), model in zip(problems, models, strict=True)]
-        if problems[0][0] == "softmax":
-            from scipy.stats import qmc
-
-            sobol = qmc.Sobol(d=n_classes, scramble=True, seed=check_generator(self.random_state))
-            self._draws = _normal_draws(sobol.random(self.n_draws))
+        self._models = [(likelihood, model["predictors"])
+                        for (likelihood, _), model in zip(problems, models, strict=True)]  # fmt: skip
         return self
 
-    def _fit_problem(self, groups, kind, target, log_s2, log_prior):
-        """Fit one latent model at every (scaling, grid point) and weigh the candidates (eq. 10–11 or 19)."""
-        fits = [self._fit_grid(group, kind, target, log_s2) for group in groups]
-        log_evidence = np.array([[fit["log_evidence"] for fit in grid] for grid in fits])
-        loo = np.array([[fit["loo"] for fit in grid] for grid in fits])  # (n_candidate_groups, n_grid, n)
+    def _fit_problem(self, groups, likelihood, target, log_s2, log_prior):
+        """Fit one latent model at every (candidate group, grid point) and weigh the candidates (eq. 10–11 or
+        19)."""
+        fits = [self._fit_grid(group, likelihood, target, log_s2) for group in groups]
+        log_evidence = np.array([[fit.log_evidence for fit in grid] for grid in fits])
+        loo = np.array([[fit.loo for fit in grid] for grid in fits])  # (n_candidate_groups, n_grid, n)
         shape = log_evidence.shape
         if self.hyperparameters == "stack":
             weights = stacking_weights(loo.reshape(-1, loo.shape[-1])).reshape(shape)
@@ -381,47 +377,35 @@ class BayesianLinearClassifier(BayesianClassifier):
                 weights.flat[best] = 1.0
         used = weights > _NEGLIGIBLE_WEIGHT * weights.max()
         predictors = [
-            (v, np.exp(log_s2[g]), fits[v][g]["predictor"](), weights[v, g]) for v, g in zip(*np.nonzero(used))
+            (v, np.exp(log_s2[g]), fits[v][g].make_predictor(), weights[v, g]) for v, g in zip(*np.nonzero(used))
         ]
         return {
             "log_evidence": log_evidence, "elpd_loo": loo.sum(axis=-1), "weights": weights,
-            "n_iter": np.array([[fit["n_iter"] for fit in grid] for grid in fits]),
-            "converged": bool(all(fits[v][g]["converged"] for v, g in zip(*np.nonzero(used)))),
+            "n_iter": np.array([[fit.n_iter for fit in grid] for grid in fits]),
+            "converged": bool(all(fits[v][g].converged for v, g in zip(*np.nonzero(used)))),
             "predictors": predictors,
         }  # fmt: skip
 
-    def _fit_grid(self, group, kind, target, log_s2):
+    def _fit_grid(self, group, likelihood, target, log_s2):
         """Fit one latent model at every grid point of one candidate group, warm-started from the previous point."""
         sb2 = float(self.intercept_variance)
-        gram, span = group.gram, group.span
         nodes = _orthogonal_nodes(group.prior)
         out = []
         start = None
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+            warnings.simplefilter("ignore", ConvergenceWarning)  # summarised by fit's one warning and converged_
             for value in log_s2:
                 s2 = np.exp(value)
-                K = s2 * gram + sb2
-                options = {"damping": self.damping, "tol": self.tol, "max_iter": self.max_iter, "warn": False}
-                if kind == "probit":
-                    fit = probit_ep(K, target, tau=None if start is None else start[0],
-                                    nu=None if start is None else start[1], **options)  # fmt: skip
-                elif kind == "multiprobit":
-                    fit = multinomial_probit_ep(K, target, self.classes_.size, tau=None if start is None else start[0],
-                                                nu=None if start is None else start[1], intercept_variance=sb2,
-                                                **options)  # fmt: skip
-                else:
-                    fit = softmax_laplace(K, target, a=start, tol=self.tol * 1e-2, max_iter=self.max_iter, warn=False)
-                if kind == "softmax":
-                    start = fit.a
-                    item = {"log_evidence": fit.log_evidence, "loo": np.full(len(K), np.nan),
-                            "predictor": (lambda fit=fit: fit)}  # fmt: skip
-                else:
-                    start = (fit.tau, fit.nu)
-                    item = {"log_evidence": fit.log_evidence(), "loo": _loo(fit, span, s2, sb2, nodes),
-                            "predictor": fit.predictor}  # fmt: skip
-                item.update(n_iter=fit.n_iter, converged=fit.converged)
-                out.append(item)
+                if group.span is None:
+                    reductions = [(1.0, None)]
+                else:  # the span prior's leave-one-out correction, averaged over ρ (docs/linear.md eq. 18)
+                    conditional = loo_conditional_variance(np.diag(group.span), s2, sb2)
+                    reductions = [(weight, (1.0 - rho) * conditional) for rho, weight in nodes]
+                fit = likelihood.fit(s2 * group.gram + sb2, target, start, intercept_variance=sb2,
+                                     damping=self.damping, tol=self.tol, max_iter=self.max_iter,
+                                     loo_reductions=reductions)  # fmt: skip
+                start = fit.warm_start
+                out.append(fit)
         return out
 
     def _predict_dask(self, X, method, **kwargs):
@@ -445,7 +429,7 @@ class BayesianLinearClassifier(BayesianClassifier):
                                for rho, weight in _orthogonal_nodes(group.prior)]  # fmt: skip
                 part = self._predict_columns(v, cross, mixture, float(self.intercept_variance))
                 columns = part if columns is None else [np.logaddexp(a, b) for a, b in zip(columns, part, strict=True)]
-        if len(self.classes_) == 2 or self._models[0][0] != "probit":
+        if len(self._models) == 1:
             log_p = columns[0]
         else:
             # one-vs-rest: the C independent binary models conditioned on exactly one positive class (eq. 20):
@@ -505,26 +489,14 @@ class BayesianLinearClassifier(BayesianClassifier):
     def _predict_columns(self, group, cross, mixture, sb2):
         """log p(y | x*) of each latent model from the candidates of one candidate group, weighted (eq. 11)."""
         columns = []
-        n_classes = 2 if len(self.classes_) == 2 or self._models[0][0] == "probit" else len(self.classes_)
-        for kind, predictors in self._models:
-            log_terms = [np.full((cross.shape[1], n_classes), -np.inf)]
+        for likelihood, predictors in self._models:
+            log_terms = [np.full((cross.shape[1], likelihood.n_outputs(len(self.classes_))), -np.inf)]
             for v, s2, predictor, weight in predictors:
                 if v != group:
                     continue
                 k_star = s2 * cross + sb2
                 for self_term, node_weight in mixture:
-                    k_ss = s2 * self_term + sb2
-                    if kind == "probit":
-                        a, W = predictor
-                        mean = k_star.T @ a
-                        var = np.maximum(k_ss - np.einsum("im,im->m", k_star, W @ k_star), 0.0)
-                        z = mean / np.sqrt(1.0 + var)
-                        log_p = np.column_stack([log_ndtr(-z), log_ndtr(z)])
-                    elif kind == "multiprobit":
-                        mean, var = multinomial_probit_latent(predictor, k_star, k_ss)
-                        log_p = multinomial_probit_probabilities(mean, var)
-                    else:
-                        log_p = _softmax_expectation(*predictor.predict_latent(k_star, k_ss), self._draws)
+                    log_p = likelihood.log_predictive(predictor, k_star, s2 * self_term + sb2)
                     log_terms.append(np.log(weight * node_weight) + log_p)
             columns.append(logsumexp(np.stack(log_terms), axis=0))
         return columns
@@ -546,15 +518,6 @@ def _finite_rows(x, *, where):
     return x.toarray() if hasattr(x, "toarray") else x
 
 
-def _loo(fit, span, s2, sb2, nodes):
-    """log p(y_i | y₋ᵢ) of an EP fit under the coefficient prior's mixture over ρ (docs/linear.md eq. 17–18)."""
-    if span is None:
-        return fit.loo_log_density()
-    conditional = loo_conditional_variance(np.diag(span), s2, sb2)
-    terms = [np.log(weight) + fit.loo_log_density((1.0 - rho) * conditional) for rho, weight in nodes]
-    return logsumexp(np.stack(terms), axis=0)
-
-
 def _orthogonal_nodes(coefficient_prior):
     """Nodes and weights of the prior on ρ, the prior variance of the coefficients off the training span relative to
     on it: ρ = 0 (``"span"``) or ρ ~ U(0, 1) by 8-point Gauss–Legendre (``"mixed"``)."""
@@ -572,35 +535,3 @@ def single_threaded_blas(enabled=True):
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="blas") if enabled else contextlib.nullcontext()
-
-
-def _normal_draws(uniform):
-    """Standard normal draws from uniform ones, kept away from 0 and 1."""
-    from scipy.special import ndtri
-
-    return ndtri(np.clip(uniform, 1e-12, 1.0 - 1e-12))
-
-
-def _softmax_expectation(mean, cov, draws):
-    """log E[softmax(f)] for f ~ N(mean_j, cov_j), averaged over the fixed standard normal draws.
-
-    Parameters
-    ----------
-    mean : ndarray of shape (m, C)
-    cov : ndarray of shape (m, C, C)
-    draws : ndarray of shape (S, C)
-
-    Returns
-    -------
-    ndarray of shape (m, C)
-    """
-    n_classes = mean.shape[1]
-    jitter = 1e-10 * np.maximum(np.trace(cov, axis1=1, axis2=2) / n_classes, 1e-300)
-    chol = np.linalg.cholesky(cov + jitter[:, None, None] * np.eye(n_classes))
-    latent = np.einsum("mcd,sd->msc", chol, draws)
-    latent += mean[:, None, :]
-    latent -= latent.max(axis=2, keepdims=True)
-    np.exp(latent, out=latent)
-    latent /= latent.sum(axis=2, keepdims=True)
-    with np.errstate(divide="ignore"):
-        return np.log(latent.mean(axis=1))
