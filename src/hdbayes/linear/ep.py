@@ -16,7 +16,9 @@ Functions:
 
 * :func:`gaussian_marginals` — Σ's diagonal and μ = Σ ν̃ for given sites;
 * :func:`tilted_moments` — the cavity, log Ẑ_i and the matched moments for the probit term;
-* :func:`probit_ep` — the damped parallel loop; returns an :class:`EPFit`;
+* ``_ep_sweeps`` — the one damped parallel loop, given the marginals and the tilted moments of a likelihood (the
+  binary and the multinomial probit both run it);
+* :func:`probit_ep` — the loop for the probit likelihood; returns an :class:`EPFit`;
 * :func:`EPFit.log_evidence` — log Z_EP (R&W eq. 3.65 in a stable natural-parameter form, eq. 9);
 * :func:`EPFit.predict_latent` — μ*, σ*² of the latent at new cases (R&W Algorithm 3.6);
 * :func:`EPFit.loo_log_density` — the leave-one-out predictive densities from the cavities (docs/linear.md eq. 17).
@@ -102,6 +104,11 @@ def tilted_moments(y, var, mean, tau, nu):
     """
     cav_tau = 1.0 / var - tau
     cav_nu = mean / var - nu
+    return (cav_tau, cav_nu, *_probit_tilted(y, cav_tau, cav_nu))
+
+
+def _probit_tilted(y, cav_tau, cav_nu):
+    """log Ẑ, μ̂ and σ̂² of the probit terms from the cavities' natural parameters (R&W eq. 3.58)."""
     cav_var = 1.0 / cav_tau
     cav_mean = cav_nu * cav_var
     root = np.sqrt(1.0 + cav_var)
@@ -111,7 +118,7 @@ def tilted_moments(y, var, mean, tau, nu):
     hat_mean = cav_mean + y * cav_var * r / root
     shrink = r * (z + r) / (1.0 + cav_var)  # in (0, 1/(1+σ₋²)·…) for the probit: never ≥ 1
     hat_var = cav_var * (1.0 - cav_var * shrink)
-    return cav_tau, cav_nu, log_z, hat_mean, hat_var
+    return log_z, hat_mean, hat_var
 
 
 def _site_steps(tau, nu, cav_tau, cav_nu, hat_mean, hat_var):
@@ -133,6 +140,39 @@ def _site_steps(tau, nu, cav_tau, cav_nu, hat_mean, hat_var):
     d_nu = new_nu - nu
     change = float(np.max(np.maximum(np.abs(d_tau), np.abs(d_nu)) / (1.0 + np.abs(tau) + np.abs(nu))))
     return d_tau, d_nu, change
+
+
+def _ep_sweeps(marginals, tilted, tau, nu, *, damping, tol, max_iter, model, warn):
+    """The one EP loop of the linear models: parallel damped site updates until the sites stop changing.
+
+    ``marginals(tau, nu)`` gives the variances and means of q (eq. 5), ``tilted(cav_tau, cav_nu)`` the matched
+    means and variances of the tilted distributions; every site moves a fraction ``damping`` of the way to its
+    moment-matched value (eq. 7) until the largest relative undamped change is below ``tol``. Returns the sites,
+    the number of sweeps, whether they converged and the last change; warns (``ConvergenceWarning``, naming
+    ``model``) when ``warn`` and they did not.
+    """
+    change = np.inf
+    converged = False
+    iteration = 0
+    for iteration in range(1, max_iter + 1):  # noqa: B007 - reported below
+        var, mean = marginals(tau, nu)
+        cav_tau = 1.0 / var - tau
+        cav_nu = mean / var - nu
+        hat_mean, hat_var = tilted(cav_tau, cav_nu)
+        d_tau, d_nu, change = _site_steps(tau, nu, cav_tau, cav_nu, hat_mean, hat_var)
+        if change < tol:
+            converged = True
+            break
+        tau = tau + damping * d_tau
+        nu = nu + damping * d_nu
+    if not converged and warn:
+        warnings.warn(
+            f"EP for the {model} did not converge in {max_iter} sweeps (largest relative site change "
+            f"{change:.2e} > tol={tol:g}); the predictions may be inaccurate",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return tau, nu, iteration, converged, change
 
 
 @dataclass
@@ -298,28 +338,17 @@ def probit_ep(
     y = np.asarray(y, dtype=np.float64)
     tau = np.zeros(n) if tau is None else np.array(tau, dtype=np.float64)
     nu = np.zeros(n) if nu is None else np.array(nu, dtype=np.float64)
-    step = float(damping)
-    change = np.inf
-    converged = False
-    iteration = 0
-    for iteration in range(1, max_iter + 1):  # noqa: B007 - reported below
+
+    def marginals(tau, nu):
         g = gaussian_marginals(K, tau, nu)
-        cav_tau, cav_nu, _, hat_mean, hat_var = tilted_moments(y, g.var, g.mean, tau, nu)
-        d_tau, d_nu, change = _site_steps(tau, nu, cav_tau, cav_nu, hat_mean, hat_var)
-        if change < tol:
-            converged = True
-            break
-        tau = tau + step * d_tau
-        nu = nu + step * d_nu
-    fit = EPFit(K, y, tau, nu, iteration, converged, change)
-    if not converged and warn:
-        warnings.warn(
-            f"EP for the probit model did not converge in {max_iter} sweeps (largest relative site change "
-            f"{change:.2e} > tol={tol:g}); the predictions may be inaccurate",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    return fit
+        return g.var, g.mean
+
+    def tilted(cav_tau, cav_nu):
+        return _probit_tilted(y, cav_tau, cav_nu)[1:]
+
+    tau, nu, iteration, converged, change = _ep_sweeps(marginals, tilted, tau, nu, damping=float(damping), tol=tol,
+                                                       max_iter=max_iter, model="probit model", warn=warn)  # fmt: skip
+    return EPFit(K, y, tau, nu, iteration, converged, change)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -605,26 +634,15 @@ def multinomial_probit_ep(K, labels, n_classes, *, tau=None, nu=None, damping=0.
     labels = np.asarray(labels)
     tau = np.zeros((n, n_classes)) if tau is None else np.array(tau, dtype=np.float64)
     nu = np.zeros((n, n_classes)) if nu is None else np.array(nu, dtype=np.float64)
-    change = np.inf
-    converged = False
-    iteration = 0
-    for iteration in range(1, max_iter + 1):  # noqa: B007 - reported below
+
+    def marginals(tau, nu):
         _, var, mean, _ = _centred_marginals(K, tau, nu, intercept_variance)
-        cav_tau = 1.0 / var - tau
-        cav_nu = mean / var - nu
-        _, hat_mean, hat_var = multinomial_probit_moments(labels, cav_nu / cav_tau, 1.0 / cav_tau)
-        d_tau, d_nu, change = _site_steps(tau, nu, cav_tau, cav_nu, hat_mean, hat_var)
-        if change < tol:
-            converged = True
-            break
-        tau = tau + damping * d_tau
-        nu = nu + damping * d_nu
-    fit = MultiProbitEPFit(K, labels, tau, nu, iteration, converged, change, intercept_variance)
-    if not converged and warn:
-        warnings.warn(
-            f"EP for the multinomial probit model did not converge in {max_iter} sweeps (largest relative site "
-            f"change {change:.2e} > tol={tol:g}); the predictions may be inaccurate",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    return fit
+        return var, mean
+
+    def tilted(cav_tau, cav_nu):
+        return multinomial_probit_moments(labels, cav_nu / cav_tau, 1.0 / cav_tau)[1:]
+
+    tau, nu, iteration, converged, change = _ep_sweeps(marginals, tilted, tau, nu, damping=damping, tol=tol,
+                                                       max_iter=max_iter, model="multinomial probit model",
+                                                       warn=warn)  # fmt: skip
+    return MultiProbitEPFit(K, labels, tau, nu, iteration, converged, change, intercept_variance)
