@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from hdbayes._validation import check_generator, is_dask_array
 from hdbayes.base import BayesianClassifier
 from hdbayes.exceptions import AtypicalArrayWarning, InputValueError
-from hdbayes.linear.likelihoods import BinaryProbit, MultinomialProbit, Softmax, normal_draws
+from hdbayes.linear.likelihoods import BinaryProbit, Likelihood, MultinomialProbit, Softmax, normal_draws
 from hdbayes.linear.model import (
     FactorKernel,
     Standardiser,
@@ -62,6 +62,21 @@ def _linear_kernel(centred_new, centred_train, scale, p):
     """g* = X̃x̃*/p for every new case, shape (n, m), and ‖x̃*‖²/p, shape (m,) (docs/linear.md eq. 2, 4)."""
     Xs = centred_new / scale
     return centred_train @ (Xs / scale).T / p, np.einsum("ij,ij->i", Xs, Xs) / p
+
+
+@dataclass
+class _WeighedModel:
+    """One latent model (a likelihood and its targets) fitted at every candidate, with the candidates' weights.
+
+    ``predictors`` lists (candidate group index, s², predictor, weight) for the candidates that carry weight."""
+
+    likelihood: Likelihood
+    log_evidence: np.ndarray  # (n_candidate_groups, n_grid)
+    elpd_loo: np.ndarray
+    weights: np.ndarray
+    n_iter: np.ndarray
+    converged: bool
+    predictors: list
 
 
 @dataclass
@@ -334,7 +349,7 @@ class BayesianLinearClassifier(BayesianClassifier):
             self._typicality, *self._typicality_scale = typical
             models = [self._fit_problem(groups, likelihood, target, log_s2, log_prior)
                       for likelihood, target in problems]  # fmt: skip
-        self.converged_ = all(model["converged"] for model in models)
+        self.converged_ = all(model.converged for model in models)
         if not self.converged_:
             warnings.warn(
                 f"the inference did not converge within max_iter={self.max_iter} at some values of the prior scale "
@@ -350,14 +365,13 @@ class BayesianLinearClassifier(BayesianClassifier):
         self.candidate_priors_ = tuple(group.prior for group in groups)
         self.n_factors_ = tuple(group.factors.n_factors for group in groups if group.factors is not None)
         for name in ("log_evidence", "elpd_loo", "weights", "n_iter"):
-            setattr(self, name + "_", np.array([model[name] for model in models]))
+            setattr(self, name + "_", np.array([getattr(model, name) for model in models]))
         self._mean = groups[0].standardiser.mean
         self._centred = centred
         for group in groups:
             group.gram = None  # needed for fitting only
         self._groups = groups
-        self._models = [(likelihood, model["predictors"])
-                        for (likelihood, _), model in zip(problems, models, strict=True)]  # fmt: skip
+        self._models = models
         return self
 
     def _fit_problem(self, groups, likelihood, target, log_s2, log_prior):
@@ -379,12 +393,11 @@ class BayesianLinearClassifier(BayesianClassifier):
         predictors = [
             (v, np.exp(log_s2[g]), fits[v][g].make_predictor(), weights[v, g]) for v, g in zip(*np.nonzero(used))
         ]
-        return {
-            "log_evidence": log_evidence, "elpd_loo": loo.sum(axis=-1), "weights": weights,
-            "n_iter": np.array([[fit.n_iter for fit in grid] for grid in fits]),
-            "converged": bool(all(fits[v][g].converged for v, g in zip(*np.nonzero(used)))),
-            "predictors": predictors,
-        }  # fmt: skip
+        return _WeighedModel(
+            likelihood, log_evidence, loo.sum(axis=-1), weights,
+            np.array([[fit.n_iter for fit in grid] for grid in fits]),
+            bool(all(fits[v][g].converged for v, g in zip(*np.nonzero(used)))), predictors,
+        )  # fmt: skip
 
     def _fit_grid(self, group, likelihood, target, log_s2):
         """Fit one latent model at every grid point of one candidate group, warm-started from the previous point."""
@@ -489,7 +502,8 @@ class BayesianLinearClassifier(BayesianClassifier):
     def _predict_columns(self, group, cross, mixture, sb2):
         """log p(y | x*) of each latent model from the candidates of one candidate group, weighted (eq. 11)."""
         columns = []
-        for likelihood, predictors in self._models:
+        for model in self._models:
+            likelihood, predictors = model.likelihood, model.predictors
             log_terms = [np.full((cross.shape[1], likelihood.n_outputs(len(self.classes_))), -np.inf)]
             for v, s2, predictor, weight in predictors:
                 if v != group:
