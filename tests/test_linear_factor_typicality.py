@@ -190,3 +190,14 @@ def test_ep_under_the_factor_prior_matches_an_exact_gibbs_sampler_on_real_data(n
     variances = np.append(np.full(factors.n_factors, np.exp(log_s2) / p), 10.0)
     exact = _gibbs_probit_predictive(Z, y[train], Z_new, variances, n_draws=6000, n_chains=8)
     np.testing.assert_allclose(model.predict_proba(X[~train])[:, 1], exact, atol=0.03)
+
+
+def test_atypicality_of_a_chunked_dask_array_equals_the_in_memory_one():
+    da = pytest.importorskip("dask.array")
+    X, y, _ = _factor_data(11, n=50)
+    model = BayesianLinearClassifier(n_grid=3).fit(X, y)
+    rng = np.random.default_rng(12)
+    new = np.vstack([X[:6] + 0.1 * rng.normal(size=(6, X.shape[1])), rng.normal(size=(4, X.shape[1]))])
+    chunked = model.atypicality(da.from_array(new, chunks=(3, X.shape[1])))
+    assert isinstance(chunked, da.Array) and chunked.shape == (10,)
+    np.testing.assert_allclose(chunked.compute(), model.atypicality(new), rtol=1e-12, atol=1e-300)

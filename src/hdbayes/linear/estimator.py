@@ -475,27 +475,30 @@ class BayesianLinearClassifier(BayesianClassifier):
     def atypicality(self, X: MatrixLike) -> np.ndarray:
         """The probability that each array is unrelated to the training arrays (docs/linear.md eq. 24–26).
 
-        An array's explained fraction r = ‖Px̃‖²/‖x̃‖² (P the projection onto the span of the standardised
-        training arrays) is compared with the training arrays' own, each left out of the others, and with what
-        an array unrelated to them would show (a direction uniform on the sphere). The predictions of
-        :meth:`predict_proba` mix the model's with the training class frequencies by this probability, and warn
-        when it exceeds 0.5 for any array. Noise arrays, arrays with their genes permuted and arrays of another
-        platform score near 1; the training arrays' own cross-validated cases near 0.
+        An array's explained fraction r = ‖Px̃‖²/‖x̃‖² (P the projection onto the span of the centred, scaled
+        training arrays) and its size ‖x̃‖²/p are compared with the training arrays' own, each left out of the
+        others (a kernel density), and with what an array unrelated to them would show (about the share of a
+        random direction, any size). The predictions of :meth:`predict_proba` mix the model's with the training
+        class frequencies by this probability, and warn when it exceeds 0.5 for any array. Noise arrays and
+        arrays with their genes permuted score near 1 on fifteen of the sixteen benchmark sets; real arrays held
+        out by cross-validation above 0.5 in about 1 % of cases.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            The new arrays, with the training data's features.
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            The new arrays, with the training data's features (a dask array is scored chunk by chunk).
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            In [0, 1]; 0 everywhere when ``unrelated_prior=0`` or when the training arrays span every direction
-            (no more varying features than training cases).
+            In [0, 1] (a dask array for a dask X); 0 everywhere when ``unrelated_prior=0``. When the training
+            arrays span every direction (no more varying features than training cases) only the size is used.
         """
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self)
+        if is_dask_array(X):
+            return self._predict_dask(X, "atypicality")
         X = self._validate_for_prediction(X)
         return self._unrelated_probability(X)
 

@@ -66,7 +66,7 @@ def check_finite_chunk(x):
 def check_prediction_chunks(estimator, X, method):
     """(X, n_outputs, dtype) for mapping ``method`` of a fitted classifier over the row chunks of a
     dask X (:func:`map_row_chunks`): X a numeric 2-D dask array with the estimator's number of features;
-    ``predict`` gives one label per row, the other methods one float per class."""
+    ``predict`` gives one label per row, ``atypicality`` one float per row, the other methods one float per class."""
     check_is_fitted(estimator)
     X = check_dask_matrix(X)
     if X.shape[1] != estimator.n_features_in_:
@@ -75,7 +75,11 @@ def check_prediction_chunks(estimator, X, method):
             "features as input."
         )
     classes = estimator.classes_
-    return (X, None, classes.dtype) if method == "predict" else (X, classes.shape[0], np.float64)
+    if method == "predict":
+        return X, None, classes.dtype
+    if method == "atypicality":
+        return X, None, np.float64
+    return X, classes.shape[0], np.float64
 
 
 def _method_on_rows(x, *, where, model, method, kwargs):
