@@ -332,21 +332,25 @@ class BayesianLinearClassifier(BayesianClassifier):
                 Xt = centred / standardiser.scale
                 p = max(standardiser.n_varying, 1)
                 gram = Xt @ Xt.T / p
+                eigen = np.linalg.eigh(gram)  # one decomposition for G⁺ and the factors
                 # the atypicality of new arrays is measured in the common scaling when the model uses it (a gene
                 # nearly constant in training does not blow up a new array's size), else in the model's own
-                if scaling == ("standardise" if self.scaling == "standardise" else "common"):
-                    typical = (Typicality.fit(gram, p), standardiser.scale, p)
+                measures_typicality = scaling == ("standardise" if self.scaling == "standardise" else "common")
+                pinv = (span_projector(gram, eigen=eigen)
+                        if measures_typicality or {"span", "mixed"} & set(kernels) else None)  # fmt: skip
+                if measures_typicality:
+                    typical = (Typicality.fit(gram, p, pinv=pinv), scaling, standardiser.scale, p)
                 for prior in kernels:
                     group = _CandidateGroup(scaling, prior, standardiser, p, gram)
                     if prior == "factor":
-                        group.factors = FactorKernel.fit(Xt, gram, p)
+                        group.factors = FactorKernel.fit(Xt, gram, p, eigen=eigen)
                         group.scores = group.factors.scores(Xt)
                         group.gram = group.scores @ group.scores.T / p
                     elif prior in ("span", "mixed"):
-                        group.span = span_projector(gram)
+                        group.span = pinv
                     groups.append(group)
                 del Xt
-            self._typicality, *self._typicality_scale = typical
+            self._typicality, self._typicality_scaling, *self._typicality_scale = typical
             models = [self._fit_problem(groups, likelihood, target, log_s2, log_prior)
                       for likelihood, target in problems]  # fmt: skip
         self.converged_ = all(model.converged for model in models)
@@ -405,20 +409,17 @@ class BayesianLinearClassifier(BayesianClassifier):
         nodes = _orthogonal_nodes(group.prior)
         out = []
         start = None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)  # summarised by fit's one warning and converged_
-            for value in log_s2:
-                s2 = np.exp(value)
-                if group.span is None:
-                    reductions = [(1.0, None)]
-                else:  # the span prior's leave-one-out correction, averaged over ρ (docs/linear.md eq. 18)
-                    conditional = loo_conditional_variance(np.diag(group.span), s2, sb2)
-                    reductions = [(weight, (1.0 - rho) * conditional) for rho, weight in nodes]
-                fit = likelihood.fit(s2 * group.gram + sb2, target, start, intercept_variance=sb2,
-                                     damping=self.damping, tol=self.tol, max_iter=self.max_iter,
-                                     loo_reductions=reductions)  # fmt: skip
-                start = fit.warm_start
-                out.append(fit)
+        for value in log_s2:  # the inference never warns here (a likelihood's fit): fit's one warning and converged_
+            s2 = np.exp(value)
+            if group.span is None:
+                reductions = [(1.0, None)]
+            else:  # the span prior's leave-one-out correction, averaged over ρ (docs/linear.md eq. 18)
+                conditional = loo_conditional_variance(np.diag(group.span), s2, sb2)
+                reductions = [(weight, (1.0 - rho) * conditional) for rho, weight in nodes]
+            fit = likelihood.fit(s2 * group.gram + sb2, target, start, intercept_variance=sb2, damping=self.damping,
+                                 tol=self.tol, max_iter=self.max_iter, loo_reductions=reductions)  # fmt: skip
+            start = fit.warm_start
+            out.append(fit)
         return out
 
     def _predict_dask(self, X, method, **kwargs):
@@ -430,9 +431,12 @@ class BayesianLinearClassifier(BayesianClassifier):
     def _joint_log_likelihood(self, X):
         centred = X - self._mean
         columns = None
+        typical_kernel = None  # the linear kernel of the atypicality's scaling, when a candidate group computes it
         with single_threaded_blas(len(self._centred) <= _SINGLE_THREAD_MAX_N):
             for v, group in enumerate(self._groups):
                 cross, full = group.new_cases(centred, self._centred)
+                if group.factors is None and group.scaling == self._typicality_scaling:
+                    typical_kernel = (cross, full)
                 span = group.span
                 if span is None:
                     mixture = [(full, 1.0)]
@@ -449,7 +453,7 @@ class BayesianLinearClassifier(BayesianClassifier):
             # p(c) ∝ p_c Π_{j≠c} (1 − p_j) ∝ p_c / (1 − p_c)
             log_p = np.column_stack([column[:, 1] - column[:, 0] for column in columns])
         log_p = log_p - logsumexp(log_p, axis=1, keepdims=True)
-        unrelated = self._unrelated_probability(X)
+        unrelated = self._unrelated_probability(X, typical_kernel)
         if not np.any(unrelated > 0.0):
             return log_p
         n_atypical = int(np.count_nonzero(unrelated > 0.5))
@@ -467,8 +471,9 @@ class BayesianLinearClassifier(BayesianClassifier):
             return np.logaddexp(np.log1p(-unrelated)[:, None] + log_p,
                                 np.log(unrelated)[:, None] + np.log(self.class_frequencies_))  # fmt: skip
 
-    def _unrelated_probability(self, X):
-        cross, full = _linear_kernel(X - self._mean, self._centred, *self._typicality_scale)
+    def _unrelated_probability(self, X, kernel=None):
+        """eq. 26 for every row of X; ``kernel``: its (g*, ‖x̃*‖²/p) in the atypicality's scaling, if computed."""
+        cross, full = kernel or _linear_kernel(X - self._mean, self._centred, *self._typicality_scale)
         return self._typicality.unrelated_probability(*self._typicality.statistics(cross, full),
                                                       float(self.unrelated_prior))  # fmt: skip
 

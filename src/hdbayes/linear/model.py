@@ -123,7 +123,7 @@ def scale_grid(log_min, log_max, n_points, prior_mean, prior_sd):
     return log_s2, log_prior - logsumexp(log_prior)
 
 
-def span_projector(gram, cutoff=1e-10):
+def span_projector(gram, cutoff=1e-10, *, eigen=None):
     """The pseudo-inverse G⁺ of G = X̃X̃ᵀ/p (eigenvalues below ``cutoff`` × the largest count as zero).
 
     For a new case with g* = X̃x*/p, ‖P x*‖²/p = g*ᵀ G⁺ g* with P the projection onto the span of the training
@@ -133,12 +133,14 @@ def span_projector(gram, cutoff=1e-10):
     ----------
     gram : ndarray of shape (n, n)
     cutoff : float
+    eigen : tuple of ndarray, optional
+        ``np.linalg.eigh(gram)`` when the caller has it (one decomposition serves every use of G).
 
     Returns
     -------
     ndarray of shape (n, n)
     """
-    values, vectors = np.linalg.eigh(gram)
+    values, vectors = np.linalg.eigh(gram) if eigen is None else eigen
     keep = values > cutoff * max(float(values[-1]), 1e-300)
     return (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
 
@@ -223,7 +225,7 @@ class FactorKernel:
     eigenvalues: np.ndarray
 
     @classmethod
-    def fit(cls, Xt, gram, p):
+    def fit(cls, Xt, gram, p, *, eigen=None):
         """The factors of the centred, scaled training matrix ``Xt`` with ``gram`` = Xt Xtᵀ/p.
 
         Parameters
@@ -232,13 +234,15 @@ class FactorKernel:
         gram : ndarray of shape (n_samples, n_samples)
         p : int
             The number of varying features.
+        eigen : tuple of ndarray, optional
+            ``np.linalg.eigh(gram)`` when the caller has it.
 
         Returns
         -------
         FactorKernel
         """
         n = len(gram)
-        values, vectors = np.linalg.eigh(gram)
+        values, vectors = np.linalg.eigh(gram) if eigen is None else eigen
         values, vectors = values[::-1], vectors[:, ::-1]
         m = max(n - 1, 1)  # centring removes one dimension
         values, vectors = np.maximum(values[:m], 0.0), vectors[:, :m]
@@ -344,20 +348,22 @@ class Typicality:
     loo_size: np.ndarray
 
     @classmethod
-    def fit(cls, gram, p):
+    def fit(cls, gram, p, *, pinv=None):
         """From G = X̃X̃ᵀ/p of the centred, standardised training arrays and p.
 
         Parameters
         ----------
         gram : ndarray of shape (n, n)
         p : int
+        pinv : ndarray of shape (n, n), optional
+            G⁺ (:func:`span_projector`) when the caller has it.
 
         Returns
         -------
         Typicality
         """
         n = len(gram)
-        pinv = span_projector(gram)
+        pinv = span_projector(gram) if pinv is None else pinv
         rank = int(round(float(np.einsum("ij,ji->", pinv, gram))))  # trace of the projection G⁺G
         size = np.diag(gram) * (n / max(n - 1, 1)) ** 2
         with np.errstate(divide="ignore", invalid="ignore"):
